@@ -1,0 +1,89 @@
+/* agent/cli — strict argument parsing and error output for the commands. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/cli.h"
+
+struct synopsis {
+	const char *cmd;
+	const char *text;
+};
+
+static const struct synopsis synopses[] = {
+	{"screenshot", "deskhand screenshot [-o FILE] [--region X,Y,W,H] [--monitor N]"},
+	{"move", "deskhand move X Y"},
+	{"click", "deskhand click [X Y] [--button left|middle|right] [--count N]"},
+	{"drag", "deskhand drag X1 Y1 X2 Y2"},
+	{"scroll", "deskhand scroll up|down|left|right [AMOUNT] [--at X Y]"},
+	{"type", "deskhand type [--delay-ms N] TEXT        (TEXT - reads standard input)"},
+	{"key", "deskhand key [--down|--up|--hold MS] COMBO..."},
+	{"cursor", "deskhand cursor"},
+	{"screen", "deskhand screen"},
+	{"windows", "deskhand windows [--activate ID]"},
+	{"exec", "deskhand exec [--sandbox off|standard|strict] [--timeout SEC] [--max-output N] [--workspace DIR] [--display] LANG"},
+	{"doctor", "deskhand doctor"},
+	{"scan", "deskhand scan [--lang L] [--json] FILE|-"},
+};
+
+const char *cli_synopsis(const char *cmd)
+{
+	for (size_t i = 0; i < sizeof(synopses) / sizeof(synopses[0]); i++)
+		if (strcmp(synopses[i].cmd, cmd) == 0)
+			return synopses[i].text;
+	return "";
+}
+
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+	fputs("deskhand: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fputs("deskhand: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	const char *syn = cli_synopsis(cmd);
+	if (syn[0] != '\0')
+		fprintf(stderr, "usage: %s\n", syn);
+	return CLI_USAGE;
+}
+
+bool cli_parse_int(const char *s, long min, long max, const char *what, long *out)
+{
+	if (s == NULL || s[0] == '\0') {
+		cli_error("%s: expected a number, got nothing", what);
+		return false;
+	}
+	const char *p = s;
+	if (*p == '-' || *p == '+')
+		p++;
+	if (*p < '0' || *p > '9') {
+		cli_error("%s: '%s' is not a whole number", what, s);
+		return false;
+	}
+	errno = 0;
+	char *end = NULL;
+	long v = strtol(s, &end, 10);
+	if (*end != '\0') {
+		cli_error("%s: '%s' is not a whole number", what, s);
+		return false;
+	}
+	if (errno == ERANGE || v < min || v > max) {
+		cli_error("%s: %s is out of range (%ld..%ld)", what, s, min, max);
+		return false;
+	}
+	*out = v;
+	return true;
+}

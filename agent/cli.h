@@ -1,0 +1,40 @@
+/*
+ * agent/cli — the command line's shared pieces: strict number and
+ * coordinate parsing, usage output, exit codes, and the sub-commands that
+ * expose each module directly (deskhand screenshot, click, exec, ...).
+ *
+ * Exit codes used everywhere: 0 success, 1 runtime failure, 2 usage error
+ * (bad argument, unknown key name, coordinate off screen), 124 timeout
+ * (exec). Only main() and the cmd_* entry points decide them.
+ */
+#ifndef DESKHAND_AGENT_CLI_H
+#define DESKHAND_AGENT_CLI_H
+
+#include <stdbool.h>
+
+enum {
+	CLI_OK = 0,
+	CLI_FAIL = 1,
+	CLI_USAGE = 2,
+};
+
+/*
+ * Parses a whole decimal integer in [min, max]: no sign games, no trailing
+ * garbage, no overflow. On failure prints "deskhand: <what>: ..." to stderr
+ * and returns false.
+ */
+bool cli_parse_int(const char *s, long min, long max, const char *what, long *out);
+
+/* Prints "deskhand: " + message + newline to stderr. */
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Prints an error and the usage line of `cmd`; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+/* The one-line synopsis of a sub-command ("" when unknown). */
+const char *cli_synopsis(const char *cmd);
+
+/* Sub-commands: argv[0] is the sub-command's name. Return an exit code. */
+int cmd_screen(int argc, char **argv);
+int cmd_cursor(int argc, char **argv);
+
+#endif

@@ -1,0 +1,51 @@
+/*
+ * Private to os/: the display structure shared by the os/ source files and
+ * the X error trap. Never included outside os/ (tests/ excepted).
+ */
+#ifndef DESKHAND_OS_INTERNAL_H
+#define DESKHAND_OS_INTERNAL_H
+
+#include <X11/Xlib.h>
+#include <stdarg.h>
+
+#include "os/os.h"
+
+struct os_capture_state;  /* capture.c: the reused SHM segment */
+struct os_input_state;    /* input.c/type.c: keymap snapshot, spare keycodes */
+
+struct os_display {
+	Display *dpy;
+	Window root;
+	int screen;
+	char *name;
+	/*
+	 * Each part of os/ that keeps state on the display sets its pointer and
+	 * its clean-up together; os_display_close calls the clean-ups (input
+	 * first: it restores the keymap).
+	 */
+	struct os_capture_state *capture;
+	void (*capture_cleanup)(os_display *d);
+	struct os_input_state *input;
+	void (*input_cleanup)(os_display *d);
+};
+
+/* Sets os_error() from a printf format. Always returns false. */
+bool os_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Protocol errors are recorded, never fatal. A trap brackets requests whose
+ * errors the caller wants to see: os_x_trap_begin() syncs and clears the
+ * record, os_x_trap_end() syncs and returns the error code of the first
+ * error since begin (0: none) and, when non-zero, sets os_error() to a text
+ * naming `what`.
+ */
+void os_x_trap_begin(os_display *d);
+int os_x_trap_end(os_display *d, const char *what);
+
+/* True once the connection to the server was lost; os_error() says so. */
+bool os_display_dead(os_display *d);
+
+/* Checks that (x,y) lies on the root window; sets os_error() otherwise. */
+bool os_point_on_screen(os_display *d, int x, int y);
+
+#endif

@@ -1,0 +1,201 @@
+/*
+ * os/ — deskhand's only door to the X server.
+ *
+ * Everything that touches the display lives behind this header: the
+ * connection and its error handlers, screen and monitor geometry, pixel
+ * capture (MIT-SHM or XGetImage), PNG encoding, synthetic mouse and keyboard
+ * input through XTest (including Unicode typing through temporarily bound
+ * spare keycodes) and the window list. No other module includes Xlib; the
+ * types below are plain C so that callers never need to.
+ *
+ * Error convention: functions that can fail return false or NULL and leave a
+ * human-readable reason in os_error() (per thread, valid until the next os_
+ * call on that thread). Nothing here ever exits the process or prints.
+ */
+#ifndef DESKHAND_OS_H
+#define DESKHAND_OS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* The reason for the last failure on this thread; never NULL. */
+const char *os_error(void);
+
+/* ---- connection, screen, pointer ------------------------------------ */
+
+typedef struct os_display os_display;
+
+typedef struct os_rect {
+	int x, y, width, height;
+} os_rect;
+
+/*
+ * Opens the display `name` (NULL: $DISPLAY) and installs error handlers so
+ * that a protocol error (a window that vanished, a failed SHM attach) is
+ * recorded and reported by the call that caused it, never fatal, and a lost
+ * connection makes later calls fail instead of exiting.
+ * Fails with "cannot open display :N" (or "no display: DISPLAY is not set").
+ * Ownership: the caller owns the result and releases it with os_display_close.
+ */
+os_display *os_display_open(const char *name);
+/* Restores anything os/ changed (keymap bindings), frees. NULL is a no-op. */
+void os_display_close(os_display *d);
+/* The display string actually used (":3"); owned by d. */
+const char *os_display_name(const os_display *d);
+
+/* Size of the whole root window in pixels. */
+void os_screen_size(os_display *d, int *width, int *height);
+/*
+ * Monitors through RandR (active outputs' CRTCs), in RandR order; a screen
+ * without RandR or without active outputs counts as one monitor covering the
+ * root window. Writes at most `max` entries, returns how many exist.
+ */
+int os_monitors(os_display *d, os_rect *out, int max);
+/* Pointer position in root coordinates. */
+bool os_pointer(os_display *d, int *x, int *y);
+
+/* ---- images and capture ---------------------------------------------- */
+
+/*
+ * Pixels in memory order B, G, R, X (one byte each, X undefined), rows
+ * `stride` bytes apart. This is what a little-endian 24/32-bit TrueColor
+ * server produces natively; other layouts are converted on capture.
+ */
+typedef struct os_image {
+	uint8_t *pixels;
+	int width, height;
+	int stride;
+} os_image;
+
+/* Allocates a zeroed image; NULL on allocation failure. Caller destroys. */
+os_image *os_image_create(int width, int height);
+void os_image_destroy(os_image *img);
+
+/*
+ * Captures `region` (NULL: the whole screen) with MIT-SHM when the server
+ * offers it (one segment, reused between calls) and XGetImage otherwise.
+ * The region must lie inside the screen.
+ * Ownership: the caller owns the returned image (os_image_destroy).
+ */
+os_image *os_capture(os_display *d, const os_rect *region);
+/*
+ * Same, without the copy: the image belongs to `d` and stays valid until the
+ * next capture on `d` or os_display_close. For hot loops (settle detection).
+ */
+const os_image *os_capture_borrow(os_display *d, const os_rect *region);
+/* Whether captures on d go through MIT-SHM (for `deskhand doctor`, bench). */
+bool os_capture_uses_shm(os_display *d);
+
+/*
+ * Converts one row of server pixels to BGRX. `bpp` is bits per pixel of the
+ * source (24 or 32), `msb_first` the server's image byte order, masks the
+ * visual's channel masks. Pure; exposed for unit tests.
+ */
+void os_pixels_convert_row(const uint8_t *src, uint8_t *dst, int width, int bpp,
+                           bool msb_first, uint32_t red_mask,
+                           uint32_t green_mask, uint32_t blue_mask);
+
+/* ---- PNG ----------------------------------------------------------- */
+
+typedef struct os_png_options {
+	int level;      /* zlib level 0..9; -1: the tuned default */
+	int filter;     /* PNG_FILTER_* bit set; -1: the tuned default */
+} os_png_options;
+
+/* Writes img as an RGB PNG to `path` atomically (temp file + rename). */
+bool os_png_write_file(const os_image *img, const char *path,
+                       const os_png_options *opt);
+/* Writes img as PNG to an already open file descriptor (stdout). */
+bool os_png_write_fd(const os_image *img, int fd, const os_png_options *opt);
+/*
+ * Encodes to memory. Ownership: *out is malloc'ed, the caller frees it.
+ */
+bool os_png_encode(const os_image *img, uint8_t **out, size_t *out_len,
+                   const os_png_options *opt);
+/* Decodes any 8-bit PNG (RGB/RGBA/gray) into a BGRX image; caller destroys. */
+os_image *os_png_decode(const uint8_t *data, size_t len);
+os_image *os_png_read_file(const char *path);
+
+/* ---- mouse --------------------------------------------------------- */
+
+typedef enum os_button {
+	OS_BUTTON_LEFT = 1,
+	OS_BUTTON_MIDDLE = 2,
+	OS_BUTTON_RIGHT = 3,
+} os_button;
+
+typedef enum os_scroll {
+	OS_SCROLL_UP,
+	OS_SCROLL_DOWN,
+	OS_SCROLL_LEFT,
+	OS_SCROLL_RIGHT,
+} os_scroll;
+
+/* Coordinates are root pixels and must lie on the screen (else false). */
+bool os_mouse_move(os_display *d, int x, int y);
+/* `count` clicks (1..10) at the current position, as a double/triple click. */
+bool os_mouse_click(os_display *d, os_button b, int count);
+bool os_mouse_button(os_display *d, os_button b, bool down);
+/* Press at (x1,y1), move there in steps, release at (x2,y2). */
+bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b);
+/* `amount` wheel clicks (buttons 4/5/6/7). */
+bool os_mouse_scroll(os_display *d, os_scroll dir, int amount);
+
+/* ---- keyboard ------------------------------------------------------ */
+
+#define OS_COMBO_MAX 8
+
+/* A parsed key combination: keysyms pressed in order, released in reverse. */
+typedef struct os_combo {
+	uint32_t keysyms[OS_COMBO_MAX];
+	int count;
+} os_combo;
+
+/*
+ * Parses xdotool syntax: "ctrl+shift+t", "Return", "super", "alt+F4",
+ * single characters ("a", "+", "é") and common aliases (ctrl, control,
+ * shift, alt, super, win, meta, cmd, enter, esc, del, pgup, ...).
+ * Unknown names fail with a message naming the bad part. Pure: needs no X.
+ */
+bool os_key_parse(const char *text, os_combo *out);
+
+/* Presses then releases the combination, modifiers released in reverse. */
+bool os_key_combo(os_display *d, const os_combo *c);
+bool os_key_down(os_display *d, const os_combo *c);
+bool os_key_up(os_display *d, const os_combo *c);
+/* Presses, holds for `ms` milliseconds, releases. */
+bool os_key_hold(os_display *d, const os_combo *c, int ms);
+
+/*
+ * Types UTF-8 text exactly. Characters in the keymap are typed with their
+ * keycode and the needed shift level; others are bound to spare keycodes
+ * used in rotation, and the keymap is restored before returning, also when
+ * interrupted by SIGINT/SIGTERM/SIGHUP (the signal is re-raised afterwards).
+ * `delay_ms` < 0 selects the default pace. Fails on invalid UTF-8 before
+ * typing anything.
+ */
+bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms);
+
+/* ---- windows ------------------------------------------------------- */
+
+typedef struct os_window {
+	uint32_t id;
+	int pid;                /* -1 when unknown */
+	char *klass;            /* WM_CLASS class part, UTF-8; "" when unset */
+	char *title;            /* _NET_WM_NAME or WM_NAME, UTF-8; "" when unset */
+	os_rect geometry;       /* in root coordinates */
+	bool active;
+} os_window;
+
+/*
+ * Lists top-level windows (the window manager's client list when one runs,
+ * otherwise mapped children of the root), in stacking order bottom to top.
+ * Ownership: the caller frees the array with os_windows_free.
+ */
+os_window *os_windows_list(os_display *d, size_t *count);
+void os_windows_free(os_window *w, size_t count);
+/* Activates through _NET_ACTIVE_WINDOW; fails without an EWMH manager. */
+bool os_window_activate(os_display *d, uint32_t id);
+
+#endif
