@@ -1,0 +1,523 @@
+/* agent/options — defaults, config file and command line, in that order. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/options.h"
+
+static _Thread_local char opt_err[512];
+
+const char *agent_options_error(void)
+{
+	return opt_err;
+}
+
+static bool fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static bool fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(opt_err, sizeof(opt_err), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static void set_str(char **dst, const char *src)
+{
+	char *copy = src != NULL ? strdup(src) : NULL;
+	if (src != NULL && copy == NULL)
+		abort(); /* out of memory while parsing arguments */
+	free(*dst);
+	*dst = copy;
+}
+
+void agent_options_init(agent_options *o)
+{
+	memset(o, 0, sizeof(*o));
+	set_str(&o->provider, "openai");
+	set_str(&o->safe_mode, "off");
+	set_str(&o->sandbox, "standard");
+	o->max_output = 2800;
+	o->max_steps = 50;
+	o->keep_images = 3;
+	o->context_window = 128000;
+	o->max_tokens = 4096;
+	o->screen_max_w = 1280;
+	o->screen_max_h = 800;
+	o->monitor = -1;
+	o->settle_ms = 2000;
+}
+
+void agent_options_finish(agent_options *o)
+{
+	if (o == NULL)
+		return;
+	free(o->provider);
+	free(o->model);
+	free(o->api_base);
+	if (o->api_key != NULL) {
+		/* The key should not linger in freed memory. */
+		memset(o->api_key, 0, strlen(o->api_key));
+		free(o->api_key);
+	}
+	free(o->script);
+	free(o->safe_mode);
+	free(o->sandbox);
+	free(o->conversation);
+	free(o->audit);
+	free(o->message);
+	free(o->workspace);
+	free(o->config_path);
+	memset(o, 0, sizeof(*o));
+}
+
+static bool one_of(const char *v, const char *const *allowed)
+{
+	for (; *allowed != NULL; allowed++)
+		if (strcmp(v, *allowed) == 0)
+			return true;
+	return false;
+}
+
+static const char *const providers[] = {"openai", "anthropic", "ollama", "script", NULL};
+static const char *const safe_modes[] = {"off", "ask", "auto", NULL};
+static const char *const sandboxes[] = {"off", "standard", "strict", NULL};
+
+static bool check_enum(const char *what, const char *v, const char *const *allowed)
+{
+	if (one_of(v, allowed))
+		return true;
+	char list[128] = "";
+	for (const char *const *a = allowed; *a != NULL; a++) {
+		if (a != allowed)
+			strncat(list, "|", sizeof(list) - strlen(list) - 1);
+		strncat(list, *a, sizeof(list) - strlen(list) - 1);
+	}
+	return fail("%s: '%s' is not one of %s", what, v, list);
+}
+
+static bool parse_long(const char *what, const char *s, long min, long max, long *out)
+{
+	char *end = NULL;
+	if (s == NULL || *s == '\0' || !(*s == '-' || (*s >= '0' && *s <= '9')))
+		return fail("%s: '%s' is not a whole number", what, s ? s : "");
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (*end != '\0')
+		return fail("%s: '%s' is not a whole number", what, s);
+	if (errno == ERANGE || v < min || v > max)
+		return fail("%s: %s is out of range (%ld..%ld)", what, s, min, max);
+	*out = v;
+	return true;
+}
+
+static bool parse_size(const char *what, const char *s, long *w, long *h)
+{
+	const char *x = strchr(s, 'x');
+	if (x == NULL)
+		return fail("%s: '%s' is not WIDTHxHEIGHT", what, s);
+	char wbuf[32];
+	size_t n = (size_t)(x - s);
+	if (n == 0 || n >= sizeof(wbuf))
+		return fail("%s: '%s' is not WIDTHxHEIGHT", what, s);
+	memcpy(wbuf, s, n);
+	wbuf[n] = '\0';
+	return parse_long(what, wbuf, 64, 8192, w) && parse_long(what, x + 1, 64, 8192, h);
+}
+
+/* ---- config file --------------------------------------------------- */
+
+struct cfg_num {
+	const char *key;
+	size_t offset;
+	long min, max;
+};
+
+#define NUM(k, f, lo, hi) {k, offsetof(agent_options, f), lo, hi}
+static const struct cfg_num cfg_nums[] = {
+	NUM("max_output", max_output, 100, 10000000),
+	NUM("max_steps", max_steps, 1, 100000),
+	NUM("keep_images", keep_images, 0, 100),
+	NUM("context_window", context_window, 1000, 100000000),
+	NUM("max_tokens", max_tokens, 1, 1000000),
+	NUM("monitor", monitor, -1, 64),
+	NUM("settle_ms", settle_ms, 0, 60000),
+};
+
+struct cfg_str {
+	const char *key;
+	size_t offset;
+	const char *const *allowed;
+};
+
+#define STR(k, f, a) {k, offsetof(agent_options, f), a}
+static const struct cfg_str cfg_strs[] = {
+	STR("provider", provider, providers),
+	STR("model", model, NULL),
+	STR("api_base", api_base, NULL),
+	STR("api_key", api_key, NULL),
+	STR("script", script, NULL),
+	STR("safe_mode", safe_mode, safe_modes),
+	STR("sandbox", sandbox, sandboxes),
+	STR("audit", audit, NULL),
+	STR("workspace", workspace, NULL),
+};
+
+struct cfg_bool {
+	const char *key;
+	size_t offset;
+};
+
+#define BOOL(k, f) {k, offsetof(agent_options, f)}
+static const struct cfg_bool cfg_bools[] = {
+	BOOL("auto_run", auto_run),
+	BOOL("os", os),
+	BOOL("os_auto_approve", os_auto_approve),
+	BOOL("json", json),
+	BOOL("grid", grid),
+};
+
+static bool apply_config_item(agent_options *o, const char *path, const cJSON *it)
+{
+	const char *k = it->string;
+	for (size_t i = 0; i < sizeof(cfg_nums) / sizeof(cfg_nums[0]); i++) {
+		if (strcmp(k, cfg_nums[i].key) != 0)
+			continue;
+		if (!cJSON_IsNumber(it) || it->valuedouble != (double)(long)it->valuedouble)
+			return fail("%s: \"%s\" must be a whole number", path, k);
+		long v = (long)it->valuedouble;
+		if (v < cfg_nums[i].min || v > cfg_nums[i].max)
+			return fail("%s: \"%s\" is out of range (%ld..%ld)", path, k,
+			            cfg_nums[i].min, cfg_nums[i].max);
+		*(long *)((char *)o + cfg_nums[i].offset) = v;
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(cfg_strs) / sizeof(cfg_strs[0]); i++) {
+		if (strcmp(k, cfg_strs[i].key) != 0)
+			continue;
+		if (!cJSON_IsString(it))
+			return fail("%s: \"%s\" must be a string", path, k);
+		if (cfg_strs[i].allowed != NULL &&
+		    !check_enum(k, it->valuestring, cfg_strs[i].allowed)) {
+			char tmp[sizeof(opt_err)];
+			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err);
+			return fail("%s", tmp);
+		}
+		set_str((char **)((char *)o + cfg_strs[i].offset), it->valuestring);
+		return true;
+	}
+	for (size_t i = 0; i < sizeof(cfg_bools) / sizeof(cfg_bools[0]); i++) {
+		if (strcmp(k, cfg_bools[i].key) != 0)
+			continue;
+		if (!cJSON_IsBool(it))
+			return fail("%s: \"%s\" must be true or false", path, k);
+		*(bool *)((char *)o + cfg_bools[i].offset) = cJSON_IsTrue(it);
+		return true;
+	}
+	if (strcmp(k, "screen_max") == 0) {
+		if (!cJSON_IsString(it))
+			return fail("%s: \"screen_max\" must be a string like \"1280x800\"", path);
+		if (!parse_size("screen_max", it->valuestring, &o->screen_max_w, &o->screen_max_h)) {
+			char tmp[sizeof(opt_err)];
+			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err);
+			return fail("%s", tmp);
+		}
+		return true;
+	}
+	return fail("%s: unknown setting \"%s\"", path, k);
+}
+
+static char *read_small_file(const char *path, bool *missing)
+{
+	*missing = false;
+	FILE *f = fopen(path, "rb");
+	if (f == NULL) {
+		if (errno == ENOENT)
+			*missing = true;
+		else
+			fail("%s: %s", path, strerror(errno));
+		return NULL;
+	}
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	for (;;) {
+		if (len + 4096 + 1 > cap) {
+			if (cap > (1u << 20)) {
+				fail("%s: larger than 1 MiB, not a config file", path);
+				goto err;
+			}
+			cap = cap ? cap * 2 : 8192;
+			char *nb = realloc(buf, cap);
+			if (nb == NULL) {
+				fail("%s: out of memory", path);
+				goto err;
+			}
+			buf = nb;
+		}
+		size_t n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		fail("%s: read error", path);
+		goto err;
+	}
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+err:
+	free(buf);
+	fclose(f);
+	return NULL;
+}
+
+bool agent_options_load_config(agent_options *o, const char *path)
+{
+	char defpath[PATH_MAX];
+	bool explicit_path = path != NULL;
+	if (path == NULL) {
+		const char *xdg = getenv("XDG_CONFIG_HOME");
+		const char *home = getenv("HOME");
+		if (xdg != NULL && xdg[0] == '/')
+			snprintf(defpath, sizeof(defpath), "%s/deskhand/config.json", xdg);
+		else if (home != NULL && home[0] != '\0')
+			snprintf(defpath, sizeof(defpath), "%s/.config/deskhand/config.json", home);
+		else
+			return true;
+		path = defpath;
+	}
+	bool missing;
+	char *text = read_small_file(path, &missing);
+	if (text == NULL)
+		return missing && !explicit_path ? true
+		       : (missing ? fail("%s: no such file", path) : false);
+	cJSON *root = cJSON_ParseWithOpts(text, NULL, 1);
+	free(text);
+	if (root == NULL)
+		return fail("%s: not valid JSON", path);
+	bool ok = true;
+	if (!cJSON_IsObject(root)) {
+		ok = fail("%s: must hold a JSON object", path);
+		goto out;
+	}
+	for (const cJSON *it = root->child; it != NULL && ok; it = it->next)
+		ok = apply_config_item(o, path, it);
+	if (ok)
+		set_str(&o->config_path, path);
+out:
+	cJSON_Delete(root);
+	return ok;
+}
+
+/* ---- command line -------------------------------------------------- */
+
+enum {
+	OPT_PROVIDER = 1000, OPT_MODEL, OPT_API_BASE, OPT_API_KEY, OPT_SCRIPT,
+	OPT_SAFE_MODE, OPT_OS, OPT_OS_AUTO_APPROVE, OPT_SANDBOX, OPT_CONVERSATION,
+	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
+	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
+	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_SETTLE_MS, OPT_CONFIG,
+};
+
+static const struct option long_opts[] = {
+	{"provider", required_argument, NULL, OPT_PROVIDER},
+	{"model", required_argument, NULL, OPT_MODEL},
+	{"api-base", required_argument, NULL, OPT_API_BASE},
+	{"api_base", required_argument, NULL, OPT_API_BASE},
+	{"api-key", required_argument, NULL, OPT_API_KEY},
+	{"api_key", required_argument, NULL, OPT_API_KEY},
+	{"script", required_argument, NULL, OPT_SCRIPT},
+	{"auto-run", no_argument, NULL, 'y'},
+	{"auto_run", no_argument, NULL, 'y'},
+	{"safe-mode", required_argument, NULL, OPT_SAFE_MODE},
+	{"safe_mode", required_argument, NULL, OPT_SAFE_MODE},
+	{"os", no_argument, NULL, OPT_OS},
+	{"os-auto-approve", no_argument, NULL, OPT_OS_AUTO_APPROVE},
+	{"os_auto_approve", no_argument, NULL, OPT_OS_AUTO_APPROVE},
+	{"sandbox", required_argument, NULL, OPT_SANDBOX},
+	{"conversation", required_argument, NULL, OPT_CONVERSATION},
+	{"conversations", no_argument, NULL, OPT_CONVERSATIONS},
+	{"audit", required_argument, NULL, OPT_AUDIT},
+	{"max-output", required_argument, NULL, OPT_MAX_OUTPUT},
+	{"max_output", required_argument, NULL, OPT_MAX_OUTPUT},
+	{"max-steps", required_argument, NULL, OPT_MAX_STEPS},
+	{"max_steps", required_argument, NULL, OPT_MAX_STEPS},
+	{"keep-images", required_argument, NULL, OPT_KEEP_IMAGES},
+	{"context-window", required_argument, NULL, OPT_CONTEXT_WINDOW},
+	{"context_window", required_argument, NULL, OPT_CONTEXT_WINDOW},
+	{"max-tokens", required_argument, NULL, OPT_MAX_TOKENS},
+	{"max_tokens", required_argument, NULL, OPT_MAX_TOKENS},
+	{"json", no_argument, NULL, OPT_JSON},
+	{"version", no_argument, NULL, OPT_VERSION},
+	{"help", no_argument, NULL, 'h'},
+	{"message", required_argument, NULL, 'm'},
+	{"workspace", required_argument, NULL, OPT_WORKSPACE},
+	{"screen-max", required_argument, NULL, OPT_SCREEN_MAX},
+	{"monitor", required_argument, NULL, OPT_MONITOR},
+	{"grid", no_argument, NULL, OPT_GRID},
+	{"settle-ms", required_argument, NULL, OPT_SETTLE_MS},
+	{"config", required_argument, NULL, OPT_CONFIG},
+	{NULL, 0, NULL, 0},
+};
+
+bool agent_options_parse(agent_options *o, int argc, char **argv)
+{
+	optind = 1;
+	opterr = 0;
+	int c;
+	/* "+" stops at the first positional so the message can hold dashes. */
+	while ((c = getopt_long(argc, argv, "+:yhm:", long_opts, NULL)) != -1) {
+		switch (c) {
+		case OPT_PROVIDER:
+			if (!check_enum("--provider", optarg, providers))
+				return false;
+			set_str(&o->provider, optarg);
+			break;
+		case OPT_MODEL: set_str(&o->model, optarg); break;
+		case OPT_API_BASE: set_str(&o->api_base, optarg); break;
+		case OPT_API_KEY: set_str(&o->api_key, optarg); break;
+		case OPT_SCRIPT: set_str(&o->script, optarg); break;
+		case 'y':
+			o->auto_run = true;
+			o->auto_run_from_flag = true;
+			break;
+		case OPT_SAFE_MODE:
+			if (!check_enum("--safe-mode", optarg, safe_modes))
+				return false;
+			set_str(&o->safe_mode, optarg);
+			o->safe_mode_from_flag = true;
+			break;
+		case OPT_OS: o->os = true; break;
+		case OPT_OS_AUTO_APPROVE: o->os_auto_approve = true; break;
+		case OPT_SANDBOX:
+			if (!check_enum("--sandbox", optarg, sandboxes))
+				return false;
+			set_str(&o->sandbox, optarg);
+			break;
+		case OPT_CONVERSATION: set_str(&o->conversation, optarg); break;
+		case OPT_CONVERSATIONS: o->list_conversations = true; break;
+		case OPT_AUDIT: set_str(&o->audit, optarg); break;
+		case OPT_MAX_OUTPUT:
+			if (!parse_long("--max-output", optarg, 100, 10000000, &o->max_output))
+				return false;
+			break;
+		case OPT_MAX_STEPS:
+			if (!parse_long("--max-steps", optarg, 1, 100000, &o->max_steps))
+				return false;
+			break;
+		case OPT_KEEP_IMAGES:
+			if (!parse_long("--keep-images", optarg, 0, 100, &o->keep_images))
+				return false;
+			break;
+		case OPT_CONTEXT_WINDOW:
+			if (!parse_long("--context-window", optarg, 1000, 100000000, &o->context_window))
+				return false;
+			break;
+		case OPT_MAX_TOKENS:
+			if (!parse_long("--max-tokens", optarg, 1, 1000000, &o->max_tokens))
+				return false;
+			break;
+		case OPT_JSON: o->json = true; break;
+		case OPT_VERSION: o->version = true; break;
+		case 'h': o->help = true; break;
+		case 'm': set_str(&o->message, optarg); break;
+		case OPT_WORKSPACE: set_str(&o->workspace, optarg); break;
+		case OPT_SCREEN_MAX:
+			if (!parse_size("--screen-max", optarg, &o->screen_max_w, &o->screen_max_h))
+				return false;
+			break;
+		case OPT_MONITOR:
+			if (!parse_long("--monitor", optarg, 0, 64, &o->monitor))
+				return false;
+			break;
+		case OPT_GRID: o->grid = true; break;
+		case OPT_SETTLE_MS:
+			if (!parse_long("--settle-ms", optarg, 0, 60000, &o->settle_ms))
+				return false;
+			break;
+		case OPT_CONFIG: break; /* read before parsing; see agent_main */
+		case ':':
+			return fail("option %s needs a value", argv[optind - 1]);
+		default:
+			if (optopt != 0)
+				return fail("unknown option -%c", optopt);
+			return fail("unknown option %s", argv[optind - 1]);
+		}
+	}
+	if (optind < argc) {
+		if (o->message != NULL)
+			return fail("give the message either with -m or as an argument, not both");
+		size_t total = 0;
+		for (int i = optind; i < argc; i++)
+			total += strlen(argv[i]) + 1;
+		char *msg = malloc(total);
+		if (msg == NULL)
+			return fail("out of memory");
+		msg[0] = '\0';
+		for (int i = optind; i < argc; i++) {
+			if (i > optind)
+				strcat(msg, " ");
+			strcat(msg, argv[i]);
+		}
+		free(o->message);
+		o->message = msg;
+	}
+	return true;
+}
+
+bool agent_options_validate(const agent_options *o)
+{
+	if (strcmp(o->provider, "script") == 0 && o->script == NULL)
+		return fail("--provider script needs --script FILE");
+	if (o->script != NULL && strcmp(o->provider, "script") != 0)
+		return fail("--script is only for --provider script");
+	if (o->message != NULL && o->message[0] == '\0')
+		return fail("the message is empty");
+	return true;
+}
+
+const char *agent_options_usage(void)
+{
+	return
+	"usage: deskhand [OPTIONS] [MESSAGE]\n"
+	"       deskhand COMMAND [ARGS...]   (deskhand --help lists the commands)\n"
+	"\n"
+	"The agent: sends MESSAGE (or -m TEXT, or lines read from standard input)\n"
+	"to the model, runs the code and desktop actions it answers with — each\n"
+	"through the safety gate — and feeds the results back until it is done.\n"
+	"\n"
+	"  --provider P          openai | anthropic | ollama | script (default openai)\n"
+	"  --model NAME          model name sent to the provider\n"
+	"  --api-base URL        endpoint base (OPENAI_BASE_URL for openai)\n"
+	"  --api-key KEY         key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)\n"
+	"  --script FILE         recorded assistant turns (script provider)\n"
+	"  -m, --message TEXT    the task; the run ends when the model is done\n"
+	"  -y, --auto-run        run ordinary code without asking (never OS actions)\n"
+	"  --safe-mode M         off | ask | auto: scan code before it runs\n"
+	"  --os                  give the model the desktop (screenshots, mouse, keys)\n"
+	"  --os-auto-approve     DANGER: run OS actions without asking each time\n"
+	"  --sandbox P           off | standard | strict (default standard)\n"
+	"  --workspace DIR       directory the code works in (default: current)\n"
+	"  --conversation PATH   conversation file to resume or create\n"
+	"  --conversations       list saved conversations\n"
+	"  --audit PATH          audit log (default: beside the conversations)\n"
+	"  --max-output N        characters of output kept for the model (2800)\n"
+	"  --max-steps N         model turns before stopping (50)\n"
+	"  --keep-images N       screenshots kept in requests (3)\n"
+	"  --context-window N    tokens the model accepts (128000)\n"
+	"  --max-tokens N        tokens per answer (4096)\n"
+	"  --screen-max WxH      largest screenshot sent to the model (1280x800)\n"
+	"  --monitor N           the monitor the model sees (default: the pointer's)\n"
+	"  --grid                draw a labelled grid on screenshots\n"
+	"  --settle-ms N         longest wait for the screen to settle (2000)\n"
+	"  --config FILE         settings file (default $XDG_CONFIG_HOME/deskhand/config.json)\n"
+	"  --json                print every event as a JSON line\n"
+	"  --version, --help\n"
+	"  (--auto_run, --safe_mode and other underscore spellings are accepted)\n";
+}

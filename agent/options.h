@@ -1,0 +1,75 @@
+/*
+ * agent/options — the agent's settings: built-in defaults, then
+ * $XDG_CONFIG_HOME/deskhand/config.json, then the command line (flags win).
+ *
+ * Parsing is strict: an unknown option, a malformed number, a bad enum value
+ * or a malformed config file is an error with a message, never a guess.
+ * Nothing here touches the network, the display or the terminal.
+ */
+#ifndef DESKHAND_AGENT_OPTIONS_H
+#define DESKHAND_AGENT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct agent_options {
+	char *provider;         /* openai | anthropic | ollama | script */
+	char *model;
+	char *api_base;
+	char *api_key;          /* held in memory only; never written anywhere */
+	char *script;           /* script provider's file */
+	bool auto_run;
+	char *safe_mode;        /* off | ask | auto */
+	bool os;
+	bool os_auto_approve;
+	char *sandbox;          /* off | standard | strict */
+	char *conversation;     /* path to resume or create */
+	bool list_conversations;
+	char *audit;            /* audit log path */
+	long max_output;
+	long max_steps;
+	long keep_images;
+	long context_window;
+	long max_tokens;
+	bool json;
+	bool version;
+	bool help;
+	char *message;          /* -m/--message or the positional MESSAGE */
+	char *workspace;        /* working directory for code; default cwd */
+	long screen_max_w, screen_max_h;
+	long monitor;           /* -1: the monitor with the pointer */
+	bool grid;
+	long settle_ms;         /* cap for settle detection */
+	char *config_path;      /* the config file that was read, if any */
+	/* Which of the above came from the command line (for notices). */
+	bool auto_run_from_flag;
+	bool safe_mode_from_flag;
+} agent_options;
+
+/* Fills the built-in defaults. Ownership: free with agent_options_finish. */
+void agent_options_init(agent_options *o);
+void agent_options_finish(agent_options *o);
+
+/*
+ * Reads the config file (`path`, or $XDG_CONFIG_HOME/deskhand/config.json
+ * when NULL; a missing default file is not an error) into `o`.
+ * Returns false with agent_options_error() set on a malformed file.
+ */
+bool agent_options_load_config(agent_options *o, const char *path);
+
+/*
+ * Parses the agent's command line (argv[0] is the program). Flags override
+ * what is already in `o`. Returns false with agent_options_error() set on a
+ * usage error; the caller exits with status 2.
+ */
+bool agent_options_parse(agent_options *o, int argc, char **argv);
+
+/* Checks cross-field rules (script provider needs --script, ...). */
+bool agent_options_validate(const agent_options *o);
+
+const char *agent_options_error(void);
+
+/* The usage text of the agent (deskhand --help). */
+const char *agent_options_usage(void);
+
+#endif

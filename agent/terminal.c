@@ -1,0 +1,470 @@
+/* agent/terminal — human and --json faces of the agent; see terminal.h. */
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/markdown.h"
+#include "agent/terminal.h"
+#include "agent/textutil.h"
+#include "config.h"
+
+#if DESKHAND_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
+
+struct agent_term {
+	bool json;
+	bool color;
+	bool tty_in;
+	bool err_tty;
+	agent_md md;
+	bool in_text;
+	pthread_mutex_t lock;
+	pthread_t spinner;
+	bool spinner_running;
+	volatile bool spinner_stop;
+	char spinner_label[64];
+};
+
+static void md_sink(const char *s, size_t len, void *user)
+{
+	(void)user;
+	fwrite(s, 1, len, stdout);
+}
+
+agent_term *agent_term_create(bool json)
+{
+	agent_term *t = calloc(1, sizeof(*t));
+	if (t == NULL)
+		return NULL;
+	t->json = json;
+	t->tty_in = isatty(STDIN_FILENO);
+	t->err_tty = isatty(STDERR_FILENO);
+	const char *term = getenv("TERM");
+	t->color = !json && isatty(STDOUT_FILENO) && getenv("NO_COLOR") == NULL &&
+	           !(term != NULL && strcmp(term, "dumb") == 0);
+	pthread_mutex_init(&t->lock, NULL);
+	agent_md_init(&t->md, t->color, md_sink, t);
+	return t;
+}
+
+void agent_term_destroy(agent_term *t)
+{
+	if (t == NULL)
+		return;
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+	fflush(stdout);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
+bool agent_term_interactive(const agent_term *t)
+{
+	return t->tty_in;
+}
+
+bool agent_term_json(const agent_term *t)
+{
+	return t->json;
+}
+
+/* Emits one JSON event line; takes ownership of `ev`. */
+static void emit(agent_term *t, cJSON *ev)
+{
+	char *s = cJSON_PrintUnformatted(ev);
+	cJSON_Delete(ev);
+	if (s == NULL)
+		return;
+	pthread_mutex_lock(&t->lock);
+	fputs(s, stdout);
+	fputc('\n', stdout);
+	fflush(stdout);
+	pthread_mutex_unlock(&t->lock);
+	free(s);
+}
+
+/* Adds a string member, replacing invalid UTF-8 so the line stays JSON. */
+static void add_text(cJSON *o, const char *key, const char *s, size_t n)
+{
+	char *clean = agent_utf8_sanitize(s, n, NULL);
+	cJSON_AddStringToObject(o, key, clean != NULL ? clean : "");
+	free(clean);
+}
+
+static cJSON *event(const char *type)
+{
+	cJSON *ev = cJSON_CreateObject();
+	cJSON_AddStringToObject(ev, "event", type);
+	return ev;
+}
+
+void agent_term_text(agent_term *t, const char *s, size_t n)
+{
+	agent_term_spinner_stop(t);
+	if (t->json) {
+		cJSON *ev = event("text");
+		add_text(ev, "text", s, n);
+		emit(t, ev);
+		return;
+	}
+	pthread_mutex_lock(&t->lock);
+	t->in_text = true;
+	agent_md_feed(&t->md, s, n);
+	fflush(stdout);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void agent_term_text_end(agent_term *t)
+{
+	if (t->json || !t->in_text)
+		return;
+	pthread_mutex_lock(&t->lock);
+	agent_md_finish(&t->md);
+	fputc('\n', stdout);
+	fflush(stdout);
+	t->in_text = false;
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void human(agent_term *t, FILE *f, const char *sgr, const char *prefix,
+                  const char *fmt, va_list ap)
+{
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+	pthread_mutex_lock(&t->lock);
+	fflush(stdout);
+	bool color = t->color && (f == stdout || t->err_tty);
+	if (color)
+		fputs(sgr, f);
+	fputs(prefix, f);
+	vfprintf(f, fmt, ap);
+	if (color)
+		fputs("\033[0m", f);
+	fputc('\n', f);
+	fflush(f);
+	pthread_mutex_unlock(&t->lock);
+}
+
+static void json_message(agent_term *t, const char *type, const char *fmt, va_list ap)
+{
+	char buf[2048];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	cJSON *ev = event(type);
+	add_text(ev, "message", buf, strlen(buf));
+	emit(t, ev);
+}
+
+void agent_term_notice(agent_term *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (t->json)
+		json_message(t, "notice", fmt, ap);
+	else
+		human(t, stderr, "\033[2m", "", fmt, ap);
+	va_end(ap);
+}
+
+void agent_term_warning(agent_term *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (t->json)
+		json_message(t, "warning", fmt, ap);
+	else
+		human(t, stderr, "\033[1;33m", "warning: ", fmt, ap);
+	va_end(ap);
+}
+
+void agent_term_error(agent_term *t, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (t->json)
+		json_message(t, "error", fmt, ap);
+	else
+		human(t, stderr, "\033[1;31m", "deskhand: ", fmt, ap);
+	va_end(ap);
+}
+
+void agent_term_print(agent_term *t, const char *text)
+{
+	if (t->json) {
+		cJSON *ev = event("info");
+		add_text(ev, "text", text, strlen(text));
+		emit(t, ev);
+		return;
+	}
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+	pthread_mutex_lock(&t->lock);
+	fputs(text, stdout);
+	if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
+		fputc('\n', stdout);
+	fflush(stdout);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void agent_term_show_code(agent_term *t, const char *id, const char *language,
+                          const char *code, bool display)
+{
+	if (t->json) {
+		cJSON *ev = event("tool_call");
+		cJSON_AddStringToObject(ev, "id", id);
+		cJSON_AddStringToObject(ev, "tool", "execute");
+		cJSON_AddStringToObject(ev, "language", language);
+		add_text(ev, "code", code, strlen(code));
+		cJSON_AddBoolToObject(ev, "display", display);
+		emit(t, ev);
+		return;
+	}
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+	pthread_mutex_lock(&t->lock);
+	if (t->color)
+		printf("\033[2m── %s%s ──\033[0m\n\033[36m", language,
+		       display ? " (with the display)" : "");
+	else
+		printf("── %s%s ──\n", language, display ? " (with the display)" : "");
+	fputs(code, stdout);
+	if (code[0] != '\0' && code[strlen(code) - 1] != '\n')
+		fputc('\n', stdout);
+	if (t->color)
+		fputs("\033[0m", stdout);
+	fflush(stdout);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void agent_term_show_action(agent_term *t, const char *id, const char *summary,
+                            const char *action_json)
+{
+	if (t->json) {
+		cJSON *ev = event("tool_call");
+		cJSON_AddStringToObject(ev, "id", id);
+		cJSON_AddStringToObject(ev, "tool", "computer");
+		add_text(ev, "summary", summary, strlen(summary));
+		cJSON *a = cJSON_Parse(action_json);
+		if (a != NULL)
+			cJSON_AddItemToObject(ev, "action", a);
+		emit(t, ev);
+		return;
+	}
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+	pthread_mutex_lock(&t->lock);
+	if (t->color)
+		printf("\033[1;34m▶ %s\033[0m\n", summary);
+	else
+		printf("> %s\n", summary);
+	fflush(stdout);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void agent_term_output(agent_term *t, const char *s, size_t n, agent_term_stream st)
+{
+	if (t->json) {
+		cJSON *ev = event("output");
+		cJSON_AddStringToObject(ev, "stream", st == AGENT_TERM_STDERR ? "stderr" : "stdout");
+		add_text(ev, "text", s, n);
+		emit(t, ev);
+		return;
+	}
+	pthread_mutex_lock(&t->lock);
+	FILE *f = st == AGENT_TERM_STDERR ? stderr : stdout;
+	fwrite(s, 1, n, f);
+	fflush(f);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void agent_term_result(agent_term *t, const char *id, const char *status,
+                       const char *text)
+{
+	if (!t->json)
+		return;
+	cJSON *ev = event("result");
+	cJSON_AddStringToObject(ev, "id", id);
+	cJSON_AddStringToObject(ev, "status", status);
+	add_text(ev, "text", text, strlen(text));
+	emit(t, ev);
+}
+
+void agent_term_decision(agent_term *t, const char *id, const char *decision,
+                         const char *reason)
+{
+	if (t->json) {
+		cJSON *ev = event("decision");
+		cJSON_AddStringToObject(ev, "id", id);
+		cJSON_AddStringToObject(ev, "decision", decision);
+		add_text(ev, "reason", reason, strlen(reason));
+		emit(t, ev);
+		return;
+	}
+	agent_term_notice(t, "%s: %s", decision, reason);
+}
+
+/* ---- spinner --------------------------------------------------------- */
+
+static void *spinner_main(void *arg)
+{
+	agent_term *t = arg;
+	static const char *const frames[] = {"⠋", "⠙", "⠹", "⠸", "⠼", "⠴", "⠦", "⠧", "⠇", "⠏"};
+	unsigned i = 0;
+	while (!t->spinner_stop) {
+		pthread_mutex_lock(&t->lock);
+		fprintf(stderr, "\r\033[2m%s %s\033[0m\033[K", frames[i++ % 10], t->spinner_label);
+		fflush(stderr);
+		pthread_mutex_unlock(&t->lock);
+		struct timespec ts = {0, 80 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	pthread_mutex_lock(&t->lock);
+	fputs("\r\033[K", stderr);
+	fflush(stderr);
+	pthread_mutex_unlock(&t->lock);
+	return NULL;
+}
+
+void agent_term_spinner_start(agent_term *t, const char *label)
+{
+	if (t->json || !t->err_tty || t->spinner_running)
+		return;
+	snprintf(t->spinner_label, sizeof(t->spinner_label), "%s", label);
+	t->spinner_stop = false;
+	if (pthread_create(&t->spinner, NULL, spinner_main, t) == 0)
+		t->spinner_running = true;
+}
+
+void agent_term_spinner_stop(agent_term *t)
+{
+	if (!t->spinner_running)
+		return;
+	t->spinner_stop = true;
+	pthread_join(t->spinner, NULL);
+	t->spinner_running = false;
+}
+
+/* ---- input ----------------------------------------------------------- */
+
+static char *read_plain_line(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, stdin);
+	if (n < 0) {
+		free(line);
+		return NULL;
+	}
+	if (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (n > 0 && line[n - 1] == '\r')
+		line[--n] = '\0';
+	return line;
+}
+
+char *agent_term_read_line(agent_term *t, const char *prompt)
+{
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+#if DESKHAND_HAVE_LIBEDIT
+	if (t->tty_in && !t->json) {
+		char *line = readline(prompt);
+		if (line != NULL && line[0] != '\0')
+			add_history(line);
+		return line;
+	}
+#endif
+	if (t->tty_in && !t->json) {
+		fputs(prompt, stdout);
+		fflush(stdout);
+	}
+	return read_plain_line();
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	size_t lead = strspn(s, " \t");
+	memmove(s, s + lead, strlen(s + lead) + 1);
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+agent_term_answer agent_term_ask(agent_term *t, const char *id,
+                                 const char *question, const char *choices)
+{
+	if (t->json) {
+		cJSON *ev = event("confirmation");
+		cJSON_AddStringToObject(ev, "id", id);
+		add_text(ev, "question", question, strlen(question));
+		cJSON_AddStringToObject(ev, "choices", choices);
+		emit(t, ev);
+	}
+	static const struct {
+		char key;
+		const char *word;
+		const char *label;
+		agent_term_answer answer;
+	} opts[] = {
+		{'y', "yes", "y=run", AGENT_ANSWER_YES},
+		{'n', "no", "n=deny", AGENT_ANSWER_NO},
+		{'e', "edit", "e=edit", AGENT_ANSWER_EDIT},
+		{'d', "details", "d=details", AGENT_ANSWER_DETAILS},
+		{'s', "scan", "s=scan", AGENT_ANSWER_SCAN},
+	};
+	char menu[80] = "";
+	for (const char *c = choices; *c; c++)
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
+			if (opts[i].key == *c) {
+				if (menu[0] != '\0')
+					strcat(menu, " ");
+				strcat(menu, opts[i].label);
+			}
+	for (int attempt = 0; attempt < 10; attempt++) {
+		char prompt[512];
+		snprintf(prompt, sizeof(prompt), "%s [%s] ", question, menu);
+		char *line;
+		if (!t->json && t->tty_in) {
+			line = agent_term_read_line(t, prompt);
+		} else {
+			if (!t->json) {
+				agent_term_spinner_stop(t);
+				agent_term_text_end(t);
+				fputs(prompt, stdout);
+				fputc('\n', stdout);
+				fflush(stdout);
+			}
+			line = read_plain_line();
+		}
+		if (line == NULL)
+			return AGENT_ANSWER_NO;  /* end of input is a no */
+		trim(line);
+		agent_term_answer ans = AGENT_ANSWER_NO;
+		bool known = false;
+		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
+			if (strchr(choices, opts[i].key) == NULL)
+				continue;
+			if ((line[0] == opts[i].key && line[1] == '\0') ||
+			    strcmp(line, opts[i].word) == 0) {
+				ans = opts[i].answer;
+				known = true;
+			}
+		}
+		free(line);
+		/* Off a terminal, only a clear yes approves: anything else denies. */
+		if (!t->tty_in || t->json)
+			return ans == AGENT_ANSWER_YES ? AGENT_ANSWER_YES : AGENT_ANSWER_NO;
+		if (known)
+			return ans;
+		fputs("please answer with one of the letters shown\n", stderr);
+	}
+	return AGENT_ANSWER_NO;
+}

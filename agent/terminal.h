@@ -1,0 +1,94 @@
+/*
+ * agent/terminal — everything the person at the keyboard sees and answers.
+ *
+ * Two faces behind one interface: a human face (streaming Markdown with
+ * colour on a terminal, plain text otherwise, a spinner while the model
+ * thinks, line editing with libedit) and a machine face (`--json`: one JSON
+ * object per line on stdout for every event). Questions are answered from
+ * standard input in both: on a terminal through the line editor, otherwise
+ * as plain lines; end of input is always "no".
+ *
+ * The terminal never decides anything: the gate asks, the terminal reports
+ * the answer. It only reads the user's own input, so magic commands can only
+ * come from here (the loop checks lines read by agent_term_read_line).
+ */
+#ifndef DESKHAND_AGENT_TERMINAL_H
+#define DESKHAND_AGENT_TERMINAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct agent_term agent_term;
+
+typedef enum agent_term_stream {
+	AGENT_TERM_STDOUT,
+	AGENT_TERM_STDERR,
+} agent_term_stream;
+
+typedef enum agent_term_answer {
+	AGENT_ANSWER_NO = 0,    /* also end of input and anything unrecognised */
+	AGENT_ANSWER_YES,
+	AGENT_ANSWER_EDIT,
+	AGENT_ANSWER_DETAILS,
+	AGENT_ANSWER_SCAN,
+} agent_term_answer;
+
+/*
+ * Creates the terminal on stdin/stdout/stderr. `json` selects the machine
+ * face; colour is used only on a terminal without NO_COLOR and TERM=dumb.
+ * Ownership: caller destroys with agent_term_destroy (NULL is a no-op).
+ */
+agent_term *agent_term_create(bool json);
+void agent_term_destroy(agent_term *t);
+
+/* Whether standard input is a terminal (interactive use). */
+bool agent_term_interactive(const agent_term *t);
+bool agent_term_json(const agent_term *t);
+
+/* The model's text as it streams in; agent_term_text_end closes the message. */
+void agent_term_text(agent_term *t, const char *s, size_t n);
+void agent_term_text_end(agent_term *t);
+
+/* A proposal: code to run (with its language) or an OS action (JSON text). */
+void agent_term_show_code(agent_term *t, const char *id, const char *language,
+                          const char *code, bool display);
+void agent_term_show_action(agent_term *t, const char *id, const char *summary,
+                            const char *action_json);
+/* Live output of running code. */
+void agent_term_output(agent_term *t, const char *s, size_t n, agent_term_stream s_);
+/* The result of a step, for --json consumers (humans saw it live). */
+void agent_term_result(agent_term *t, const char *id, const char *status,
+                       const char *text);
+/* A decision taken without asking (auto-run, observation, block). */
+void agent_term_decision(agent_term *t, const char *id, const char *decision,
+                         const char *reason);
+
+void agent_term_notice(agent_term *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void agent_term_warning(agent_term *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void agent_term_error(agent_term *t, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* A spinner on stderr while waiting for the model (terminal only). */
+void agent_term_spinner_start(agent_term *t, const char *label);
+void agent_term_spinner_stop(agent_term *t);
+
+/*
+ * Asks a question about proposal `id`. `choices` is a subset of "yneds" in
+ * the order to offer them. Returns the answer; end of input or an answer not
+ * offered is AGENT_ANSWER_NO. Off a terminal, only "y"/"yes" approve.
+ */
+agent_term_answer agent_term_ask(agent_term *t, const char *id,
+                                 const char *question, const char *choices);
+
+/*
+ * Reads one line of user input (without the newline). Returns NULL at end
+ * of input. Ownership: the caller frees the line.
+ */
+char *agent_term_read_line(agent_term *t, const char *prompt);
+
+/* Prints a block of text as is (help, info, findings). */
+void agent_term_print(agent_term *t, const char *text);
+
+#endif

@@ -1,0 +1,153 @@
+/* agent/textutil — UTF-8 repair and a string buffer; see textutil.h. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/textutil.h"
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t n)
+{
+	unsigned char c = s[0];
+	if (c < 0x80)
+		return c == 0 ? 0 : 1;
+	size_t len;
+	uint32_t cp;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
+		return 0;
+	if (cp >= 0xd800 && cp <= 0xdfff)
+		return 0;
+	return len;
+}
+
+bool agent_utf8_valid(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+	while (i < n) {
+		size_t l = utf8_seq(p + i, n - i);
+		if (l == 0)
+			return false;
+		i += l;
+	}
+	return true;
+}
+
+char *agent_utf8_sanitize(const char *s, size_t n, size_t *out_len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	/* Worst case: every byte becomes the 3-byte replacement character. */
+	if (n > (SIZE_MAX - 1) / 3)
+		return NULL;
+	char *out = malloc(n * 3 + 1);
+	if (out == NULL)
+		return NULL;
+	size_t o = 0, i = 0;
+	while (i < n) {
+		size_t l = utf8_seq(p + i, n - i);
+		if (l == 0) {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+		} else {
+			memcpy(out + o, p + i, l);
+			o += l;
+			i += l;
+		}
+	}
+	out[o] = '\0';
+	if (out_len != NULL)
+		*out_len = o;
+	return out;
+}
+
+void agent_buf_init(agent_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void agent_buf_finish(agent_buf *b)
+{
+	free(b->data);
+	memset(b, 0, sizeof(*b));
+}
+
+static bool reserve(agent_buf *b, size_t extra)
+{
+	if (b->len + extra + 1 <= b->cap)
+		return true;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < b->len + extra + 1) {
+		if (cap > SIZE_MAX / 2)
+			return false;
+		cap *= 2;
+	}
+	char *d = realloc(b->data, cap);
+	if (d == NULL) {
+		b->oom = true;
+		return false;
+	}
+	b->data = d;
+	b->cap = cap;
+	return true;
+}
+
+bool agent_buf_append(agent_buf *b, const char *s, size_t n)
+{
+	if (!reserve(b, n))
+		return false;
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return true;
+}
+
+bool agent_buf_puts(agent_buf *b, const char *s)
+{
+	return agent_buf_append(b, s, strlen(s));
+}
+
+bool agent_buf_printf(agent_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0 || !reserve(b, (size_t)n))
+		return false;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return true;
+}
+
+char *agent_buf_steal(agent_buf *b)
+{
+	char *d = b->data;
+	if (d == NULL)
+		d = calloc(1, 1);
+	memset(b, 0, sizeof(*b));
+	return d;
+}

@@ -1,0 +1,163 @@
+/* Unit tests: the agent's option parsing and its config file. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/options.h"
+
+static bool parse(agent_options *o, const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"deskhand";
+	for (; *args != NULL; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return agent_options_parse(o, argc, argv);
+}
+
+static void test_defaults(void **state)
+{
+	(void)state;
+	agent_options o;
+	agent_options_init(&o);
+	assert_string_equal(o.provider, "openai");
+	assert_string_equal(o.safe_mode, "off");
+	assert_string_equal(o.sandbox, "standard");
+	assert_int_equal(o.max_output, 2800);
+	assert_int_equal(o.max_steps, 50);
+	assert_int_equal(o.keep_images, 3);
+	assert_false(o.auto_run);
+	assert_false(o.os_auto_approve);
+	agent_options_finish(&o);
+}
+
+static void test_flags_and_spellings(void **state)
+{
+	(void)state;
+	agent_options o;
+	agent_options_init(&o);
+	const char *args[] = {"-y", "--safe_mode", "ask", "--os", "--max-steps", "7",
+	                      "--auto_run", "open", "the", "--file", NULL};
+	assert_true(parse(&o, args));
+	assert_true(o.auto_run);
+	assert_true(o.auto_run_from_flag);
+	assert_string_equal(o.safe_mode, "ask");
+	assert_true(o.os);
+	assert_int_equal(o.max_steps, 7);
+	/* Everything after the first word of the message belongs to it. */
+	assert_string_equal(o.message, "open the --file");
+	agent_options_finish(&o);
+}
+
+static void test_bad_values(void **state)
+{
+	(void)state;
+	const char *cases[][3] = {
+		{"--provider", "gpt", NULL}, {"--safe-mode", "maybe", NULL},
+		{"--max-steps", "0", NULL}, {"--max-steps", "12x", NULL},
+		{"--keep-images", "-1", NULL}, {"--screen-max", "1280", NULL},
+		{"--bogus", NULL, NULL}, {"--model", NULL, NULL},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		agent_options o;
+		agent_options_init(&o);
+		assert_false(parse(&o, cases[i]));
+		assert_true(strlen(agent_options_error()) > 0);
+		agent_options_finish(&o);
+	}
+}
+
+static void test_message_twice(void **state)
+{
+	(void)state;
+	agent_options o;
+	agent_options_init(&o);
+	const char *args[] = {"-m", "a", "b", NULL};
+	assert_false(parse(&o, args));
+	agent_options_finish(&o);
+}
+
+static char *write_tmp(const char *text)
+{
+	char *path = strdup("/tmp/deskhand-opt-XXXXXX");
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	return path;
+}
+
+static void test_config_then_flags(void **state)
+{
+	(void)state;
+	char *p = write_tmp("{\"provider\":\"anthropic\",\"max_steps\":9,"
+	                    "\"os_auto_approve\":true,\"screen_max\":\"1024x768\"}");
+	agent_options o;
+	agent_options_init(&o);
+	assert_true(agent_options_load_config(&o, p));
+	assert_string_equal(o.provider, "anthropic");
+	assert_int_equal(o.max_steps, 9);
+	assert_true(o.os_auto_approve);
+	assert_int_equal(o.screen_max_w, 1024);
+	const char *args[] = {"--max-steps", "3", NULL};
+	assert_true(parse(&o, args));
+	assert_int_equal(o.max_steps, 3);
+	agent_options_finish(&o);
+	unlink(p);
+	free(p);
+}
+
+static void test_config_errors(void **state)
+{
+	(void)state;
+	const char *bad[] = {
+		"{", "[1]", "{\"max_steps\":\"ten\"}", "{\"safe_mode\":\"yes\"}",
+		"{\"frobnicate\":1}", "{\"auto_run\":1}", "{\"max_steps\":1.5}",
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *p = write_tmp(bad[i]);
+		agent_options o;
+		agent_options_init(&o);
+		assert_false(agent_options_load_config(&o, p));
+		assert_non_null(strstr(agent_options_error(), p));
+		agent_options_finish(&o);
+		unlink(p);
+		free(p);
+	}
+	agent_options o;
+	agent_options_init(&o);
+	assert_false(agent_options_load_config(&o, "/nonexistent/deskhand.json"));
+	agent_options_finish(&o);
+}
+
+static void test_validate(void **state)
+{
+	(void)state;
+	agent_options o;
+	agent_options_init(&o);
+	const char *args[] = {"--provider", "script", NULL};
+	assert_true(parse(&o, args));
+	assert_false(agent_options_validate(&o));
+	agent_options_finish(&o);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_defaults),
+		cmocka_unit_test(test_flags_and_spellings),
+		cmocka_unit_test(test_bad_values),
+		cmocka_unit_test(test_message_twice),
+		cmocka_unit_test(test_config_then_flags),
+		cmocka_unit_test(test_config_errors),
+		cmocka_unit_test(test_validate),
+	};
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}
