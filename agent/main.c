@@ -6,6 +6,8 @@
 #include <string.h>
 
 #include "agent/cli.h"
+#include "agent/loop.h"
+#include "agent/options.h"
 #include "config.h"
 
 struct command {
@@ -22,32 +24,32 @@ static const struct command commands[] = {
 static void print_help(FILE *f)
 {
 	fprintf(f, "deskhand %s — a desktop agent for Linux/X11\n\n", DESKHAND_VERSION);
-	fprintf(f, "usage: deskhand COMMAND [ARGS...]\n\ncommands:\n");
+	fprintf(f, "usage: deskhand [OPTIONS] [MESSAGE]      the agent (options below)\n"
+	           "       deskhand COMMAND [ARGS...]       one tool directly\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
 		const char *syn = cli_synopsis(commands[i].name);
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].help);
 		if (syn[0] != '\0')
 			fprintf(f, "             %s\n", syn);
 	}
+	fputc('\n', f);
+	fputs(agent_options_usage(), f);
 }
 
 int main(int argc, char **argv)
 {
-	if (argc < 2) {
-		print_help(stderr);
-		return CLI_USAGE;
-	}
-	if (strcmp(argv[1], "--version") == 0) {
+	if (argc >= 2 && strcmp(argv[1], "--version") == 0) {
 		printf("deskhand %s\n", DESKHAND_VERSION);
 		return CLI_OK;
 	}
-	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+	if (argc >= 2 && (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0)) {
 		print_help(stdout);
 		return CLI_OK;
 	}
-	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			return commands[i].run(argc - 1, argv + 1);
-	cli_error("unknown command '%s' (deskhand --help lists them)", argv[1]);
-	return CLI_USAGE;
+	if (argc >= 2)
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			if (strcmp(argv[1], commands[i].name) == 0)
+				return commands[i].run(argc - 1, argv + 1);
+	/* Anything else is the agent: options and the user's message. */
+	return agent_main(argc, argv);
 }

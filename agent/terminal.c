@@ -445,7 +445,7 @@ agent_term_answer agent_term_ask(agent_term *t, const char *id,
 			line = read_plain_line();
 		}
 		if (line == NULL)
-			return AGENT_ANSWER_NO;  /* end of input is a no */
+			return AGENT_ANSWER_NONE;  /* end of input is a no */
 		trim(line);
 		agent_term_answer ans = AGENT_ANSWER_NO;
 		bool known = false;

@@ -26,7 +26,8 @@ typedef enum agent_term_stream {
 } agent_term_stream;
 
 typedef enum agent_term_answer {
-	AGENT_ANSWER_NO = 0,    /* also end of input and anything unrecognised */
+	AGENT_ANSWER_NO = 0,    /* also anything unrecognised */
+	AGENT_ANSWER_NONE,      /* end of input: no answer, which is a no */
 	AGENT_ANSWER_YES,
 	AGENT_ANSWER_EDIT,
 	AGENT_ANSWER_DETAILS,

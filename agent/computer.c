@@ -1,0 +1,592 @@
+/* agent/computer — parse, describe and run the computer tool's actions. */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "agent/computer.h"
+#include "agent/textutil.h"
+
+static const struct {
+	const char *name;
+	agent_computer_kind kind;
+	bool input;
+} actions[] = {
+	{"key", AC_KEY, true},
+	{"type", AC_TYPE, true},
+	{"mouse_move", AC_MOUSE_MOVE, true},
+	{"left_click", AC_LEFT_CLICK, true},
+	{"right_click", AC_RIGHT_CLICK, true},
+	{"middle_click", AC_MIDDLE_CLICK, true},
+	{"double_click", AC_DOUBLE_CLICK, true},
+	{"triple_click", AC_TRIPLE_CLICK, true},
+	{"left_click_drag", AC_LEFT_CLICK_DRAG, true},
+	{"left_mouse_down", AC_LEFT_MOUSE_DOWN, true},
+	{"left_mouse_up", AC_LEFT_MOUSE_UP, true},
+	{"scroll", AC_SCROLL, true},
+	{"hold_key", AC_HOLD_KEY, true},
+	{"wait", AC_WAIT, false},
+	{"screenshot", AC_SCREENSHOT, false},
+	{"cursor_position", AC_CURSOR_POSITION, false},
+	{"zoom", AC_ZOOM, false},
+	{"find_text", AC_FIND_TEXT, false},
+};
+
+#define N_ACTIONS (sizeof(actions) / sizeof(actions[0]))
+
+bool agent_computer_is_input(agent_computer_kind k)
+{
+	for (size_t i = 0; i < N_ACTIONS; i++)
+		if (actions[i].kind == k)
+			return actions[i].input;
+	return true; /* unknown kinds are never treated as harmless */
+}
+
+const char *agent_computer_actions_list(void)
+{
+	return "key, type, mouse_move, left_click, right_click, middle_click, "
+	       "double_click, triple_click, left_click_drag, left_mouse_down, "
+	       "left_mouse_up, scroll, hold_key, wait, screenshot, cursor_position, "
+	       "zoom, find_text";
+}
+
+static bool perr(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static bool perr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+/* An integer-valued JSON number within [min, max]. */
+static bool json_int(const cJSON *v, long min, long max, long *out)
+{
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return false;
+	double d = v->valuedouble;
+	if (d != floor(d) || d < (double)min || d > (double)max)
+		return false;
+	*out = (long)d;
+	return true;
+}
+
+static bool parse_point(const cJSON *args, const char *key, const vision_view *view,
+                        int *mx, int *my, int *sx, int *sy, bool *present,
+                        char *err, size_t errlen)
+{
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, key);
+	*present = false;
+	if (c == NULL || cJSON_IsNull(c))
+		return true;
+	long x, y;
+	if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2 ||
+	    !json_int(cJSON_GetArrayItem(c, 0), -1000000, 1000000, &x) ||
+	    !json_int(cJSON_GetArrayItem(c, 1), -1000000, 1000000, &y))
+		return perr(err, errlen, "%s must be [x, y] with two whole numbers", key);
+	if (!vision_model_to_screen(view, (int)x, (int)y, sx, sy))
+		return perr(err, errlen, "%s: %s", key, vision_error());
+	*mx = (int)x;
+	*my = (int)y;
+	*present = true;
+	return true;
+}
+
+/* Splits `text` on white space into key combinations. */
+static bool parse_combos(const char *text, agent_computer_action *a, char *err, size_t errlen)
+{
+	a->n_combos = 0;
+	const char *p = text;
+	while (*p != '\0') {
+		while (*p == ' ' || *p == '\t' || *p == '\n')
+			p++;
+		if (*p == '\0')
+			break;
+		const char *end = p;
+		while (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n')
+			end++;
+		char tok[128];
+		size_t n = (size_t)(end - p);
+		if (n >= sizeof(tok))
+			return perr(err, errlen, "key name too long: '%.40s...'", p);
+		memcpy(tok, p, n);
+		tok[n] = '\0';
+		if (a->n_combos == AC_MAX_COMBOS)
+			return perr(err, errlen, "too many keys in one action (at most %d)", AC_MAX_COMBOS);
+		if (!os_key_parse(tok, &a->combos[a->n_combos]))
+			return perr(err, errlen, "%s", os_error());
+		a->n_combos++;
+		p = end;
+	}
+	if (a->n_combos == 0)
+		return perr(err, errlen, "text must name at least one key (xdotool syntax, e.g. \"ctrl+s\")");
+	return true;
+}
+
+static const char *get_string(const cJSON *args, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static bool seconds_to_ms(const cJSON *args, double max_s, int *out, char *err, size_t errlen)
+{
+	const cJSON *d = cJSON_GetObjectItemCaseSensitive(args, "duration");
+	if (!cJSON_IsNumber(d) || !isfinite(d->valuedouble) || d->valuedouble < 0 ||
+	    d->valuedouble > max_s)
+		return perr(err, errlen, "duration must be a number of seconds from 0 to %g", max_s);
+	*out = (int)lround(d->valuedouble * 1000.0);
+	return true;
+}
+
+bool agent_computer_parse(const cJSON *args, const vision_view *view,
+                          agent_computer_action *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof(*a));
+	if (!cJSON_IsObject(args))
+		return perr(err, errlen, "the computer tool takes a JSON object");
+	const char *name = get_string(args, "action");
+	if (name == NULL)
+		return perr(err, errlen, "missing \"action\" (one of: %s)", agent_computer_actions_list());
+	size_t i;
+	for (i = 0; i < N_ACTIONS; i++)
+		if (strcmp(actions[i].name, name) == 0)
+			break;
+	if (i == N_ACTIONS)
+		return perr(err, errlen, "unknown action \"%.60s\" (one of: %s)", name,
+		            agent_computer_actions_list());
+	a->kind = actions[i].kind;
+	a->name = actions[i].name;
+
+	if (!parse_point(args, "coordinate", view, &a->mx, &a->my, &a->sx, &a->sy,
+	                 &a->has_point, err, errlen))
+		return false;
+	if (!parse_point(args, "start_coordinate", view, &a->start_mx, &a->start_my,
+	                 &a->start_sx, &a->start_sy, &a->has_start, err, errlen))
+		return false;
+
+	const char *text = get_string(args, "text");
+	if (text != NULL) {
+		size_t n = strlen(text);
+		if (n > AC_MAX_TEXT)
+			return perr(err, errlen, "text is too long (%zu bytes, at most %d)", n, AC_MAX_TEXT);
+		a->text = strdup(text);
+		if (a->text == NULL)
+			return perr(err, errlen, "out of memory");
+	}
+
+	switch (a->kind) {
+	case AC_KEY:
+		if (a->text == NULL)
+			return perr(err, errlen, "key needs \"text\" with the key combination");
+		return parse_combos(a->text, a, err, errlen);
+	case AC_HOLD_KEY:
+		if (a->text == NULL)
+			return perr(err, errlen, "hold_key needs \"text\" with the key");
+		if (!parse_combos(a->text, a, err, errlen))
+			return false;
+		if (a->n_combos != 1)
+			return perr(err, errlen, "hold_key holds one key combination");
+		return seconds_to_ms(args, 100, &a->duration_ms, err, errlen);
+	case AC_TYPE:
+	case AC_FIND_TEXT:
+		if (a->text == NULL || a->text[0] == '\0')
+			return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
+		return true;
+	case AC_MOUSE_MOVE:
+		if (!a->has_point)
+			return perr(err, errlen, "mouse_move needs \"coordinate\"");
+		return true;
+	case AC_LEFT_CLICK:
+	case AC_RIGHT_CLICK:
+	case AC_MIDDLE_CLICK:
+	case AC_DOUBLE_CLICK:
+	case AC_TRIPLE_CLICK:
+		/* `text` names modifier keys held during the click. */
+		if (a->text != NULL && a->text[0] != '\0')
+			return parse_combos(a->text, a, err, errlen);
+		return true;
+	case AC_LEFT_CLICK_DRAG:
+		if (!a->has_start || !a->has_point)
+			return perr(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
+		return true;
+	case AC_LEFT_MOUSE_DOWN:
+	case AC_LEFT_MOUSE_UP:
+		return true;
+	case AC_SCROLL: {
+		const char *dir = get_string(args, "scroll_direction");
+		static const char *const dirs[] = {"up", "down", "left", "right"};
+		int d = -1;
+		for (int k = 0; dir != NULL && k < 4; k++)
+			if (strcmp(dir, dirs[k]) == 0)
+				d = k;
+		if (d < 0)
+			return perr(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
+		a->direction = (os_scroll)d;
+		long amount = 3;
+		const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
+		if (am != NULL && !json_int(am, 1, 100, &amount))
+			return perr(err, errlen, "scroll_amount must be a whole number from 1 to 100");
+		a->amount = (int)amount;
+		if (a->text != NULL && a->text[0] != '\0')
+			return parse_combos(a->text, a, err, errlen);
+		return true;
+	}
+	case AC_WAIT:
+		return seconds_to_ms(args, 60, &a->duration_ms, err, errlen);
+	case AC_SCREENSHOT:
+	case AC_CURSOR_POSITION:
+		return true;
+	case AC_ZOOM: {
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "region");
+		long v[4];
+		if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4)
+			return perr(err, errlen, "zoom needs \"region\": [x0, y0, x1, y1]");
+		for (int k = 0; k < 4; k++)
+			if (!json_int(cJSON_GetArrayItem(r, k), 0, 1000000, &v[k]))
+				return perr(err, errlen, "region must hold four whole numbers >= 0");
+		os_rect tmp;
+		if (!vision_model_rect_to_screen(view, (int)v[0], (int)v[1], (int)v[2], (int)v[3], &tmp))
+			return perr(err, errlen, "region: %s", vision_error());
+		for (int k = 0; k < 4; k++)
+			a->region[k] = (int)v[k];
+		return true;
+	}
+	case AC__COUNT:
+		break;
+	}
+	return perr(err, errlen, "unknown action");
+}
+
+void agent_computer_action_finish(agent_computer_action *a)
+{
+	if (a == NULL)
+		return;
+	free(a->text);
+	a->text = NULL;
+}
+
+void agent_computer_describe(const agent_computer_action *a, char *buf, size_t len)
+{
+	char where[96] = "";
+	if (a->kind == AC_LEFT_CLICK_DRAG)
+		snprintf(where, sizeof(where), " from %d,%d to %d,%d (screen %d,%d -> %d,%d)",
+		         a->start_mx, a->start_my, a->mx, a->my, a->start_sx, a->start_sy,
+		         a->sx, a->sy);
+	else if (a->has_point)
+		snprintf(where, sizeof(where), " at %d,%d (screen %d,%d)", a->mx, a->my, a->sx, a->sy);
+	char extra[160] = "";
+	switch (a->kind) {
+	case AC_KEY:
+	case AC_HOLD_KEY:
+	case AC_TYPE:
+	case AC_FIND_TEXT: {
+		/* Show text safely: escape control characters, shorten. */
+		size_t o = 0;
+		extra[o++] = ' ';
+		extra[o++] = '"';
+		for (const char *p = a->text; p && *p && o < sizeof(extra) - 8; p++) {
+			unsigned char c = (unsigned char)*p;
+			if (c == '\n') {
+				extra[o++] = '\\';
+				extra[o++] = 'n';
+			} else if (c == '\t') {
+				extra[o++] = '\\';
+				extra[o++] = 't';
+			} else if (c < 0x20 || c == 0x7f) {
+				extra[o++] = '?';
+			} else {
+				extra[o++] = (char)c;
+			}
+		}
+		if (a->text && strlen(a->text) > sizeof(extra) - 10) {
+			memcpy(extra + o, "...", 3);
+			o += 3;
+		}
+		extra[o++] = '"';
+		extra[o] = '\0';
+		/* Never cut a UTF-8 sequence in half. */
+		while (o > 2 && !agent_utf8_valid(extra, o)) {
+			extra[--o] = '\0';
+		}
+		if (a->kind == AC_HOLD_KEY)
+			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " for %d ms",
+			         a->duration_ms);
+		break;
+	}
+	case AC_WAIT:
+		snprintf(extra, sizeof(extra), " %d ms", a->duration_ms);
+		break;
+	case AC_SCROLL: {
+		static const char *const dirs[] = {"up", "down", "left", "right"};
+		snprintf(extra, sizeof(extra), " %s by %d", dirs[a->direction], a->amount);
+		break;
+	}
+	case AC_ZOOM:
+		snprintf(extra, sizeof(extra), " into [%d,%d,%d,%d]", a->region[0], a->region[1],
+		         a->region[2], a->region[3]);
+		break;
+	default:
+		if (a->text != NULL && a->n_combos > 0)
+			snprintf(extra, sizeof(extra), " holding %s", a->text);
+		break;
+	}
+	snprintf(buf, len, "%s%s%s", a->name, extra, where);
+}
+
+char *agent_computer_to_json(const agent_computer_action *a)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (o == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "action", a->name);
+	if (a->has_point) {
+		int c[2] = {a->mx, a->my};
+		cJSON_AddItemToObject(o, "coordinate", cJSON_CreateIntArray(c, 2));
+		int s[2] = {a->sx, a->sy};
+		cJSON_AddItemToObject(o, "screen_coordinate", cJSON_CreateIntArray(s, 2));
+	}
+	if (a->has_start) {
+		int c[2] = {a->start_mx, a->start_my};
+		cJSON_AddItemToObject(o, "start_coordinate", cJSON_CreateIntArray(c, 2));
+	}
+	if (a->text != NULL)
+		cJSON_AddStringToObject(o, "text", a->text);
+	if (a->kind == AC_SCROLL) {
+		static const char *const dirs[] = {"up", "down", "left", "right"};
+		cJSON_AddStringToObject(o, "scroll_direction", dirs[a->direction]);
+		cJSON_AddNumberToObject(o, "scroll_amount", a->amount);
+	}
+	if (a->kind == AC_HOLD_KEY || a->kind == AC_WAIT)
+		cJSON_AddNumberToObject(o, "duration", a->duration_ms / 1000.0);
+	if (a->kind == AC_ZOOM)
+		cJSON_AddItemToObject(o, "region", cJSON_CreateIntArray(a->region, 4));
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* ---- running --------------------------------------------------------- */
+
+static void set_text(agent_computer_result *r, bool is_error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void set_text(agent_computer_result *r, bool is_error, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char buf[1024];
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	free(r->text);
+	r->text = strdup(buf);
+	r->is_error = is_error;
+}
+
+/* Sleeps `ms`, waking early when *cancel is set. Returns false if cancelled. */
+static bool sleep_ms(int ms, volatile int *cancel)
+{
+	while (ms > 0) {
+		if (cancel != NULL && *cancel)
+			return false;
+		int step = ms < 50 ? ms : 50;
+		struct timespec ts = {step / 1000, (long)(step % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+		ms -= step;
+	}
+	return cancel == NULL || !*cancel;
+}
+
+static bool mods(os_display *d, const agent_computer_action *a, bool down)
+{
+	bool ok = true;
+	if (down) {
+		for (int i = 0; i < a->n_combos && ok; i++)
+			ok = os_key_down(d, &a->combos[i]);
+	} else {
+		for (int i = a->n_combos - 1; i >= 0; i--)
+			ok = os_key_up(d, &a->combos[i]) && ok;
+	}
+	return ok;
+}
+
+static bool click(os_display *d, const agent_computer_action *a, os_button b, int count)
+{
+	if (a->has_point && !os_mouse_move(d, a->sx, a->sy))
+		return false;
+	bool ok = mods(d, a, true);
+	if (ok)
+		ok = os_mouse_click(d, b, count);
+	/* Release held modifiers even when the click failed. */
+	return mods(d, a, false) && ok;
+}
+
+static bool run_find_text(const agent_computer_ctx *ctx, const agent_computer_action *a,
+                          agent_computer_result *r)
+{
+	const vision_view *v = ctx->view;
+	os_rect mon = {v->screen_x, v->screen_y, v->screen_w, v->screen_h};
+	os_image *img = os_capture(ctx->display, &mon);
+	if (img == NULL) {
+		set_text(r, true, "find_text: %s", os_error());
+		return true;
+	}
+	vision_match *m = NULL;
+	size_t n = 0;
+	bool ok = vision_ocr_find(img, a->text, 0, &m, &n);
+	os_image_destroy(img);
+	if (!ok) {
+		set_text(r, true, "find_text: %s", vision_error());
+		return true;
+	}
+	if (n == 0) {
+		set_text(r, false, "\"%s\" was not found on the screen", a->text);
+		vision_matches_free(m, n);
+		return true;
+	}
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_printf(&b, "%zu match%s (centre x,y in screenshot coordinates, size, confidence):",
+	                 n, n == 1 ? "" : "es");
+	for (size_t i = 0; i < n && i < 20; i++) {
+		int mx, my, mx2, my2;
+		int cx = v->screen_x + m[i].x + m[i].width / 2;
+		int cy = v->screen_y + m[i].y + m[i].height / 2;
+		if (!vision_screen_to_model(v, cx, cy, &mx, &my))
+			continue;
+		vision_screen_to_model(v, v->screen_x + m[i].x + m[i].width - 1,
+		                       v->screen_y + m[i].y + m[i].height - 1, &mx2, &my2);
+		int mx1, my1;
+		vision_screen_to_model(v, v->screen_x + m[i].x, v->screen_y + m[i].y, &mx1, &my1);
+		agent_buf_printf(&b, "\n%d,%d %dx%d %.0f%% \"%s\"", mx, my, mx2 - mx1 + 1,
+		                 my2 - my1 + 1, (double)m[i].confidence, m[i].text);
+	}
+	vision_matches_free(m, n);
+	free(r->text);
+	r->text = agent_buf_steal(&b);
+	r->is_error = false;
+	return true;
+}
+
+bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_action *a,
+                        agent_computer_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	os_display *d = ctx->display;
+	bool ok = true;
+	r->want_screenshot = true;
+	switch (a->kind) {
+	case AC_KEY:
+		for (int i = 0; i < a->n_combos && ok; i++)
+			ok = os_key_combo(d, &a->combos[i]);
+		break;
+	case AC_TYPE:
+		ok = os_type(d, a->text, strlen(a->text), -1);
+		break;
+	case AC_MOUSE_MOVE:
+		ok = os_mouse_move(d, a->sx, a->sy);
+		break;
+	case AC_LEFT_CLICK:
+		ok = click(d, a, OS_BUTTON_LEFT, 1);
+		break;
+	case AC_RIGHT_CLICK:
+		ok = click(d, a, OS_BUTTON_RIGHT, 1);
+		break;
+	case AC_MIDDLE_CLICK:
+		ok = click(d, a, OS_BUTTON_MIDDLE, 1);
+		break;
+	case AC_DOUBLE_CLICK:
+		ok = click(d, a, OS_BUTTON_LEFT, 2);
+		break;
+	case AC_TRIPLE_CLICK:
+		ok = click(d, a, OS_BUTTON_LEFT, 3);
+		break;
+	case AC_LEFT_CLICK_DRAG:
+		ok = os_mouse_drag(d, a->start_sx, a->start_sy, a->sx, a->sy, OS_BUTTON_LEFT);
+		break;
+	case AC_LEFT_MOUSE_DOWN:
+	case AC_LEFT_MOUSE_UP:
+		if (a->has_point)
+			ok = os_mouse_move(d, a->sx, a->sy);
+		if (ok)
+			ok = os_mouse_button(d, OS_BUTTON_LEFT, a->kind == AC_LEFT_MOUSE_DOWN);
+		break;
+	case AC_SCROLL:
+		if (a->has_point)
+			ok = os_mouse_move(d, a->sx, a->sy);
+		if (ok)
+			ok = mods(d, a, true);
+		if (ok)
+			ok = os_mouse_scroll(d, a->direction, a->amount);
+		ok = mods(d, a, false) && ok;
+		break;
+	case AC_HOLD_KEY:
+		ok = os_key_hold(d, &a->combos[0], a->duration_ms);
+		break;
+	case AC_WAIT:
+		if (!sleep_ms(a->duration_ms, ctx->cancel)) {
+			set_text(r, true, "wait was interrupted");
+			return true;
+		}
+		break;
+	case AC_SCREENSHOT:
+		break;
+	case AC_CURSOR_POSITION: {
+		r->want_screenshot = false;
+		int x, y, mx, my;
+		if (!os_pointer(d, &x, &y)) {
+			ok = false;
+			break;
+		}
+		if (!vision_screen_to_model(ctx->view, x, y, &mx, &my))
+			set_text(r, false, "the pointer is outside the screenshot's monitor (screen %d,%d)", x, y);
+		else
+			set_text(r, false, "X=%d,Y=%d", mx, my);
+		r->pointer_x = x;
+		r->pointer_y = y;
+		return true;
+	}
+	case AC_ZOOM: {
+		r->want_screenshot = false;
+		r->image = vision_zoom(d, ctx->view, a->region[0], a->region[1], a->region[2],
+		                       a->region[3], ctx->max_w, ctx->max_h, &r->image_view);
+		if (r->image == NULL) {
+			set_text(r, true, "zoom: %s", vision_error());
+			return true;
+		}
+		set_text(r, false, "zoomed into [%d,%d,%d,%d], shown at %dx%d", a->region[0],
+		         a->region[1], a->region[2], a->region[3], r->image->width, r->image->height);
+		break;
+	}
+	case AC_FIND_TEXT:
+		r->want_screenshot = false;
+		run_find_text(ctx, a, r);
+		break;
+	case AC__COUNT:
+		break;
+	}
+	if (!ok) {
+		/* A lost display is deskhand's failure; anything else the model's. */
+		set_text(r, true, "%s failed: %s", a->name, os_error());
+		r->want_screenshot = false;
+	} else if (r->text == NULL) {
+		char desc[256];
+		agent_computer_describe(a, desc, sizeof(desc));
+		set_text(r, false, "done: %s", desc);
+	}
+	if (!os_pointer(d, &r->pointer_x, &r->pointer_y))
+		r->pointer_x = r->pointer_y = -1;
+	return true;
+}
+
+void agent_computer_result_finish(agent_computer_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->text);
+	os_image_destroy(r->image);
+	memset(r, 0, sizeof(*r));
+}

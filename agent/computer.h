@@ -1,0 +1,117 @@
+/*
+ * agent/computer — the model's `computer` tool: Anthropic's action names,
+ * for every provider.
+ *
+ * Parsing is pure and strict: the arguments the model sent (JSON) become a
+ * validated action with its coordinates already mapped to the screen with
+ * the view of the last screenshot the model saw — or an error text that goes
+ * back to the model as an error result. Nothing is guessed or clamped: a
+ * coordinate outside that screenshot, an unknown key name or a missing field
+ * is an error.
+ *
+ * Running an action (agent_computer_run) is the only place that turns a
+ * parsed action into os/ calls; it is called by the gate after the policy
+ * and the human allowed it, never directly by the loop.
+ */
+#ifndef DESKHAND_AGENT_COMPUTER_H
+#define DESKHAND_AGENT_COMPUTER_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "os/os.h"
+#include "vision/vision.h"
+
+typedef enum agent_computer_kind {
+	AC_KEY,
+	AC_TYPE,
+	AC_MOUSE_MOVE,
+	AC_LEFT_CLICK,
+	AC_RIGHT_CLICK,
+	AC_MIDDLE_CLICK,
+	AC_DOUBLE_CLICK,
+	AC_TRIPLE_CLICK,
+	AC_LEFT_CLICK_DRAG,
+	AC_LEFT_MOUSE_DOWN,
+	AC_LEFT_MOUSE_UP,
+	AC_SCROLL,
+	AC_HOLD_KEY,
+	AC_WAIT,
+	AC_SCREENSHOT,
+	AC_CURSOR_POSITION,
+	AC_ZOOM,
+	AC_FIND_TEXT,
+	AC__COUNT,
+} agent_computer_kind;
+
+#define AC_MAX_COMBOS 16
+#define AC_MAX_TEXT (64 * 1024)
+
+typedef struct agent_computer_action {
+	agent_computer_kind kind;
+	const char *name;        /* the action's name, static */
+	bool has_point;          /* coordinate given */
+	int mx, my;              /* in the model's screenshot */
+	int sx, sy;              /* on the screen (root pixels) */
+	bool has_start;          /* start_coordinate (drag) */
+	int start_mx, start_my, start_sx, start_sy;
+	char *text;              /* type/find_text text, key/hold_key combos, held modifiers */
+	os_combo combos[AC_MAX_COMBOS];
+	int n_combos;            /* key: the combos in order; clicks: modifiers held */
+	os_scroll direction;
+	int amount;              /* scroll clicks */
+	int duration_ms;         /* hold_key, wait */
+	int region[4];           /* zoom: x0,y0,x1,y1 in the model's screenshot */
+} agent_computer_action;
+
+/* Whether the action changes the desktop (needs a human yes) or only looks. */
+bool agent_computer_is_input(agent_computer_kind k);
+
+/*
+ * Parses and validates `args` (the tool call's JSON object) against `view`
+ * (the last screenshot's). On failure returns false and writes a message
+ * for the model into err. Ownership: free with agent_computer_action_finish.
+ */
+bool agent_computer_parse(const cJSON *args, const vision_view *view,
+                          agent_computer_action *out, char *err, size_t errlen);
+void agent_computer_action_finish(agent_computer_action *a);
+
+/* A one-line human description ("left_click at 640,360 (screen 960,540)"). */
+void agent_computer_describe(const agent_computer_action *a, char *buf, size_t len);
+
+/* The action as JSON (for the audit log, the question and `e` edit). Caller frees. */
+char *agent_computer_to_json(const agent_computer_action *a);
+
+/* What running an action produced. */
+typedef struct agent_computer_result {
+	char *text;              /* for the model; malloc'd */
+	bool is_error;
+	bool want_screenshot;    /* the loop attaches a settled screenshot */
+	os_image *image;         /* zoom: the image to send instead (caller destroys) */
+	vision_view image_view;  /* the view of `image` */
+	int pointer_x, pointer_y;/* where deskhand left the pointer (kill switch) */
+} agent_computer_result;
+
+typedef struct agent_computer_ctx {
+	os_display *display;
+	const vision_view *view; /* the last screenshot's view */
+	int max_w, max_h;        /* the model's image size limit (zoom) */
+	volatile int *cancel;    /* set asynchronously by Ctrl-C: stop hold/wait */
+} agent_computer_ctx;
+
+/*
+ * Performs the action through os/ (and vision/ for zoom and find_text).
+ * Fails only for errors of deskhand itself (lost display); an action that
+ * cannot be done (text not found, typing refused) is a result with is_error.
+ * Ownership: free the result with agent_computer_result_finish.
+ */
+bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_action *a,
+                        agent_computer_result *res);
+void agent_computer_result_finish(agent_computer_result *r);
+
+/* The JSON schema of the computer tool's arguments (for non-Anthropic providers). */
+const char *agent_computer_actions_list(void);
+
+#endif

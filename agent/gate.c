@@ -1,0 +1,747 @@
+/*
+ * agent/gate — the single path from a tool call to an executor or os/.
+ *
+ * For every call: parse and validate it, record "proposed", scan when the
+ * policy says so, ask the policy, ask the human when told to (y / n / e / d,
+ * and the scan offer of safe mode ask), record the decision (flushed to disk
+ * before anything runs), and only then run it and record "executed". A
+ * denied or blocked action never reaches exec_ or os_ functions: there is no
+ * other call site for them in the agent.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/agent-internal.h"
+#include "agent/computer.h"
+#include "agent/textutil.h"
+
+void agent_tool_result_finish(agent_tool_result *r)
+{
+	if (r == NULL)
+		return;
+	free(r->text);
+	conv_image_clear(&r->image);
+	memset(r, 0, sizeof(*r));
+}
+
+static void result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static void result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n >= 0) {
+		char *tmp = malloc((size_t)n + 1);
+		if (tmp != NULL) {
+			va_start(ap, fmt);
+			vsnprintf(tmp, (size_t)n + 1, fmt, ap);
+			va_end(ap);
+			agent_buf_append(&b, tmp, (size_t)n);
+			free(tmp);
+		}
+	}
+	free(r->text);
+	r->text = agent_buf_steal(&b);
+	r->is_error = is_error;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
+}
+
+/* ---- a proposal, whatever its tool ------------------------------------- */
+
+typedef struct proposal {
+	const char *id;
+	agent_policy_kind kind;
+	/* execute */
+	char *language;
+	char *code;
+	bool display;
+	/* computer */
+	agent_computer_action action;
+	bool has_action;
+	/* the scan */
+	bool scanned;
+	agent_scan_result *scan;
+} proposal;
+
+static void proposal_finish(proposal *p)
+{
+	free(p->language);
+	free(p->code);
+	if (p->has_action)
+		agent_computer_action_finish(&p->action);
+	agent_scan_result_destroy(p->scan);
+}
+
+/* The proposal as audit/question JSON text. Caller frees. */
+static char *proposal_json(const proposal *p)
+{
+	if (p->has_action)
+		return agent_computer_to_json(&p->action);
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "language", p->language);
+	cJSON_AddStringToObject(o, "code", p->code);
+	cJSON_AddBoolToObject(o, "display", p->display);
+	char *s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+static bool parse_execute(agent_session *s, const cJSON *args, proposal *p,
+                          char *err, size_t errlen)
+{
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
+	const cJSON *disp = cJSON_GetObjectItemCaseSensitive(args, "display");
+	if (!cJSON_IsString(lang)) {
+		snprintf(err, errlen, "execute needs \"language\" (python, shell, javascript, ruby or r)");
+		return false;
+	}
+	if (!cJSON_IsString(code)) {
+		snprintf(err, errlen, "execute needs \"code\" as a string");
+		return false;
+	}
+	if (disp != NULL && !cJSON_IsBool(disp) && !cJSON_IsNull(disp)) {
+		snprintf(err, errlen, "\"display\" must be true or false");
+		return false;
+	}
+	exec_lang el;
+	if (!exec_lang_from_name(lang->valuestring, &el)) {
+		snprintf(err, errlen, "unknown language \"%.40s\" (python, shell, javascript, ruby or r)",
+		         lang->valuestring);
+		return false;
+	}
+	p->language = strdup(lang->valuestring);
+	p->code = strdup(code->valuestring);
+	p->display = cJSON_IsTrue(disp);
+	if (p->display && s->display == NULL && getenv("DISPLAY") == NULL) {
+		snprintf(err, errlen, "no display is available to this code (no DISPLAY)");
+		return false;
+	}
+	p->kind = p->display ? AGENT_POLICY_CODE_DISPLAY : AGENT_POLICY_CODE;
+	return p->language != NULL && p->code != NULL;
+}
+
+static bool parse_call(agent_session *s, const struct conv_block *call, proposal *p,
+                       char *err, size_t errlen)
+{
+	if (call->args == NULL) {
+		snprintf(err, errlen, "the arguments are not a JSON object: %s",
+		         call->args_error ? call->args_error : "unparsable");
+		return false;
+	}
+	if (strcmp(call->name, "execute") == 0)
+		return parse_execute(s, call->args, p, err, errlen);
+	if (strcmp(call->name, "computer") == 0) {
+		if (s->display == NULL) {
+			snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
+			return false;
+		}
+		if (!agent_computer_parse(call->args, &s->view, &p->action, err, errlen)) {
+			agent_computer_action_finish(&p->action);
+			return false;
+		}
+		p->has_action = true;
+		p->kind = agent_computer_is_input(p->action.kind) ? AGENT_POLICY_OS_INPUT
+		                                                  : AGENT_POLICY_OS_OBSERVE;
+		return true;
+	}
+	snprintf(err, errlen, "unknown tool \"%.60s\" (the tools are execute%s)", call->name,
+	         s->display ? " and computer" : "");
+	return false;
+}
+
+/* ---- scanning ---------------------------------------------------------- */
+
+static bool do_scan(agent_session *s, proposal *p)
+{
+	agent_scan_lang lang;
+	p->scanned = true;
+	agent_scan_result_destroy(p->scan);
+	p->scan = NULL;
+	if (!agent_scan_lang_parse(p->language, &lang)) {
+		/* No rules for this language: scanned, nothing found. */
+		agent_audit_scanned(s->audit, p->id, p->kind, NULL);
+		return true;
+	}
+	if (s->rules == NULL) {
+		s->rules = agent_scan_rules_load(NULL, true);
+		if (s->rules == NULL) {
+			agent_term_error(s->term, "scanner: %s", agent_scan_error());
+			return false;
+		}
+	}
+	p->scan = agent_scan(s->rules, lang, p->code, strlen(p->code));
+	if (p->scan == NULL) {
+		agent_term_error(s->term, "scanner: %s", agent_scan_error());
+		return false;
+	}
+	agent_audit_scanned(s->audit, p->id, p->kind, p->scan);
+	return true;
+}
+
+static char *findings_text(const agent_scan_result *r)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	for (size_t i = 0; r != NULL && i < r->count; i++)
+		agent_buf_printf(&b, "%sline %d: %s [%s, %s]", i ? "\n" : "", r->findings[i].line,
+		                 r->findings[i].message, r->findings[i].rule_id,
+		                 agent_scan_severity_name(r->findings[i].severity));
+	return agent_buf_steal(&b);
+}
+
+/* Records the proposal (again, after an edit: the newest one counts). */
+static void audit_proposed(agent_session *s, const proposal *p)
+{
+	if (!p->has_action) {
+		agent_audit_proposed_code(s->audit, p->id, p->kind, p->language, p->code,
+		                          strlen(p->code));
+		return;
+	}
+	char *json = agent_computer_to_json(&p->action);
+	cJSON *o = json ? cJSON_Parse(json) : NULL;
+	agent_audit_proposed_action(s->audit, p->id, p->kind, o);
+	cJSON_Delete(o);
+	free(json);
+}
+
+/* ---- details and editing ------------------------------------------------ */
+
+static void show_proposal(agent_session *s, const proposal *p)
+{
+	if (p->has_action) {
+		char desc[512];
+		agent_computer_describe(&p->action, desc, sizeof(desc));
+		char *json = agent_computer_to_json(&p->action);
+		agent_term_show_action(s->term, p->id, desc, json ? json : "{}");
+		free(json);
+	} else {
+		agent_term_show_code(s->term, p->id, p->language, p->code, p->display);
+	}
+}
+
+/* The window under a screen point, for the details of an OS action. */
+static void window_at(agent_session *s, int x, int y, char *out, size_t len)
+{
+	size_t n = 0;
+	os_window *w = os_windows_list(s->display, &n);
+	snprintf(out, len, "(none: the root window)");
+	/* The list is bottom to top: the last hit is the one on top. */
+	for (size_t i = 0; w != NULL && i < n; i++) {
+		os_rect g = w[i].geometry;
+		if (x >= g.x && y >= g.y && x < g.x + g.width && y < g.y + g.height)
+			snprintf(out, len, "0x%x \"%s\" (%s, pid %d)", w[i].id, w[i].title,
+			         w[i].klass, w[i].pid);
+	}
+	os_windows_free(w, n);
+}
+
+static void show_details(agent_session *s, const proposal *p)
+{
+	if (!p->has_action) {
+		agent_buf b;
+		agent_buf_init(&b);
+		int line = 1;
+		agent_buf_printf(&b, "%4d  ", line);
+		for (const char *c = p->code; *c; c++) {
+			agent_buf_append(&b, c, 1);
+			if (*c == '\n' && c[1] != '\0')
+				agent_buf_printf(&b, "%4d  ", ++line);
+		}
+		if (p->scan != NULL && p->scan->count > 0) {
+			char *f = findings_text(p->scan);
+			agent_buf_printf(&b, "\nscanner findings:\n%s", f);
+			free(f);
+		}
+		agent_buf_printf(&b, "\nlanguage %s, sandbox %s%s", p->language, s->opt->sandbox,
+		                 p->display ? ", WITH access to the display" : "");
+		char *text = agent_buf_steal(&b);
+		agent_term_print(s->term, text);
+		free(text);
+		return;
+	}
+	const agent_computer_action *a = &p->action;
+	char desc[512], win[256] = "", shot[512] = "";
+	agent_computer_describe(a, desc, sizeof(desc));
+	vision_point pts[2];
+	int n = 0;
+	if (a->has_start)
+		pts[n++] = (vision_point){a->start_sx, a->start_sy};
+	if (a->has_point)
+		pts[n++] = (vision_point){a->sx, a->sy};
+	if (n == 0) {
+		int x, y;
+		if (os_pointer(s->display, &x, &y))
+			pts[n++] = (vision_point){x, y};
+	}
+	if (n > 0) {
+		window_at(s, pts[n - 1].x, pts[n - 1].y, win, sizeof(win));
+		os_image *img = vision_preview_capture(s->display, pts, n, desc, 480, 320);
+		if (img != NULL) {
+			/* Beside the conversation, so it is kept with what it explains. */
+			char *dir = strdup(s->conv->path);
+			char *slash = dir ? strrchr(dir, '/') : NULL;
+			if (slash != NULL)
+				*slash = '\0';
+			snprintf(shot, sizeof(shot), "%s/preview-%s.png",
+			         slash != NULL ? dir : ".", p->id);
+			if (!os_png_write_file(img, shot, NULL))
+				snprintf(shot, sizeof(shot), "(could not save: %s)", os_error());
+			free(dir);
+			os_image_destroy(img);
+		} else {
+			snprintf(shot, sizeof(shot), "(no preview: %s)", vision_error());
+		}
+	}
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_printf(&b, "action:  %s\n", desc);
+	if (n > 0)
+		agent_buf_printf(&b, "target:  screen %d,%d\nwindow:  %s\npreview: %s",
+		                 pts[n - 1].x, pts[n - 1].y, win, shot);
+	char *text = agent_buf_steal(&b);
+	agent_term_print(s->term, text);
+	free(text);
+}
+
+/*
+ * Opens `text` in the user's editor ($VISUAL, $EDITOR, else vi) and returns
+ * what was saved. The editor string is the user's own setting, so it goes
+ * through /bin/sh; the file name is passed as a separate argument.
+ */
+static char *edit_text(agent_session *s, const char *text, const char *suffix)
+{
+	char path[] = "/tmp/deskhand-edit-XXXXXX.txt";
+	(void)suffix;
+	int fd = mkstemps(path, 4);
+	if (fd < 0) {
+		agent_term_warning(s->term, "cannot create a file to edit: %s", strerror(errno));
+		return NULL;
+	}
+	size_t len = strlen(text);
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	close(fd);
+	char *result = NULL;
+	if (!ok)
+		goto out;
+	const char *ed = getenv("VISUAL");
+	if (ed == NULL || ed[0] == '\0')
+		ed = getenv("EDITOR");
+	if (ed == NULL || ed[0] == '\0')
+		ed = "vi";
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "exec $DESKHAND_EDITOR \"$1\"", "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	if (pid < 0)
+		goto out;
+	/* The child finds the editor in its environment, not in the command. */
+	int st;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	(void)ed;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		agent_term_warning(s->term, "the editor failed; nothing was changed");
+		goto out;
+	}
+	FILE *f = fopen(path, "rb");
+	if (f == NULL)
+		goto out;
+	agent_buf b;
+	agent_buf_init(&b);
+	char buf[4096];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		agent_buf_append(&b, buf, n);
+	fclose(f);
+	result = agent_buf_steal(&b);
+out:
+	unlink(path);
+	return result;
+}
+
+/* Lets the user edit the proposal; true when it changed and parsed. */
+static bool edit_proposal(agent_session *s, proposal *p)
+{
+	const char *ed = getenv("VISUAL");
+	if (ed == NULL || ed[0] == '\0')
+		ed = getenv("EDITOR");
+	setenv("DESKHAND_EDITOR", ed != NULL && ed[0] != '\0' ? ed : "vi", 1);
+	if (!p->has_action) {
+		char *code = edit_text(s, p->code, ".txt");
+		if (code == NULL)
+			return false;
+		free(p->code);
+		p->code = code;
+	} else {
+		char *json = agent_computer_to_json(&p->action);
+		char *edited = json ? edit_text(s, json, ".json") : NULL;
+		free(json);
+		if (edited == NULL)
+			return false;
+		cJSON *args = cJSON_Parse(edited);
+		free(edited);
+		agent_computer_action a;
+		char err[256];
+		if (args == NULL || !agent_computer_parse(args, &s->view, &a, err, sizeof(err))) {
+			agent_term_warning(s->term, "the edited action is not valid: %s",
+			                   args == NULL ? "not JSON" : err);
+			if (args != NULL)
+				agent_computer_action_finish(&a);
+			cJSON_Delete(args);
+			return false;
+		}
+		cJSON_Delete(args);
+		agent_computer_action_finish(&p->action);
+		p->action = a;
+		p->kind = agent_computer_is_input(a.kind) ? AGENT_POLICY_OS_INPUT : AGENT_POLICY_OS_OBSERVE;
+	}
+	/* What the user edited is a new proposal: record it, scan it anew. */
+	p->scanned = false;
+	agent_scan_result_destroy(p->scan);
+	p->scan = NULL;
+	audit_proposed(s, p);
+	return true;
+}
+
+/* ---- running ------------------------------------------------------------ */
+
+static void on_output(const char *chunk, size_t len, exec_stream stream, void *user)
+{
+	agent_session *s = user;
+	agent_term_output(s->term, chunk, len,
+	                  stream == EXEC_STDERR ? AGENT_TERM_STDERR : AGENT_TERM_STDOUT);
+}
+
+static void run_code(agent_session *s, const proposal *p, agent_tool_result *res)
+{
+	exec_lang lang;
+	exec_lang_from_name(p->language, &lang);
+	if (s->exec == NULL) {
+		exec_config cfg;
+		exec_config_init(&cfg);
+		cfg.sandbox = s->sandbox;
+		cfg.max_output = (size_t)s->opt->max_output;
+		s->exec = exec_sessions_create(&cfg);
+		if (s->exec == NULL) {
+			result_text(res, true, "cannot start the interpreter: %s", exec_error());
+			agent_audit_executed(s->audit, p->id, p->kind, -1, 0, exec_error());
+			return;
+		}
+		agent_exec_for_signals = s->exec;
+	}
+	long t0 = now_ms();
+	exec_result r;
+	bool ok = exec_sessions_run(s->exec, lang, p->display, p->code, strlen(p->code),
+	                            on_output, s, &r);
+	long dt = now_ms() - t0;
+	if (!ok) {
+		result_text(res, true, "%s", exec_error());
+		agent_audit_executed(s->audit, p->id, p->kind, -1, dt, exec_error());
+		return;
+	}
+	agent_buf b;
+	agent_buf_init(&b);
+	if (r.restarted)
+		agent_buf_puts(&b, "[the interpreter had died and was restarted; earlier state is gone]\n");
+	agent_buf_append(&b, r.output, r.output_len);
+	if (r.message[0] != '\0')
+		agent_buf_printf(&b, "%s[%s]", b.len ? "\n" : "", r.message);
+	else if (r.timed_out)
+		agent_buf_printf(&b, "%s[timed out; the block was stopped]", b.len ? "\n" : "");
+	else if (r.interrupted)
+		agent_buf_printf(&b, "%s[interrupted by the user]", b.len ? "\n" : "");
+	else if (r.status != 0)
+		agent_buf_printf(&b, "%s[exit status %d]", b.len ? "\n" : "", r.status);
+	if (b.len == 0)
+		agent_buf_puts(&b, "[no output]");
+	free(res->text);
+	res->text = agent_buf_steal(&b);
+	res->is_error = r.status != 0 || r.timed_out || r.interrupted;
+	agent_audit_executed(s->audit, p->id, p->kind, r.status, dt, NULL);
+	exec_result_finish(&r);
+}
+
+bool agent_screenshot(agent_session *s, bool settle, struct conv_image *img,
+                      char *err, size_t errlen)
+{
+	if (settle) {
+		vision_settle_opts so;
+		vision_settle_opts_init(&so);
+		so.cap_ms = (int)s->opt->settle_ms;
+		vision_settle_result sr;
+		if (!vision_settle(s->display, NULL, &so, &sr)) {
+			snprintf(err, errlen, "%s", vision_error());
+			return false;
+		}
+	}
+	vision_shot_opts vo;
+	vision_shot_opts_init(&vo);
+	vo.max_w = (int)s->opt->screen_max_w;
+	vo.max_h = (int)s->opt->screen_max_h;
+	vo.monitor = (int)s->opt->monitor;
+	vo.grid = s->opt->grid;
+	vision_view view;
+	os_image *shot = vision_shot(s->display, &vo, &view);
+	if (shot == NULL) {
+		snprintf(err, errlen, "%s", vision_error());
+		return false;
+	}
+	uint8_t *png = NULL;
+	size_t len = 0;
+	bool ok = os_png_encode(shot, &png, &len, NULL);
+	os_image_destroy(shot);
+	if (!ok) {
+		snprintf(err, errlen, "%s", os_error());
+		return false;
+	}
+	ok = conv_store_png(s->conv, png, len, view.model_w, view.model_h, img);
+	free(png);
+	if (!ok) {
+		snprintf(err, errlen, "%s", conv_error());
+		return false;
+	}
+	/* From now on, the model's coordinates refer to this image. */
+	s->view = view;
+	return true;
+}
+
+static void run_action(agent_session *s, const proposal *p, agent_tool_result *res)
+{
+	agent_computer_ctx ctx = {
+		.display = s->display,
+		.view = &s->view,
+		.max_w = (int)s->opt->screen_max_w,
+		.max_h = (int)s->opt->screen_max_h,
+		.cancel = &agent_cancel,
+	};
+	long t0 = now_ms();
+	agent_computer_result r;
+	agent_computer_run(&ctx, &p->action, &r);
+	if (agent_computer_is_input(p->action.kind) && r.pointer_x >= 0) {
+		s->last_px = r.pointer_x;
+		s->last_py = r.pointer_y;
+		s->have_last_pointer = true;
+	}
+	free(res->text);
+	res->text = r.text;
+	r.text = NULL;
+	res->is_error = r.is_error;
+	char err[256];
+	if (r.image != NULL) {
+		uint8_t *png = NULL;
+		size_t len = 0;
+		if (os_png_encode(r.image, &png, &len, NULL))
+			conv_store_png(s->conv, png, len, r.image->width, r.image->height, &res->image);
+		free(png);
+	} else if (r.want_screenshot &&
+	           !agent_screenshot(s, p->action.kind != AC_SCREENSHOT, &res->image, err, sizeof(err))) {
+		agent_buf b;
+		agent_buf_init(&b);
+		agent_buf_printf(&b, "%s\n[no screenshot: %s]", res->text ? res->text : "", err);
+		free(res->text);
+		res->text = agent_buf_steal(&b);
+	}
+	agent_audit_executed(s->audit, p->id, p->kind, res->is_error ? 1 : 0, now_ms() - t0,
+	                     res->is_error ? res->text : NULL);
+	agent_computer_result_finish(&r);
+}
+
+/* ---- the gate ----------------------------------------------------------- */
+
+static bool kill_switch(agent_session *s, char *reason, size_t len)
+{
+	if (s->display == NULL)
+		return false;
+	int x, y;
+	if (!os_pointer(s->display, &x, &y))
+		return false;
+	os_rect mons[16];
+	int n = os_monitors(s->display, mons, 16);
+	if (n > 16)
+		n = 16;
+	agent_policy_rect rects[16];
+	for (int i = 0; i < n; i++)
+		rects[i] = (agent_policy_rect){mons[i].x, mons[i].y, mons[i].width, mons[i].height};
+	agent_policy_point ptr = {x, y};
+	agent_policy_point last = {s->last_px, s->last_py};
+	agent_policy_kill k = agent_policy_killswitch(ptr, rects, (size_t)n,
+	                                              s->have_last_pointer ? &last : NULL,
+	                                              reason, len);
+	if (k != AGENT_POLICY_KILL_NONE) {
+		/* Judge later moves from here. */
+		s->last_px = x;
+		s->last_py = y;
+		s->have_last_pointer = true;
+	}
+	return k != AGENT_POLICY_KILL_NONE;
+}
+
+static agent_policy_decision decide(agent_session *s, const proposal *p, bool kill_tripped)
+{
+	agent_policy_input in = {
+		.kind = p->kind,
+		.auto_run = s->settings.auto_run,
+		.safe_mode = s->settings.safe_mode,
+		.scanned = p->scanned,
+		.findings = p->scan ? (unsigned)p->scan->count : 0,
+		.worst = p->scan ? p->scan->worst : AGENT_SCAN_NONE,
+		.os_auto_approve = s->settings.os_auto_approve,
+		.kill_tripped = kill_tripped,
+		.interactive = agent_term_interactive(s->term),
+	};
+	return agent_policy_decide(&in);
+}
+
+void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
+                          agent_tool_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	proposal p;
+	memset(&p, 0, sizeof(p));
+	p.id = call->id;
+	char err[512];
+	if (!parse_call(s, call, &p, err, sizeof(err))) {
+		/* Not runnable: recorded as proposed and blocked, never asked about. */
+		cJSON *o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "tool", call->name);
+		cJSON_AddStringToObject(o, "arguments", call->arguments ? call->arguments : "");
+		agent_audit_proposed_action(s->audit, p.id, AGENT_POLICY_OS_INPUT, o);
+		cJSON_Delete(o);
+		agent_audit_blocked(s->audit, p.id, AGENT_POLICY_OS_INPUT, err);
+		agent_term_warning(s->term, "%s: %s", call->name, err);
+		result_text(res, true, "error: %s", err);
+		proposal_finish(&p);
+		return;
+	}
+	audit_proposed(s, &p);
+	show_proposal(s, &p);
+
+	/*
+	 * The kill switch matters only for actions on the desktop that would run
+	 * unasked; it is read once per proposal, before anything runs.
+	 */
+	char kill_reason[160] = "";
+	bool tripped = false;
+	if (p.kind == AGENT_POLICY_OS_INPUT || p.kind == AGENT_POLICY_CODE_DISPLAY) {
+		agent_policy_decision pre = decide(s, &p, false);
+		if (pre.verdict == AGENT_POLICY_RUN)
+			tripped = kill_switch(s, kill_reason, sizeof(kill_reason));
+	}
+
+	bool approved = false;
+	for (int round = 0; round < 50; round++) {
+		agent_policy_decision d = decide(s, &p, tripped);
+		if (d.scan_first) {
+			if (!do_scan(s, &p)) {
+				result_text(res, true, "not run: the scanner failed");
+				agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+				goto out;
+			}
+			continue;
+		}
+		if (d.kill_tripped) {
+			const char *note = agent_policy_settings_stop(&s->settings);
+			agent_term_warning(s->term, "%s — %s", kill_reason, note);
+		}
+		if (d.verdict == AGENT_POLICY_RUN) {
+			agent_audit_approved(s->audit, p.id, p.kind, false, d.reason);
+			if (s->verbose || p.kind != AGENT_POLICY_CODE)
+				agent_term_decision(s->term, p.id, "run", d.reason);
+			approved = true;
+			break;
+		}
+		if (d.verdict == AGENT_POLICY_BLOCK) {
+			agent_audit_blocked(s->audit, p.id, p.kind, d.reason);
+			agent_term_error(s->term, "%s", d.reason);
+			result_text(res, true, "not run: %s", d.reason);
+			if (d.end_run)
+				s->end_run = true;
+			goto out;
+		}
+		/* ASK */
+		if (d.show_findings) {
+			char *f = findings_text(p.scan);
+			agent_term_warning(s->term, "the scanner flagged this code:\n%s", f);
+			free(f);
+		}
+		if (d.offer_scan) {
+			agent_audit_asked(s->audit, p.id, p.kind, "offered a scan first");
+			agent_term_answer a = agent_term_ask(s->term, p.id, "Scan this code first?", "yn");
+			if (a == AGENT_ANSWER_YES) {
+				if (!do_scan(s, &p)) {
+					result_text(res, true, "not run: the scanner failed");
+					agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+					goto out;
+				}
+			} else {
+				/* Declining the scan is not declining the run: mark it seen. */
+				p.scanned = true;
+			}
+			continue;
+		}
+		const char *question = p.has_action ? "Perform this action?" : "Run this code?";
+		agent_audit_asked(s->audit, p.id, p.kind, d.reason);
+		agent_term_answer a = agent_term_ask(s->term, p.id, question, "yned");
+		if (a == AGENT_ANSWER_YES) {
+			agent_audit_approved(s->audit, p.id, p.kind, true, "the user said yes");
+			approved = true;
+			break;
+		}
+		if (a == AGENT_ANSWER_DETAILS) {
+			show_details(s, &p);
+			continue;
+		}
+		if (a == AGENT_ANSWER_EDIT) {
+			if (edit_proposal(s, &p))
+				show_proposal(s, &p);
+			continue;
+		}
+		/* No, end of input, or anything else. */
+		agent_audit_denied(s->audit, p.id, p.kind, a == AGENT_ANSWER_NONE,
+		                   a == AGENT_ANSWER_NONE ? "no answer (end of input)"
+		                                          : "the user declined");
+		if (d.show_findings) {
+			char *f = findings_text(p.scan);
+			result_text(res, true, "The user declined to run this code. The safety scanner "
+			            "had flagged it:\n%s", f);
+			free(f);
+		} else {
+			result_text(res, true, "The user declined to %s.",
+			            p.has_action ? "perform this action" : "run this code");
+		}
+		goto out;
+	}
+	if (!approved) {
+		agent_audit_denied(s->audit, p.id, p.kind, false, "no decision after many rounds");
+		result_text(res, true, "not run: no decision was reached");
+		goto out;
+	}
+	if (p.has_action)
+		run_action(s, &p, res);
+	else
+		run_code(s, &p, res);
+	if (res->text == NULL)
+		result_text(res, res->is_error, "[no output]");
+	agent_term_result(s->term, p.id, res->is_error ? "error" : "ok", res->text);
+out:
+	proposal_finish(&p);
+}

@@ -1,0 +1,741 @@
+/*
+ * agent/loop — `deskhand [OPTIONS] [MESSAGE]`: set-up, the turn loop, magic
+ * commands, Ctrl-C. See loop.h.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "agent/agent-internal.h"
+#include "agent/loop.h"
+#include "agent/prompt.h"
+#include "agent/textutil.h"
+#include "config.h"
+
+volatile sig_atomic_t agent_cancel;
+exec_sessions *volatile agent_exec_for_signals;
+static volatile sig_atomic_t sigint_count;
+
+static void on_sigint(int sig)
+{
+	(void)sig;
+	agent_cancel = 1;
+	if (agent_exec_for_signals != NULL)
+		exec_sessions_interrupt(agent_exec_for_signals);
+	if (++sigint_count >= 2) {
+		static const char msg[] = "\ndeskhand: interrupted twice, quitting\n";
+		ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
+		(void)w;
+		_exit(130);
+	}
+}
+
+static void install_signals(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigint;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a blocking read at the prompt must see the interrupt. */
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* ---- set-up ------------------------------------------------------------ */
+
+static const char *const languages[] = {"python", "shell", "javascript", "ruby", "r"};
+
+/* Whether the interpreter for `lang` is on PATH (told to the model). */
+static bool language_installed(const char *lang)
+{
+	static const char *const bins[][2] = {
+		{"python", "python3"}, {"shell", "bash"}, {"javascript", "node"},
+		{"ruby", "ruby"}, {"r", "Rscript"},
+	};
+	const char *bin = NULL;
+	for (size_t i = 0; i < sizeof(bins) / sizeof(bins[0]); i++)
+		if (strcmp(bins[i][0], lang) == 0)
+			bin = bins[i][1];
+	const char *path = getenv("PATH");
+	if (bin == NULL || path == NULL)
+		return false;
+	char *copy = strdup(path);
+	bool found = false;
+	for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir != NULL && !found;
+	     dir = strtok_r(NULL, ":", &save)) {
+		char full[4096];
+		snprintf(full, sizeof(full), "%s/%s", dir, bin);
+		found = access(full, X_OK) == 0;
+	}
+	free(copy);
+	return found;
+}
+
+static bool build_prompt(agent_session *s)
+{
+	struct utsname u;
+	char osdesc[256] = "Linux, X11";
+	if (uname(&u) == 0)
+		snprintf(osdesc, sizeof(osdesc), "%s %s %s, X11", u.sysname, u.release, u.machine);
+	const char *avail[5];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(languages) / sizeof(languages[0]); i++)
+		if (language_installed(languages[i]))
+			avail[n++] = languages[i];
+	char sandbox[160];
+	snprintf(sandbox, sizeof(sandbox), "%s", s->opt->sandbox);
+	if (strcmp(s->opt->sandbox, "strict") == 0)
+		snprintf(sandbox, sizeof(sandbox),
+		         "strict (no network; writes only in the workspace and a private /tmp)");
+	else if (strcmp(s->opt->sandbox, "standard") == 0)
+		snprintf(sandbox, sizeof(sandbox),
+		         "standard (no display, no credentials in the environment)");
+	struct prompt_env env = {
+		.os = osdesc,
+		.languages = avail,
+		.n_languages = n,
+		.sandbox = sandbox,
+		.computer = s->display != NULL,
+		.screen_width = s->view.model_w,
+		.screen_height = s->view.model_h,
+	};
+	s->system_prompt = prompt_system(&env);
+	if (s->system_prompt == NULL || !prompt_tools(&env, &s->tools)) {
+		agent_term_error(s->term, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+static bool open_conversation(agent_session *s)
+{
+	const char *path = s->opt->conversation;
+	char *owned = NULL;
+	if (path != NULL && access(path, F_OK) == 0) {
+		s->conv = conv_load(path);
+		if (s->conv == NULL) {
+			agent_term_error(s->term, "%s", conv_error());
+			return false;
+		}
+		agent_term_notice(s->term, "resuming %s (%zu messages)", path, s->conv->n_messages);
+		return true;
+	}
+	if (path == NULL) {
+		char *dir = conv_default_dir();
+		if (dir == NULL) {
+			agent_term_error(s->term, "%s", conv_error());
+			return false;
+		}
+		owned = conv_new_path(dir);
+		free(dir);
+		if (owned == NULL) {
+			agent_term_error(s->term, "out of memory");
+			return false;
+		}
+		path = owned;
+	}
+	s->conv = conv_create(path);
+	free(owned);
+	if (s->conv == NULL) {
+		agent_term_error(s->term, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+static bool open_audit(agent_session *s)
+{
+	char *path = NULL;
+	if (s->opt->audit != NULL) {
+		path = strdup(s->opt->audit);
+	} else {
+		/* One audit log per conversation, named after its file. */
+		const char *base = strrchr(s->conv->path, '/');
+		base = base != NULL ? base + 1 : s->conv->path;
+		char id[256];
+		snprintf(id, sizeof(id), "%s", base);
+		char *dot = strrchr(id, '.');
+		if (dot != NULL)
+			*dot = '\0';
+		path = agent_audit_default_path(id);
+	}
+	if (path == NULL) {
+		agent_term_error(s->term, "audit log: %s", agent_audit_error());
+		return false;
+	}
+	s->audit = agent_audit_open(path);
+	if (s->audit == NULL) {
+		agent_term_error(s->term, "audit log %s: %s", path, agent_audit_error());
+		free(path);
+		return false;
+	}
+	free(path);
+	return true;
+}
+
+static bool open_desktop(agent_session *s)
+{
+	s->display = os_display_open(NULL);
+	if (s->display == NULL) {
+		agent_term_error(s->term, "%s (--os needs an X display)", os_error());
+		return false;
+	}
+	/* The view the model will be told about before its first screenshot. */
+	os_rect mon;
+	if (!vision_monitor(s->display, (int)s->opt->monitor, &mon)) {
+		agent_term_error(s->term, "%s", vision_error());
+		return false;
+	}
+	s->view.screen_x = mon.x;
+	s->view.screen_y = mon.y;
+	s->view.screen_w = mon.width;
+	s->view.screen_h = mon.height;
+	if (!vision_fit(mon.width, mon.height, (int)s->opt->screen_max_w,
+	                (int)s->opt->screen_max_h, &s->view.model_w, &s->view.model_h)) {
+		agent_term_error(s->term, "%s", vision_error());
+		return false;
+	}
+	if (os_pointer(s->display, &s->last_px, &s->last_py))
+		s->have_last_pointer = true;
+	return true;
+}
+
+/* ---- one user message -------------------------------------------------- */
+
+static void ev_text(void *user, const char *text, size_t len)
+{
+	agent_session *s = user;
+	agent_term_text(s->term, text, len);
+}
+
+static void ev_retry(void *user, int attempt, long delay_ms, const char *why)
+{
+	agent_session *s = user;
+	agent_term_warning(s->term, "%s; retrying in %.1f s (attempt %d of 5)", why,
+	                   (double)delay_ms / 1000.0, attempt + 1);
+}
+
+static bool save(agent_session *s)
+{
+	if (conv_save(s->conv))
+		return true;
+	agent_term_error(s->term, "cannot save the conversation: %s", conv_error());
+	s->status = 1;
+	return false;
+}
+
+/* Runs the tool calls of the model's last message; adds their results. */
+static bool run_tool_calls(agent_session *s, bool *any)
+{
+	struct conv_message *m = conv_last(s->conv);
+	*any = false;
+	if (m == NULL || m->role != CONV_ASSISTANT)
+		return true;
+	size_t calls = 0;
+	for (size_t i = 0; i < m->n_blocks; i++)
+		if (m->blocks[i].type == CONV_TOOL_CALL)
+			calls++;
+	if (calls == 0)
+		return true;
+	*any = true;
+	/* Results are collected first: the message pointer must stay valid. */
+	agent_tool_result *res = calloc(calls, sizeof(*res));
+	const struct conv_block **which = calloc(calls, sizeof(*which));
+	if (res == NULL || which == NULL) {
+		free(res);
+		free(which);
+		agent_term_error(s->term, "out of memory");
+		return false;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < m->n_blocks; i++) {
+		const struct conv_block *b = &m->blocks[i];
+		if (b->type != CONV_TOOL_CALL)
+			continue;
+		which[k] = b;
+		if (s->end_run || agent_cancel) {
+			res[k].text = strdup(s->end_run ? "not run: the run was stopped"
+			                                 : "not run: the user interrupted");
+			res[k].is_error = true;
+		} else {
+			agent_gate_tool_call(s, b, &res[k]);
+		}
+		k++;
+	}
+	struct conv_message *tm = conv_add_message(s->conv, CONV_TOOL);
+	bool ok = tm != NULL;
+	for (size_t i = 0; i < calls; i++) {
+		if (ok)
+			ok = conv_msg_add_tool_result(tm, which[i]->id,
+			                              res[i].text ? res[i].text : "",
+			                              res[i].is_error,
+			                              res[i].image.path ? &res[i].image : NULL);
+		agent_tool_result_finish(&res[i]);
+	}
+	free(res);
+	free(which);
+	if (!ok) {
+		agent_term_error(s->term, "out of memory");
+		return false;
+	}
+	return save(s);
+}
+
+static void run_user_message(agent_session *s, const char *text)
+{
+	if (!conv_add_user_text(s->conv, text)) {
+		agent_term_error(s->term, "out of memory");
+		s->status = 1;
+		return;
+	}
+	if (!save(s))
+		return;
+	struct provider_request req = {
+		.system = s->system_prompt,
+		.tools = &s->tools,
+		.max_tokens = (int)s->opt->max_tokens,
+		.keep_images = (int)s->opt->keep_images,
+		.context_window = s->opt->context_window,
+		.cancel = &agent_cancel,
+	};
+	struct provider_events ev = {
+		.user = s,
+		.text = ev_text,
+		.retry = ev_retry,
+	};
+	for (long step = 0;; step++) {
+		if (step >= s->opt->max_steps) {
+			agent_term_warning(s->term, "stopped after %ld steps (--max-steps)",
+			                   s->opt->max_steps);
+			s->status = 1;
+			return;
+		}
+		struct provider_usage usage;
+		agent_term_spinner_start(s->term, "thinking");
+		enum provider_status st = provider_turn(s->provider, s->conv, &req, &ev, &usage);
+		agent_term_spinner_stop(s->term);
+		agent_term_text_end(s->term);
+		switch (st) {
+		case PROVIDER_OK:
+			break;
+		case PROVIDER_FAILED:
+			agent_term_error(s->term, "%s", provider_error());
+			s->status = 1;
+			return;
+		case PROVIDER_CANCELLED:
+			agent_term_notice(s->term, "cancelled");
+			s->status = 130;
+			return;
+		case PROVIDER_EXHAUSTED:
+			agent_term_notice(s->term, "the script has no more turns");
+			return;
+		}
+		if (!save(s))
+			return;
+		bool any;
+		if (!run_tool_calls(s, &any)) {
+			s->status = 1;
+			return;
+		}
+		if (s->end_run) {
+			s->status = 1;
+			return;
+		}
+		if (agent_cancel) {
+			agent_term_notice(s->term, "interrupted");
+			s->status = 130;
+			return;
+		}
+		if (!any) {
+			if (usage.stop == PROVIDER_STOP_MAX_TOKENS)
+				agent_term_warning(s->term, "the answer was cut at --max-tokens %ld",
+				                   s->opt->max_tokens);
+			return;
+		}
+	}
+}
+
+/* ---- magic commands ---------------------------------------------------- */
+
+static const char magic_help[] =
+	"%auto_run [true|false]   run ordinary code without asking (never OS actions)\n"
+	"%safe_mode off|ask|auto  scan code before it runs\n"
+	"%reset                   start the conversation afresh\n"
+	"%undo                    forget the last message and its answer\n"
+	"%verbose [true|false]    show more of what happens\n"
+	"%tokens                  estimate the tokens the conversation takes\n"
+	"%save_message [path]     save the conversation (default messages.json)\n"
+	"%load_message [path]     load a saved conversation (default messages.json)\n"
+	"%markdown [path]         export the conversation as Markdown (default conversation.md)\n"
+	"%info                    settings, provider, files\n"
+	"%help                    this list\n";
+
+static char *arg_or(const agent_policy_magic *m, const char *def)
+{
+	if (m->arg_len == 0)
+		return strdup(def);
+	return strndup(m->arg, m->arg_len);
+}
+
+static void export_markdown(agent_session *s, FILE *f)
+{
+	for (size_t i = 0; i < s->conv->n_messages; i++) {
+		const struct conv_message *m = s->conv->messages[i];
+		const char *who = m->role == CONV_USER ? "User" :
+		                  m->role == CONV_ASSISTANT ? "Assistant" : "Result";
+		fprintf(f, "## %s\n\n", who);
+		for (size_t j = 0; j < m->n_blocks; j++) {
+			const struct conv_block *b = &m->blocks[j];
+			switch (b->type) {
+			case CONV_TEXT:
+				fprintf(f, "%s\n\n", b->text);
+				break;
+			case CONV_IMAGE:
+				fprintf(f, "![image](%s)\n\n", b->image.path ? b->image.path : "");
+				break;
+			case CONV_TOOL_CALL:
+				fprintf(f, "`%s` call `%s`:\n\n```json\n%s\n```\n\n", b->name, b->id,
+				        b->arguments);
+				break;
+			case CONV_TOOL_RESULT:
+				fprintf(f, "%s`%s`:\n\n```\n%s\n```\n\n", b->is_error ? "Error from " : "Result of ",
+				        b->call_id, b->text ? b->text : "");
+				if (b->image.path != NULL)
+					fprintf(f, "![screenshot](%s)\n\n", b->image.path);
+				break;
+			}
+		}
+	}
+}
+
+static void magic_info(agent_session *s)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_printf(&b, "deskhand %s\n", DESKHAND_VERSION);
+	agent_buf_printf(&b, "provider:      %s, model %s, %s\n",
+	                 provider_kind_name(provider_kind_of(s->provider)),
+	                 provider_model(s->provider), provider_endpoint(s->provider));
+	agent_buf_printf(&b, "auto_run:      %s\n", s->settings.auto_run ? "true" : "false");
+	agent_buf_printf(&b, "safe_mode:     %s\n", agent_policy_safe_mode_name(s->settings.safe_mode));
+	agent_buf_printf(&b, "os:            %s%s\n", s->display ? "on" : "off",
+	                 s->settings.os_auto_approve ? " (OS actions run WITHOUT asking)" : "");
+	if (s->display != NULL)
+		agent_buf_printf(&b, "screen:        monitor %dx%d+%d+%d, model sees %dx%d\n",
+		                 s->view.screen_w, s->view.screen_h, s->view.screen_x,
+		                 s->view.screen_y, s->view.model_w, s->view.model_h);
+	agent_buf_printf(&b, "sandbox:       %s\n", s->opt->sandbox);
+	agent_buf_printf(&b, "conversation:  %s (%zu messages)\n", s->conv->path, s->conv->n_messages);
+	agent_buf_printf(&b, "audit log:     %s\n", agent_audit_path(s->audit));
+	if (s->opt->config_path != NULL)
+		agent_buf_printf(&b, "config:        %s\n", s->opt->config_path);
+	char *text = agent_buf_steal(&b);
+	agent_term_print(s->term, text);
+	free(text);
+}
+
+/* Handles a user line that is a magic command. */
+static void run_magic(agent_session *s, const agent_policy_magic *m)
+{
+	char msg[256];
+	switch (m->cmd) {
+	case AGENT_MAGIC_AUTO_RUN:
+	case AGENT_MAGIC_SAFE_MODE:
+	case AGENT_MAGIC_OS_AUTO_APPROVE: {
+		agent_policy_change ch = agent_policy_magic_apply(&s->settings, m, msg, sizeof(msg));
+		if (ch == AGENT_POLICY_CHANGED)
+			agent_audit_setting(s->audit, &s->settings, agent_policy_magic_name(m->cmd));
+		if (ch == AGENT_POLICY_INVALID || ch == AGENT_POLICY_REFUSED)
+			agent_term_warning(s->term, "%s", msg);
+		else
+			agent_term_notice(s->term, "%s", msg);
+		break;
+	}
+	case AGENT_MAGIC_RESET:
+		conv_reset(s->conv);
+		if (save(s))
+			agent_term_notice(s->term, "the conversation starts afresh");
+		break;
+	case AGENT_MAGIC_UNDO: {
+		size_t n = conv_undo(s->conv);
+		if (n == 0)
+			agent_term_notice(s->term, "nothing to undo");
+		else if (save(s))
+			agent_term_notice(s->term, "removed the last message and its %zu answer%s", n - 1,
+			                  n - 1 == 1 ? "" : "s");
+		break;
+	}
+	case AGENT_MAGIC_VERBOSE:
+		s->verbose = !(m->arg_len == 5 && strncmp(m->arg, "false", 5) == 0);
+		agent_term_notice(s->term, "verbose %s", s->verbose ? "on" : "off");
+		break;
+	case AGENT_MAGIC_TOKENS:
+		snprintf(msg, sizeof(msg), "about %ld tokens in %zu messages (context window %ld)",
+		         conv_tokens(s->conv), s->conv->n_messages, s->opt->context_window);
+		agent_term_print(s->term, msg);
+		break;
+	case AGENT_MAGIC_SAVE_MESSAGE: {
+		char *path = arg_or(m, "messages.json");
+		char *orig = s->conv->path;
+		s->conv->path = path;
+		bool ok = conv_save(s->conv);
+		s->conv->path = orig;
+		if (ok)
+			agent_term_notice(s->term, "saved to %s", path);
+		else
+			agent_term_warning(s->term, "%s", conv_error());
+		free(path);
+		break;
+	}
+	case AGENT_MAGIC_LOAD_MESSAGE: {
+		char *path = arg_or(m, "messages.json");
+		struct conv *c = conv_load(path);
+		if (c == NULL) {
+			agent_term_warning(s->term, "%s", conv_error());
+		} else {
+			/* Keep writing to this session's own file. */
+			free(c->path);
+			c->path = strdup(s->conv->path);
+			conv_destroy(s->conv);
+			s->conv = c;
+			if (save(s))
+				agent_term_notice(s->term, "loaded %zu messages from %s", c->n_messages, path);
+		}
+		free(path);
+		break;
+	}
+	case AGENT_MAGIC_MARKDOWN: {
+		char *path = arg_or(m, "conversation.md");
+		FILE *f = fopen(path, "w");
+		if (f == NULL) {
+			agent_term_warning(s->term, "%s: %s", path, strerror(errno));
+		} else {
+			export_markdown(s, f);
+			if (fclose(f) != 0)
+				agent_term_warning(s->term, "%s: %s", path, strerror(errno));
+			else
+				agent_term_notice(s->term, "exported to %s", path);
+		}
+		free(path);
+		break;
+	}
+	case AGENT_MAGIC_INFO:
+		magic_info(s);
+		break;
+	case AGENT_MAGIC_HELP:
+		agent_term_print(s->term, magic_help);
+		break;
+	case AGENT_MAGIC_UNKNOWN:
+		agent_term_warning(s->term, "unknown command %%%.*s (%%help lists them)",
+		                   (int)m->arg_len, m->arg);
+		break;
+	case AGENT_MAGIC_NONE:
+		break;
+	}
+}
+
+/* A line the user typed: a magic command or a message for the model. */
+static void handle_user_line(agent_session *s, const char *line)
+{
+	agent_policy_magic m;
+	if (agent_policy_magic_parse(line, &m) != AGENT_MAGIC_NONE) {
+		run_magic(s, &m);
+		return;
+	}
+	const char *p = line + strspn(line, " \t");
+	if (*p == '\0')
+		return;
+	if (!agent_utf8_valid(line, strlen(line))) {
+		agent_term_warning(s->term, "the line is not valid UTF-8; it was not sent");
+		return;
+	}
+	agent_cancel = 0;
+	sigint_count = 0;
+	run_user_message(s, line);
+}
+
+/* ---- main -------------------------------------------------------------- */
+
+static int list_conversations(void)
+{
+	char *dir = conv_default_dir();
+	if (dir == NULL) {
+		fprintf(stderr, "deskhand: %s\n", conv_error());
+		return 1;
+	}
+	struct conv_summary *list = NULL;
+	size_t n = 0;
+	if (!conv_list(dir, &list, &n)) {
+		fprintf(stderr, "deskhand: %s\n", conv_error());
+		free(dir);
+		return 1;
+	}
+	if (n == 0)
+		printf("no conversations in %s\n", dir);
+	for (size_t i = 0; i < n; i++) {
+		char when[32];
+		struct tm tm;
+		localtime_r(&list[i].updated, &tm);
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		printf("%s  %3zu messages  %s\n    %s\n", when, list[i].n_messages,
+		       list[i].path, list[i].first_user ? list[i].first_user : "");
+	}
+	conv_summaries_free(list, n);
+	free(dir);
+	return 0;
+}
+
+static const char *config_arg(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
+			return argv[i + 1];
+		if (strncmp(argv[i], "--config=", 9) == 0)
+			return argv[i] + 9;
+		if (argv[i][0] != '-')
+			break;
+	}
+	return NULL;
+}
+
+static bool start_provider(agent_session *s)
+{
+	struct provider_settings ps = {
+		.model = s->opt->model,
+		.base_url = s->opt->api_base,
+		.api_key = s->opt->api_key,
+		.script = s->opt->script,
+	};
+	if (!provider_kind_parse(s->opt->provider, &ps.kind)) {
+		agent_term_error(s->term, "unknown provider %s", s->opt->provider);
+		return false;
+	}
+	s->provider = provider_create(&ps);
+	if (s->provider == NULL) {
+		agent_term_error(s->term, "%s", provider_error());
+		return false;
+	}
+	return true;
+}
+
+static void session_finish(agent_session *s)
+{
+	provider_destroy(s->provider);
+	conv_destroy(s->conv);
+	provider_tools_clear(&s->tools);
+	free(s->system_prompt);
+	agent_scan_rules_destroy(s->rules);
+	agent_exec_for_signals = NULL;
+	exec_sessions_destroy(s->exec);
+	agent_audit_close(s->audit);
+	os_display_close(s->display);
+}
+
+int agent_main(int argc, char **argv)
+{
+	agent_options opt;
+	agent_options_init(&opt);
+	int status = 2;
+	if (!agent_options_load_config(&opt, config_arg(argc, argv)) ||
+	    !agent_options_parse(&opt, argc, argv) || !agent_options_validate(&opt)) {
+		fprintf(stderr, "deskhand: %s\n", agent_options_error());
+		fprintf(stderr, "%s", "usage: deskhand [OPTIONS] [MESSAGE] (deskhand --help)\n");
+		goto out_opt;
+	}
+	if (opt.help) {
+		fputs(agent_options_usage(), stdout);
+		status = 0;
+		goto out_opt;
+	}
+	if (opt.version) {
+		printf("deskhand %s\n", DESKHAND_VERSION);
+		status = 0;
+		goto out_opt;
+	}
+	if (opt.list_conversations) {
+		status = list_conversations();
+		goto out_opt;
+	}
+	if (opt.workspace != NULL && chdir(opt.workspace) != 0) {
+		fprintf(stderr, "deskhand: --workspace %s: %s\n", opt.workspace, strerror(errno));
+		goto out_opt;
+	}
+
+	agent_session s;
+	memset(&s, 0, sizeof(s));
+	s.opt = &opt;
+	s.status = 1;
+	s.term = agent_term_create(opt.json);
+	if (s.term == NULL) {
+		fprintf(stderr, "deskhand: out of memory\n");
+		status = 1;
+		goto out_opt;
+	}
+	install_signals();
+
+	agent_policy_settings requested = {
+		.auto_run = opt.auto_run,
+		.os_auto_approve = opt.os_auto_approve,
+	};
+	if (!agent_policy_safe_mode_parse(opt.safe_mode, &requested.safe_mode))
+		requested.safe_mode = AGENT_POLICY_SAFE_ASK;
+	agent_policy_startup start = agent_policy_settings_startup(&requested);
+	s.settings = start.settings;
+	if (start.banner != NULL)
+		agent_term_warning(s.term, "%s", start.banner);
+	for (size_t i = 0; i < start.n_notices; i++)
+		agent_term_notice(s.term, "%s", start.notices[i]);
+
+	if (!sandbox_profile_from_name(opt.sandbox, &s.sandbox)) {
+		agent_term_error(s.term, "unknown sandbox profile %s", opt.sandbox);
+		goto out;
+	}
+	if (!start_provider(&s) || !open_conversation(&s) || !open_audit(&s))
+		goto out;
+	agent_audit_session(s.audit, s.conv->path, &s.settings);
+	if (opt.os && !open_desktop(&s))
+		goto out;
+	if (!build_prompt(&s))
+		goto out;
+
+	s.status = 0;
+	if (opt.message != NULL) {
+		agent_cancel = 0;
+		run_user_message(&s, opt.message);
+	} else {
+		bool tty = agent_term_interactive(s.term);
+		if (tty && !opt.json)
+			agent_term_notice(s.term, "deskhand %s — %s. Type a task, %%help for commands, "
+			                  "Ctrl-D to quit.", DESKHAND_VERSION, s.conv->path);
+		for (;;) {
+			agent_cancel = 0;
+			char *line = agent_term_read_line(s.term, "> ");
+			if (line == NULL) {
+				if (agent_cancel)
+					s.status = 130;
+				break;
+			}
+			handle_user_line(&s, line);
+			free(line);
+			if (s.end_run)
+				break;
+			/* Off a terminal, a failure ends the run with its status. */
+			if (!tty && s.status != 0)
+				break;
+			if (tty && s.status != 0 && !s.end_run)
+				s.status = 0;
+		}
+	}
+out:
+	status = s.status;
+	session_finish(&s);
+	agent_term_destroy(s.term);
+out_opt:
+	agent_options_finish(&opt);
+	return status;
+}
