@@ -580,6 +580,9 @@ struct exchange {
 	long status;
 	long retry_after_ms;
 	bool too_big;
+	bool idle;               /* aborted: nothing arrived for idle_timeout_s */
+	struct timespec last_io; /* when bytes last moved either way */
+	curl_off_t last_dn, last_up;
 };
 
 #define BODY_MAX (32u << 20)
@@ -649,10 +652,31 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *user)
 	return x->body.oom ? 0 : n;
 }
 
+/*
+ * Called by curl at least once a second: the place to notice Ctrl-C and a
+ * server that went silent (curl's own low-speed check averages over several
+ * seconds, which blurs short limits).
+ */
 static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	struct exchange *x = user;
-	return x->req->cancel && *x->req->cancel ? 1 : 0;
+	struct timespec now;
+	if (x->req->cancel && *x->req->cancel)
+		return 1;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (dn != x->last_dn || un != x->last_up) {
+		x->last_dn = dn;
+		x->last_up = un;
+		x->last_io = now;
+		return 0;
+	}
+	long quiet_ms = (long)(now.tv_sec - x->last_io.tv_sec) * 1000 +
+	                (now.tv_nsec - x->last_io.tv_nsec) / 1000000L;
+	if (quiet_ms >= x->p->idle_timeout_s * 1000) {
+		x->idle = true;
+		return 1;
+	}
+	return 0;
 }
 
 enum outcome {
@@ -688,6 +712,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	enum outcome out = OUT_FAIL;
 	CURL *h = p->curl;
 	sse_init(&x.sse, on_sse_event, &x);
+	clock_gettime(CLOCK_MONOTONIC, &x.last_io);
 
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, p->url);
@@ -706,9 +731,6 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
-	/* A server silent for this long is gone: the request fails instead of hanging. */
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-	curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME, p->idle_timeout_s);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
 
@@ -732,7 +754,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 		provider_fail("%s: the response is larger than %u MB", who, BODY_MAX >> 20);
 		goto out;
 	}
-	if (rc == CURLE_OPERATION_TIMEDOUT) {
+	if (rc == CURLE_OPERATION_TIMEDOUT || (rc == CURLE_ABORTED_BY_CALLBACK && x.idle)) {
 		provider_fail("%s: no data from %s for %ld s", who, p->url, p->idle_timeout_s);
 		out = t->delivered ? OUT_FAIL : OUT_RETRY;
 		goto out;
