@@ -88,6 +88,20 @@ static void on_retry(void *user, int attempt, long delay_ms, const char *why)
 	emit(o);
 }
 
+/* Peak resident memory of this program (not of whatever forked it), in kB. */
+static long peak_rss_kb(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	char line[256];
+	long kb = -1;
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %ld kB", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb;
+}
+
 static int usage(const char *msg)
 {
 	fprintf(stderr, "provider_probe: %s\n", msg);
@@ -287,6 +301,7 @@ int main(int argc, char **argv)
 	cJSON_AddNumberToObject(o, "output_tokens", (double)u.output_tokens);
 	cJSON_AddNumberToObject(o, "estimated_tokens", (double)u.estimated_tokens);
 	cJSON_AddNumberToObject(o, "dropped", (double)u.dropped_messages);
+	cJSON_AddNumberToObject(o, "peak_rss_kb", (double)peak_rss_kb());
 	emit(o);
 out:
 	provider_destroy(p);

@@ -9,6 +9,7 @@ argv[1] is the provider_probe binary (see tests/provider/meson.build)."""
 import base64
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -478,7 +479,9 @@ class Durability(unittest.TestCase):
         proc = h.Proc(turn_args, env=p.env(), stdout=subprocess.PIPE)
         self.addCleanup(proc.stop)
         self.assertEqual(srv.wait_requests(1, timeout=30), 1)
-        line = proc.p.stdout.readline()  # the first text delta has been shown
+        ready, _, _ = select.select([proc.p.stdout], [], [], 30)
+        self.assertTrue(ready, "no output from the probe")
+        line = proc.p.stdout.readline()  # the first text delta has been shown (whole lines)
         self.assertEqual(json.loads(line)["event"], "text")
         return proc
 
