@@ -152,6 +152,9 @@ bool anthropic_body(struct turn *t, const char *body, size_t len);
 const struct conv_block *provider_find_result(const struct conv_message *m, const char *call_id);
 bool provider_has_calls(const struct conv_message *m);
 
+/* o[key] when it is a string, else NULL (o may be NULL). */
+const char *json_str(const cJSON *o, const char *key);
+
 /* The server's own error text from an error body: error.message, message, detail or the text. */
 void provider_error_text(const char *body, size_t len, char *out, size_t size);
 

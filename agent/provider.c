@@ -463,6 +463,12 @@ const struct conv_block *provider_find_result(const struct conv_message *m, cons
 	return NULL;
 }
 
+const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
 bool provider_has_calls(const struct conv_message *m)
 {
 	for (size_t i = 0; m && i < m->n_blocks; i++)

@@ -9,16 +9,19 @@
  *
  * How the loop uses it:
  *
- *   provider_settings s = {.kind = PROVIDER_OPENAI, .model = opt_model, ...};
+ *   struct provider_settings s = {.kind = PROVIDER_OPENAI, .model = opt_model, ...};
  *   struct provider *p = provider_create(&s);          // NULL: provider_error()
  *   conv_add_user_text(c, line); conv_save(c);
  *   switch (provider_turn(p, c, &req, &events, &usage)) {
  *   case PROVIDER_OK:        conv_save(c); then run the tool calls of
- *                            conv_last(c), add one CONV_TOOL message with a
- *                            result per call (conv_msg_add_tool_result, the
- *                            screenshot stored with conv_store_png), conv_save,
- *                            and call provider_turn again while
- *                            usage.stop == PROVIDER_STOP_TOOL_USE;
+ *                            conv_last(c) (blocks of type CONV_TOOL_CALL;
+ *                            args == NULL: answer with an error result
+ *                            quoting args_error), add ONE CONV_TOOL message
+ *                            with a result per call, declined ones included
+ *                            (conv_msg_add_tool_result; a screenshot is
+ *                            stored first with conv_store_png and passed as
+ *                            the image), conv_save, and call provider_turn
+ *                            again while the last message has tool calls;
  *   case PROVIDER_FAILED:    print provider_error(); the conversation is unchanged;
  *   case PROVIDER_CANCELLED: Ctrl-C; the conversation is unchanged;
  *   case PROVIDER_EXHAUSTED: the script has no more turns.

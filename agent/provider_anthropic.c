@@ -240,12 +240,6 @@ bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
 
 /* ---- responses -------------------------------------------------------------- */
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 static long num_of(const cJSON *o, const char *key, long def)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -263,8 +257,8 @@ static void take_usage(struct turn *t, const cJSON *u)
 static bool stream_error(struct turn *t, const cJSON *root)
 {
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
-	const char *type = str_of(err, "type");
-	const char *msg = str_of(err, "message");
+	const char *type = json_str(err, "type");
+	const char *msg = json_str(err, "message");
 	/* Overload before anything was shown is what a 529 would have been. */
 	t->retriable = type && (!strcmp(type, "overloaded_error") || !strcmp(type, "api_error") ||
 	                        !strcmp(type, "rate_limit_error"));
@@ -279,7 +273,7 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 		cJSON_Delete(root);
 		return turn_fail(t, "the stream holds an event that is not JSON: \"%.60s\"", data);
 	}
-	const char *type = str_of(root, "type");
+	const char *type = json_str(root, "type");
 	if (!type)
 		type = event;
 	long index = num_of(root, "index", -1);
@@ -289,9 +283,9 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 			cJSON_GetObjectItemCaseSensitive(root, "message"), "usage"));
 	} else if (!strcmp(type, "content_block_start")) {
 		const cJSON *cb = cJSON_GetObjectItemCaseSensitive(root, "content_block");
-		const char *bt = str_of(cb, "type");
+		const char *bt = json_str(cb, "type");
 		if (bt && !strcmp(bt, "text")) {
-			const char *text = str_of(cb, "text");
+			const char *text = json_str(cb, "text");
 			t->text_block = index;
 			if (text)
 				turn_text(t, text, strlen(text));
@@ -299,8 +293,8 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 			struct tool_acc *a = turn_call(t, index);
 			ok = a != NULL;
 			if (ok) {
-				jb_puts(&a->id, str_of(cb, "id") ? str_of(cb, "id") : "");
-				jb_puts(&a->name, str_of(cb, "name") ? str_of(cb, "name") : "");
+				jb_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
+				jb_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
 				cJSON *input = cJSON_GetObjectItemCaseSensitive(cb, "input");
 				if (cJSON_IsObject(input))
 					a->start_input = cJSON_Duplicate(input, true);
@@ -309,13 +303,13 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 		/* thinking and server-side blocks are not part of deskhand's answer */
 	} else if (!strcmp(type, "content_block_delta")) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "delta");
-		const char *dt = str_of(d, "type");
+		const char *dt = json_str(d, "type");
 		if (dt && !strcmp(dt, "text_delta")) {
-			const char *text = str_of(d, "text");
+			const char *text = json_str(d, "text");
 			if (text)
 				turn_text(t, text, strlen(text));
 		} else if (dt && !strcmp(dt, "input_json_delta")) {
-			const char *part = str_of(d, "partial_json");
+			const char *part = json_str(d, "partial_json");
 			struct tool_acc *a = NULL;
 			for (size_t i = 0; i < t->n_calls; i++)
 				if (t->calls[i].key == index && !t->calls[i].done)
@@ -335,7 +329,7 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 			t->text_block = -1;
 		}
 	} else if (!strcmp(type, "message_delta")) {
-		turn_set_stop(t, str_of(cJSON_GetObjectItemCaseSensitive(root, "delta"), "stop_reason"));
+		turn_set_stop(t, json_str(cJSON_GetObjectItemCaseSensitive(root, "delta"), "stop_reason"));
 		take_usage(t, cJSON_GetObjectItemCaseSensitive(root, "usage"));
 	} else if (!strcmp(type, "message_stop")) {
 		t->done = true;
@@ -357,7 +351,7 @@ bool anthropic_body(struct turn *t, const char *body, size_t len)
 		return turn_fail(t, "the response is not JSON: \"%s\"", snippet);
 	}
 	bool ok = true;
-	const char *type = str_of(root, "type");
+	const char *type = json_str(root, "type");
 	const cJSON *content = cJSON_GetObjectItemCaseSensitive(root, "content");
 	if (type && !strcmp(type, "error"))
 		ok = stream_error(t, root);
@@ -368,9 +362,9 @@ bool anthropic_body(struct turn *t, const char *body, size_t len)
 	if (!ok)
 		content = NULL;
 	cJSON_ArrayForEach(cb, content) {
-		const char *bt = str_of(cb, "type");
+		const char *bt = json_str(cb, "type");
 		if (bt && !strcmp(bt, "text")) {
-			const char *text = str_of(cb, "text");
+			const char *text = json_str(cb, "text");
 			if (text)
 				turn_text(t, text, strlen(text));
 			ok = turn_commit_text(t);
@@ -378,8 +372,8 @@ bool anthropic_body(struct turn *t, const char *body, size_t len)
 			struct tool_acc *a = turn_call(t, i);
 			ok = a != NULL;
 			if (ok) {
-				jb_puts(&a->id, str_of(cb, "id") ? str_of(cb, "id") : "");
-				jb_puts(&a->name, str_of(cb, "name") ? str_of(cb, "name") : "");
+				jb_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
+				jb_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
 				const cJSON *input = cJSON_GetObjectItemCaseSensitive(cb, "input");
 				if (input)
 					jb_json(&a->args, input);
@@ -391,7 +385,7 @@ bool anthropic_body(struct turn *t, const char *body, size_t len)
 		i++;
 	}
 	if (ok) {
-		turn_set_stop(t, str_of(root, "stop_reason"));
+		turn_set_stop(t, json_str(root, "stop_reason"));
 		take_usage(t, cJSON_GetObjectItemCaseSensitive(root, "usage"));
 		t->done = true;
 	}

@@ -240,12 +240,6 @@ bool openai_build(const struct request_ctx *rc, struct jbuf *b)
 
 /* ---- responses -------------------------------------------------------------- */
 
-static const char *str_of(const cJSON *o, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
 static void take_usage(struct turn *t, const cJSON *root)
 {
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(root, "usage");
@@ -272,8 +266,8 @@ static bool take_call(struct turn *t, const cJSON *tc, long position)
 {
 	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(tc, "index");
 	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
-	const char *id = str_of(tc, "id");
-	const char *name = str_of(fn, "name");
+	const char *id = json_str(tc, "id");
+	const char *name = json_str(fn, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
 	long key = cJSON_IsNumber(idx) ? (long)idx->valuedouble : position;
 	struct tool_acc *a = turn_call(t, key);
@@ -314,7 +308,7 @@ static void take_content(struct turn *t, const cJSON *content)
 	}
 	const cJSON *part;
 	cJSON_ArrayForEach(part, content) {
-		const char *text = str_of(part, "text");
+		const char *text = json_str(part, "text");
 		if (text)
 			turn_text(t, text, strlen(text));
 	}
@@ -336,12 +330,12 @@ bool openai_event(struct turn *t, const char *data, size_t len)
 	const cJSON *delta = cJSON_GetObjectItemCaseSensitive(choice, "delta");
 	if (ok && delta) {
 		take_content(t, cJSON_GetObjectItemCaseSensitive(delta, "content"));
-		const char *refusal = str_of(delta, "refusal");
+		const char *refusal = json_str(delta, "refusal");
 		if (refusal)
 			turn_text(t, refusal, strlen(refusal));
 		ok = take_calls(t, cJSON_GetObjectItemCaseSensitive(delta, "tool_calls"));
 	}
-	const char *finish = str_of(choice, "finish_reason");
+	const char *finish = json_str(choice, "finish_reason");
 	if (ok && finish) {
 		turn_set_stop(t, finish);
 		t->done = true;
@@ -368,7 +362,7 @@ bool openai_body(struct turn *t, const char *body, size_t len)
 	if (ok) {
 		take_content(t, cJSON_GetObjectItemCaseSensitive(msg, "content"));
 		ok = take_calls(t, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"));
-		turn_set_stop(t, str_of(choice, "finish_reason"));
+		turn_set_stop(t, json_str(choice, "finish_reason"));
 		take_usage(t, root);
 		t->done = true;
 	}
