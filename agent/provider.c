@@ -882,11 +882,11 @@ static bool sleep_cancellable(long ms, volatile sig_atomic_t *cancel)
 		if (cancel && *cancel)
 			return false;
 		clock_gettime(CLOCK_MONOTONIC, &now);
-		long left = (long)(end.tv_sec - now.tv_sec) * 1000 + (end.tv_nsec - now.tv_nsec) / 1000000L;
-		if (left <= 0)
+		long long left_ns = (long long)(end.tv_sec - now.tv_sec) * 1000000000LL +
+		                    (end.tv_nsec - now.tv_nsec);
+		if (left_ns <= 0)
 			return true;
-		long slice = left < 50 ? left : 50;
-		struct timespec ts = {0, slice * 1000000L};
+		struct timespec ts = {0, (long)(left_ns < 50000000LL ? left_ns : 50000000LL)};
 		nanosleep(&ts, NULL);
 	}
 }
