@@ -36,5 +36,7 @@ const char *cli_synopsis(const char *cmd);
 /* Sub-commands: argv[0] is the sub-command's name. Return an exit code. */
 int cmd_screen(int argc, char **argv);
 int cmd_cursor(int argc, char **argv);
+int cmd_screenshot(int argc, char **argv);
+int cmd_windows(int argc, char **argv);
 
 #endif

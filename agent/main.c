@@ -17,6 +17,8 @@ struct command {
 static const struct command commands[] = {
 	{"screen", cmd_screen, "print the screen size, then one line per monitor"},
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
+	{"screenshot", cmd_screenshot, "capture the screen, a region or a monitor as PNG"},
+	{"windows", cmd_windows, "list top-level windows, or activate one"},
 };
 
 static void print_help(FILE *f)
