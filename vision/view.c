@@ -197,6 +197,17 @@ bool vision_monitor(os_display *d, int want, os_rect *mon)
 	if (i < 0)
 		return vision_fail("no monitor %d: the screen has %d (0..%d)", want, n,
 		                   n - 1);
-	*mon = mons[i];
+	/* A monitor may reach past the root window (xrandr --setmonitor takes
+	 * any geometry): the view covers what is on the screen. */
+	os_rect m = mons[i];
+	int sw, sh;
+	os_screen_size(d, &sw, &sh);
+	int x0 = m.x > 0 ? m.x : 0, y0 = m.y > 0 ? m.y : 0;
+	int x1 = m.x + m.width < sw ? m.x + m.width : sw;
+	int y1 = m.y + m.height < sh ? m.y + m.height : sh;
+	if (x1 <= x0 || y1 <= y0)
+		return vision_fail("monitor %d (%dx%d%+d%+d) lies outside the screen",
+		                   i, m.width, m.height, m.x, m.y);
+	*mon = (os_rect){x0, y0, x1 - x0, y1 - y0};
 	return true;
 }
