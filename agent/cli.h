@@ -38,5 +38,6 @@ int cmd_screen(int argc, char **argv);
 int cmd_cursor(int argc, char **argv);
 int cmd_screenshot(int argc, char **argv);
 int cmd_windows(int argc, char **argv);
+int cmd_find_text(int argc, char **argv);
 
 #endif

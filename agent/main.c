@@ -19,6 +19,7 @@ static const struct command commands[] = {
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
 	{"screenshot", cmd_screenshot, "capture the screen, a region or a monitor as PNG"},
 	{"windows", cmd_windows, "list top-level windows, or activate one"},
+	{"find-text", cmd_find_text, "find text on the screen with local OCR"},
 };
 
 static void print_help(FILE *f)

@@ -23,6 +23,57 @@ void vision_matches_free(vision_match *m, size_t count)
 	free(m);
 }
 
+static bool find_on_capture(os_display *d, const os_rect *r, const char *text,
+                            vision_match **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	if (!vision_ocr_available())  /* the reason, before touching the display */
+		return vision_ocr_find(NULL, text, 0, out, count);
+	os_image *img = os_capture(d, r);
+	if (img == NULL)
+		return vision_fail_os("OCR: capture failed");
+	bool ok = vision_ocr_find(img, text, 0, out, count);
+	os_image_destroy(img);
+	return ok;
+}
+
+bool vision_ocr_find_screen(os_display *d, const os_rect *region,
+                            const char *text, vision_match **out, size_t *count)
+{
+	if (!find_on_capture(d, region, text, out, count))
+		return false;
+	int ox = region ? region->x : 0, oy = region ? region->y : 0;
+	for (size_t i = 0; i < *count; i++) {
+		(*out)[i].x += ox;
+		(*out)[i].y += oy;
+	}
+	return true;
+}
+
+bool vision_ocr_find_view(os_display *d, const vision_view *view,
+                          const char *text, vision_match **out, size_t *count)
+{
+	if (view == NULL || view->model_w <= 0 || view->screen_w <= 0)
+		return vision_fail("find_text: no screenshot was taken yet");
+	os_rect r = {view->screen_x, view->screen_y, view->screen_w, view->screen_h};
+	if (!find_on_capture(d, &r, text, out, count))
+		return false;
+	for (size_t i = 0; i < *count; i++) {
+		vision_match *m = &(*out)[i];
+		/* corners: first and last screen pixel of the box -> model pixels */
+		int x0, y0, x1, y1;
+		vision_screen_to_model(view, r.x + m->x, r.y + m->y, &x0, &y0);
+		vision_screen_to_model(view, r.x + m->x + m->width - 1,
+		                       r.y + m->y + m->height - 1, &x1, &y1);
+		m->x = x0;
+		m->y = y0;
+		m->width = x1 - x0 + 1;
+		m->height = y1 - y0 + 1;
+	}
+	return true;
+}
+
 #if DESKHAND_HAVE_OCR
 
 #include <locale.h>

@@ -169,8 +169,10 @@ void vision_settle_opts_init(vision_settle_opts *opts);
 /*
  * Waits until `region` of the screen (NULL: the whole screen) stops
  * changing: captures it every interval_ms (os_capture_borrow) and hashes
- * every pixel of every row (XXH3, 64 bit), so a blinking cursor or one
- * changed character counts as a change; nothing is ignored but the X byte.
+ * every byte of every pixel of every row (XXH3, 64 bit), so a blinking
+ * cursor or one changed character counts as a change; nothing is ignored.
+ * (A screen that never stops changing — a video, a clock with seconds —
+ * therefore always costs the cap.)
  * Returns once stable_checks successive checks saw the same picture as the
  * one before, or when cap_ms has passed (result->settled false; not an
  * error). Fails only when a capture fails.
@@ -250,5 +252,22 @@ typedef struct vision_match {
 bool vision_ocr_find(const os_image *img, const char *text, int upscale,
                      vision_match **out, size_t *count);
 void vision_matches_free(vision_match *m, size_t count);
+
+/*
+ * vision_ocr_find on a fresh capture of `region` (NULL: the whole screen);
+ * boxes in root coordinates (`deskhand find-text`). Same ownership. When
+ * OCR is not built in it fails before touching `d` (which may be NULL).
+ */
+bool vision_ocr_find_screen(os_display *d, const os_rect *region,
+                            const char *text, vision_match **out,
+                            size_t *count);
+/*
+ * The model's `find_text {text}`: OCR at full resolution over the monitor
+ * of `view` (the view of the last screenshot sent), boxes mapped into that
+ * screenshot's coordinates, so the centre (x + width/2, y + height/2) is a
+ * coordinate the model can click. Same ownership.
+ */
+bool vision_ocr_find_view(os_display *d, const vision_view *view,
+                          const char *text, vision_match **out, size_t *count);
 
 #endif
