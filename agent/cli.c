@@ -13,7 +13,7 @@ struct synopsis {
 };
 
 static const struct synopsis synopses[] = {
-	{"screenshot", "deskhand screenshot [-o FILE] [--region X,Y,W,H] [--monitor N]"},
+	{"screenshot", "deskhand screenshot [-o FILE] [--region X,Y,W,H] [--monitor N] [--max-side N | --screen-max WxH] [--grid]"},
 	{"move", "deskhand move X Y"},
 	{"click", "deskhand click [X Y] [--button left|middle|right] [--count N]"},
 	{"drag", "deskhand drag X1 Y1 X2 Y2"},

@@ -9,6 +9,7 @@
 
 #include "agent/cli.h"
 #include "os/os.h"
+#include "vision/vision.h"
 
 #define COORD_MAX (1l << 20)
 
@@ -41,6 +42,26 @@ static bool parse_region(const char *s, os_rect *r)
 	return true;
 }
 
+/* "WxH", each side 16..16384; prints the problem on failure. */
+static bool parse_size(const char *s, int *w, int *h)
+{
+	char buf[64];
+	const char *x = strchr(s, 'x');
+	if (x == NULL || (size_t)(x - s) >= sizeof(buf)) {
+		cli_error("--screen-max: '%s' is not WxH (like 1280x800)", s);
+		return false;
+	}
+	memcpy(buf, s, (size_t)(x - s));
+	buf[x - s] = '\0';
+	long lw, lh;
+	if (!cli_parse_int(buf, 16, 16384, "--screen-max width", &lw) ||
+	    !cli_parse_int(x + 1, 16, 16384, "--screen-max height", &lh))
+		return false;
+	*w = (int)lw;
+	*h = (int)lh;
+	return true;
+}
+
 static int usage_line(void)
 {
 	fprintf(stderr, "usage: %s\n", cli_synopsis("screenshot"));
@@ -52,10 +73,20 @@ int cmd_screenshot(int argc, char **argv)
 	const char *out = "screenshot.png";
 	const char *region_arg = NULL;
 	const char *monitor_arg = NULL;
+	const char *max_side_arg = NULL, *screen_max_arg = NULL;
+	bool grid = false;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		const char **slot = NULL;
-		if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
+		if (strcmp(a, "--grid") == 0) {
+			grid = true;
+			continue;
+		}
+		if (strcmp(a, "--max-side") == 0)
+			slot = &max_side_arg;
+		else if (strcmp(a, "--screen-max") == 0)
+			slot = &screen_max_arg;
+		else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
 			slot = &out;
 		else if (strcmp(a, "--region") == 0)
 			slot = &region_arg;
@@ -79,6 +110,28 @@ int cmd_screenshot(int argc, char **argv)
 	if (monitor_arg != NULL &&
 	    !cli_parse_int(monitor_arg, 0, 1023, "--monitor", &monitor))
 		return usage_line();
+	/* The model's view: one monitor, scaled to fit, as the agent sends it. */
+	bool model_view = max_side_arg != NULL || screen_max_arg != NULL || grid;
+	if (max_side_arg != NULL && screen_max_arg != NULL)
+		return cli_usage_error("screenshot",
+		                       "--max-side and --screen-max exclude each other");
+	if (model_view && region_arg != NULL)
+		return cli_usage_error("screenshot", "--region gives the full "
+		                       "resolution; --max-side, --screen-max and --grid "
+		                       "give the model's view of a monitor");
+	vision_shot_opts view_opts;
+	vision_shot_opts_init(&view_opts);
+	view_opts.grid = grid;
+	view_opts.monitor = (int)monitor;
+	if (max_side_arg != NULL) {
+		long side;
+		if (!cli_parse_int(max_side_arg, 16, 16384, "--max-side", &side))
+			return usage_line();
+		view_opts.max_w = view_opts.max_h = (int)side;
+	}
+	if (screen_max_arg != NULL &&
+	    !parse_size(screen_max_arg, &view_opts.max_w, &view_opts.max_h))
+		return usage_line();
 	bool to_stdout = strcmp(out, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO))
 		return cli_usage_error("screenshot", "refusing to write a PNG to a "
@@ -90,6 +143,19 @@ int cmd_screenshot(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	int status = CLI_FAIL;
+	os_image *img = NULL;
+	if (model_view) {
+		vision_view view;
+		img = vision_shot(d, &view_opts, &view);
+		if (img == NULL) {
+			if (strncmp(vision_error(), "no monitor", 10) == 0)
+				status = cli_usage_error("screenshot", "%s", vision_error());
+			else
+				cli_error("%s", vision_error());
+			goto out;
+		}
+		goto write;
+	}
 	int sw, sh;
 	os_screen_size(d, &sw, &sh);
 	const os_rect *want = NULL;
@@ -132,11 +198,12 @@ int cmd_screenshot(int argc, char **argv)
 		want = &region;
 	}
 
-	os_image *img = os_capture(d, want);
+	img = os_capture(d, want);
 	if (img == NULL) {
 		cli_error("%s", os_error());
 		goto out;
 	}
+write:;
 	bool ok;
 	if (to_stdout) {
 		/* A closed pipe is a write error to report, not a silent death. */
