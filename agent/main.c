@@ -17,6 +17,12 @@ struct command {
 static const struct command commands[] = {
 	{"screen", cmd_screen, "print the screen size, then one line per monitor"},
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
+	{"move", cmd_move, "move the pointer"},
+	{"click", cmd_click, "click (double/triple with --count) here or at X Y"},
+	{"drag", cmd_drag, "press at X1 Y1, move, release at X2 Y2"},
+	{"scroll", cmd_scroll, "wheel clicks (default 3), here or --at X Y"},
+	{"type", cmd_type, "type Unicode text exactly"},
+	{"key", cmd_key, "press key combinations (xdotool names: ctrl+shift+t)"},
 };
 
 static void print_help(FILE *f)
