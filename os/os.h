@@ -209,6 +209,12 @@ bool os_key_hold(os_display *d, const os_combo *c, int ms);
  * typing anything.
  */
 bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms);
+/*
+ * Checks, without a display, that os_type would accept the text: valid
+ * UTF-8, and no control character other than \n (typed as Return) and \t
+ * (Tab). Fails with os_error() naming the first bad byte or character.
+ */
+bool os_type_check(const char *utf8, size_t len);
 
 /* ---- windows ------------------------------------------------------- */
 
