@@ -171,8 +171,9 @@ void vision_settle_opts_init(vision_settle_opts *opts);
  * changing: captures it every interval_ms (os_capture_borrow) and hashes
  * every byte of every pixel of every row (XXH3, 64 bit), so a blinking
  * cursor or one changed character counts as a change; nothing is ignored.
- * (A screen that never stops changing — a video, a clock with seconds —
- * therefore always costs the cap.)
+ * A screen that never stops changing (a video, a clock with seconds)
+ * therefore always costs the cap; an animation that returns to the very
+ * same picture exactly every interval_ms would look still.
  * Returns once stable_checks successive checks saw the same picture as the
  * one before, or when cap_ms has passed (result->settled false; not an
  * error). Fails only when a capture fails.
