@@ -2,6 +2,7 @@
 (sizes, content, monitor origin), coordinates mapped back onto real
 windows, settle on a still and on a busy screen, zoom, and OCR of text a
 real xterm drew."""
+import math
 import os
 import re
 import struct
@@ -155,6 +156,45 @@ class ScreenshotFlags(unittest.TestCase):
             self.assertEqual(pixel(grid, 150, 650), (0, 0, 0))
         finally:
             p.stop()
+
+    def test_scaling_matches_imagemagick_scale(self):
+        # The model's view against ImageMagick's area-averaging -scale of
+        # the full-resolution capture of the same (still) screen.
+        d = h.tmpdir()
+        term = h.Proc(["xterm", "-geometry", "100x30+50+60", "-fa", "Monospace",
+                       "-fs", "11", "-e", "sh", "-c",
+                       "ls -l /usr/bin | head -40; sleep 300"], env=X.env())
+        p = Painter(X, 1000, 500, 333, 111, "3366cc")
+        try:
+            h.wait_for(lambda: len(self.shot("--max-side", "64")) > 200, 10)
+            probe(X, "settle", 15, 2, 3000)
+            full = os.path.join(d, "full.png")
+            ref = os.path.join(d, "ref.png")
+            r = h.run([h.binary(), "screenshot", "-o", full], env=X.env())
+            self.assertEqual(r.returncode, 0, r.stderr)
+            ours = png_read(self.shot("--max-side", "1280"))
+            r = h.run(["convert", full, "-scale", "1280x720!",
+                       "PNG24:" + ref])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            theirs = png_read(open(ref, "rb").read())
+            self.assertEqual(ours[:2], theirs[:2])
+            se = 0
+            for y in range(720):
+                a, b = ours[2][y], theirs[2][y]
+                if ours[3] == theirs[3]:
+                    se += sum((x - z) * (x - z) for x, z in zip(a, b))
+                else:
+                    for x in range(1280):
+                        for c in range(3):
+                            dd = a[x * ours[3] + c] - b[x * theirs[3] + c]
+                            se += dd * dd
+            mse = se / (1280 * 720 * 3)
+            psnr = 99.0 if mse == 0 else 10 * math.log10(255 * 255 / mse)
+            print("# PSNR against ImageMagick -scale (area average): %.1f dB" % psnr)
+            self.assertGreater(psnr, 45)
+        finally:
+            p.stop()
+            term.stop()
 
     def test_bad_flags(self):
         for args, msg in (
