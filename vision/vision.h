@@ -244,8 +244,10 @@ typedef struct vision_match {
  * simple case folding), runs of white space in `text` match a word gap, and
  * a match lies within one line of text. Matches are sorted best first
  * (whole words, then confidence, then top-to-bottom). The image is
- * enlarged `upscale` times (<= 0: 2) before recognition, which small screen
- * fonts need; boxes are in img's coordinates. Nothing leaves the machine.
+ * enlarged `upscale` times (1..4; <= 0: 2, or 1 for images taller than
+ * 1600 pixels) before recognition, which small screen fonts need; boxes are
+ * in img's coordinates. Runs Tesseract on one thread unless OMP_THREAD_LIMIT
+ * or OMP_NUM_THREADS is set (see ocr.c). Nothing leaves the machine.
  * No match is not an error (*count 0). Fails when OCR is not built in, the
  * English data is missing or `text` is empty or invalid UTF-8.
  * Ownership: *out is an array the caller frees with vision_matches_free.
