@@ -132,7 +132,8 @@ int cmd_screenshot(int argc, char **argv)
 		want = &region;
 	}
 
-	os_image *img = os_capture(d, want);
+	/* Borrowed: encoded straight from the shared segment, no copy. */
+	const os_image *img = os_capture_borrow(d, want);
 	if (img == NULL) {
 		cli_error("%s", os_error());
 		goto out;
@@ -145,7 +146,6 @@ int cmd_screenshot(int argc, char **argv)
 	} else {
 		ok = os_png_write_file(img, out, NULL);
 	}
-	os_image_destroy(img);
 	if (!ok) {
 		cli_error("%s", os_error());
 		goto out;
