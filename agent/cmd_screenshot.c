@@ -143,10 +143,11 @@ int cmd_screenshot(int argc, char **argv)
 		return CLI_FAIL;
 	}
 	int status = CLI_FAIL;
-	os_image *img = NULL;
+	os_image *view_img = NULL;  /* owned: the model's view */
+	const os_image *img = NULL;
 	if (model_view) {
 		vision_view view;
-		img = vision_shot(d, &view_opts, &view);
+		img = view_img = vision_shot(d, &view_opts, &view);
 		if (img == NULL) {
 			if (strncmp(vision_error(), "no monitor", 10) == 0)
 				status = cli_usage_error("screenshot", "%s", vision_error());
@@ -198,7 +199,8 @@ int cmd_screenshot(int argc, char **argv)
 		want = &region;
 	}
 
-	img = os_capture(d, want);
+	/* Borrowed: encoded straight from the shared segment, no copy. */
+	img = os_capture_borrow(d, want);
 	if (img == NULL) {
 		cli_error("%s", os_error());
 		goto out;
@@ -212,13 +214,13 @@ write:;
 	} else {
 		ok = os_png_write_file(img, out, NULL);
 	}
-	os_image_destroy(img);
 	if (!ok) {
 		cli_error("%s", os_error());
 		goto out;
 	}
 	status = CLI_OK;
 out:
+	os_image_destroy(view_img);
 	os_display_close(d);
 	return status;
 }

@@ -200,10 +200,12 @@ static void shm_release(os_display *d, struct os_capture_state *st, bool server)
 {
 	if (!st->seg_attached)
 		return;
-	if (server) {
+	/*
+	 * No need to wait for the server: its own attachment keeps the
+	 * (IPC_RMID-marked) segment alive until it processes the detach.
+	 */
+	if (server)
 		XShmDetach(d->dpy, &st->seg);
-		XSync(d->dpy, False);
-	}
 	shm_img_drop(st);
 	shmdt(st->seg.shmaddr);
 	st->seg_attached = false;
@@ -215,12 +217,13 @@ static void capture_cleanup(os_display *d)
 	struct os_capture_state *st = d->capture;
 	if (st == NULL)
 		return;
-	/* os_display_dead would overwrite a reason the caller may still need. */
-	char saved[512];
-	snprintf(saved, sizeof(saved), "%s", os_error());
-	bool dead = os_display_dead(d);
-	os_fail("%s", saved);
-	shm_release(d, st, !dead);
+	/*
+	 * XCloseDisplay follows: the server detaches a client's segments when
+	 * it disconnects, without making us wait for it (an explicit detach
+	 * here costs a round trip in which the server frees 8 MB, ~2 ms).
+	 * The segment, marked IPC_RMID, disappears with that last detach.
+	 */
+	shm_release(d, st, false);
 	shm_img_drop(st);
 	if (st->get_img != NULL)
 		XDestroyImage(st->get_img);
