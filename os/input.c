@@ -108,6 +108,7 @@ static void input_cleanup(os_display *d)
 		return;
 	if (!os_display_dead(d))
 		os_input_restore(d);
+	os_peer_release(&d->input->peer);
 	free(d->input);
 	d->input = NULL;
 }
@@ -140,6 +141,7 @@ struct os_input_state *os_input_state(os_display *d)
 		}
 		XFreeModifiermap(mm);
 	}
+	st->peer.diag_fd = -1;
 	d->input = st;
 	d->input_cleanup = input_cleanup;
 	return st;
@@ -178,32 +180,119 @@ void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2])
 	XChangeKeyboardMapping(d->dpy, code, 2, ks, 1);
 }
 
+void os_input_find_peer(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	st->have_peer = os_peer_find(d, &st->peer);
+}
+
+void os_input_used(os_display *d, uint8_t code, int column)
+{
+	struct os_input_state *st = d->input;
+	st->use_epoch[code][column] = st->epoch + 1;
+}
+
+void os_input_epoch_end(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	st->epoch++;
+	struct timespec now = os_input_now();
+	for (int c = 0; c < 256; c++)
+		for (int col = 0; col < 2; col++)
+			if (st->use_epoch[c][col] == st->epoch)
+				st->use_time[c][col] = now;
+}
+
+/* Syncs and polls the peer until proven idle; false when unobservable. */
+static bool peer_wait_idle(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	/*
+	 * Two round trips: after the first reply the server may still be
+	 * flushing the events to the client's socket in the same pass; the
+	 * second request is handled only once that pass is over.
+	 */
+	XSync(d->dpy, False);
+	XSync(d->dpy, False);
+	struct timespec now = os_input_now();
+	struct timespec deadline = os_input_add_ms(now, OS_PEER_WAIT_MS);
+	struct timespec quiet_since = {0, 0};
+	bool quiet = false;
+	unsigned long long quiet_switches = 0;
+		for (;;) {
+		unsigned long long sw;
+		int idle = os_peer_idle(&st->peer, &sw);
+		now = os_input_now();
+		if (idle < 0)
+			return false;
+		if (idle == 0 || !quiet || sw != quiet_switches) {
+			quiet = idle > 0;
+			quiet_since = now;
+			quiet_switches = sw;
+		} else {
+			struct timespec until = os_input_add_ms(quiet_since, OS_PEER_QUIET_MS);
+			if (!os_input_before(&now, &until))
+				return true;
+		}
+		if (!os_input_before(&now, &deadline))
+			return true;    /* a client that never rests: bounded, go on */
+		/* Keep the server dispatching: its pass flushes the client's output. */
+		XSync(d->dpy, False);
+		struct timespec step = os_input_add_ms(now, 1);
+		sleep_until(&step, false);
+	}
+}
+
+void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
+                     int n)
+{
+	struct os_input_state *st = d->input;
+	unsigned long need = 0;
+	struct timespec last = {0, 0};
+	for (int i = 0; i < n; i++) {
+		for (int col = 0; col < 2; col++) {
+			if (!(cols[i] & (1 << col)))
+				continue;
+			unsigned long e = st->use_epoch[codes[i]][col];
+			if (e > need)
+				need = e;
+			if (os_input_before(&last, &st->use_time[codes[i]][col]))
+				last = st->use_time[codes[i]][col];
+		}
+	}
+	if (need <= st->handled)
+		return;
+	unsigned long upto = st->epoch;
+	if (st->have_peer && peer_wait_idle(d)) {
+		st->handled = upto;
+		return;
+	}
+	st->have_peer = false;
+	struct timespec until = os_input_add_ms(last, OS_TYPE_GUARD_MS);
+	sleep_until(&until, false);
+}
+
 bool os_input_restore(os_display *d)
 {
 	struct os_input_state *st = d->input;
 	if (st == NULL)
 		return true;
-	struct timespec last = {0, 0};
-	bool any = false;
+	uint8_t codes[256], cols[256];
+	int n = 0;
 	for (int c = 0; c < 256; c++) {
-		if (!st->bound[c])
-			continue;
-		any = true;
-		for (int col = 0; col < 2; col++)
-			if (os_input_before(&last, &st->last_use[c][col]))
-				last = st->last_use[c][col];
+		if (st->bound[c]) {
+			codes[n] = (uint8_t)c;
+			cols[n++] = 3;
+		}
 	}
-	if (!any)
+	if (n == 0)
 		return true;
-	struct timespec until = os_input_add_ms(last, OS_TYPE_GUARD_MS);
-	sleep_until(&until, false);
+	os_input_settle(d, codes, cols, n);
 	os_x_trap_begin(d);
 	KeySym none[2] = {NoSymbol, NoSymbol};
-	for (int c = 0; c < 256; c++) {
-		if (!st->bound[c])
-			continue;
-		XChangeKeyboardMapping(d->dpy, c, 2, none, 1);
-		st->bound[c] = false;
+	for (int i = 0; i < n; i++) {
+		XChangeKeyboardMapping(d->dpy, codes[i], 2, none, 1);
+		st->bound[codes[i]] = false;
 	}
 	return os_x_trap_end(d, "restoring the keymap") == 0;
 }
@@ -396,17 +485,19 @@ out:
 	if (used_spare > 0) {
 		/* Bindings must be in place before the first press reaches a client. */
 		XSync(d->dpy, False);
+		os_input_find_peer(d);
 	}
 	return ok;
 }
 
 static void mark_used(os_display *d, const uint8_t *codes, int n)
 {
-	struct timespec now = os_input_now();
 	for (int i = 0; i < n; i++)
-		if (d->input->bound[codes[i]])
-			d->input->last_use[codes[i]][0] =
-				d->input->last_use[codes[i]][1] = now;
+		if (d->input->bound[codes[i]]) {
+			os_input_used(d, codes[i], 0);
+			os_input_used(d, codes[i], 1);
+		}
+	os_input_epoch_end(d);
 }
 
 static void release_reverse(os_display *d, const uint8_t *press, int n)

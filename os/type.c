@@ -84,22 +84,24 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
 		if (round->nbind > 0) {
 			/*
 			 * A client decodes a keystroke with the binding current when it
-			 * gets round to it; rebinding a column that was typed too
-			 * recently could change a character it has not read yet.
+			 * gets round to it: a column is rebound only once the client has
+			 * handled every keystroke typed with its old binding.
 			 */
-			struct timespec until = {0, 0};
+			uint8_t codes[256], cols[256];
+			int n = 0;
 			for (size_t b = 0; b < round->nbind; b++) {
 				const os_type_bind *bd = &plan->binds[round->first_bind + b];
-				for (int col = 0; col < 2; col++) {
-					if (cur[bd->code][col] == 0 || cur[bd->code][col] == bd->syms[col])
-						continue;
-					struct timespec t = os_input_add_ms(
-						st->last_use[bd->code][col], OS_TYPE_GUARD_MS);
-					if (os_input_before(&until, &t))
-						until = t;
+				uint8_t mask = 0;
+				for (int col = 0; col < 2; col++)
+					if (cur[bd->code][col] != 0 &&
+					    cur[bd->code][col] != bd->syms[col])
+						mask |= (uint8_t)(1 << col);
+				if (mask != 0) {
+					codes[n] = bd->code;
+					cols[n++] = mask;
 				}
 			}
-			os_input_sleep_until(&until);
+			os_input_settle(d, codes, cols, n);
 			if (os_input_signal_caught() != 0)
 				break;
 			os_x_trap_begin(d);
@@ -123,6 +125,8 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
 			}
 			XTestFakeKeyEvent(d->dpy, s->code, True, CurrentTime);
 			XTestFakeKeyEvent(d->dpy, s->code, False, CurrentTime);
+			if (s->spare)
+				os_input_used(d, s->code, s->shift ? 1 : 0);
 			(*typed)++;
 			if (delay_ms > 0) {
 				XFlush(d->dpy);
@@ -141,13 +145,7 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
 			ok = false;
 			break;
 		}
-		/* The guard counts from when the server has the round's events. */
-		struct timespec now = os_input_now();
-		for (size_t k = 0; k < round->nstroke; k++) {
-			const os_type_stroke *s = &plan->strokes[round->first_stroke + k];
-			if (s->spare)
-				st->last_use[s->code][s->shift ? 1 : 0] = now;
-		}
+		os_input_epoch_end(d);
 	}
 	return ok;
 }
@@ -205,6 +203,8 @@ bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms)
 		goto out_plan;
 	}
 	bool caps = (xs.locked_mods & LockMask) != 0;
+	if (plan.nspare > 0)
+		os_input_find_peer(d);
 
 	struct os_signal_guard g;
 	os_input_signals_begin(&g);
