@@ -1,0 +1,3 @@
+import harness as h
+if __name__ == "__main__":
+    h.main()
