@@ -27,6 +27,8 @@ const struct prompt_action prompt_computer_actions[] = {
 	{"screenshot", "take a screenshot"},
 	{"cursor_position", "report the pointer position"},
 	{"zoom", "a screenshot of region [x0, y0, x1, y1] at full resolution"},
+	{"find_text", "find the text given in text on the screen (local OCR); answers the centre "
+	              "of each match in screenshot pixels"},
 };
 const size_t prompt_n_computer_actions =
 	sizeof(prompt_computer_actions) / sizeof(prompt_computer_actions[0]);
@@ -129,8 +131,10 @@ static cJSON *execute_schema(const struct prompt_env *env)
 	cJSON_AddItemToObject(props, "language", lang);
 	cJSON_AddItemToObject(props, "code", typed("string", "the code to run"));
 	cJSON_AddItemToObject(props, "display",
-	                      typed("boolean", "true to show the output to the user as it comes "
-	                                       "(default true)"));
+	                      typed("boolean", "true only when the code itself must reach the X "
+	                                       "display (start a GUI program, xdotool, screenshots "
+	                                       "from code); the user must confirm every such run. "
+	                                       "Default false: the sandbox has no display"));
 	cJSON *req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("language"));
 	cJSON_AddItemToArray(req, cJSON_CreateString("code"));
@@ -196,6 +200,21 @@ bool prompt_tools(const struct prompt_env *env, struct provider_tools *out)
 			goto oom;
 		out->computer_width = env->screen_width;
 		out->computer_height = env->screen_height;
+		/*
+		 * Anthropic's native computer tool has a fixed set of actions, so
+		 * find_text is also offered as a tool of its own (every provider,
+		 * for one behaviour everywhere).
+		 */
+		cJSON *ft = typed("object", NULL);
+		cJSON *ftp = cJSON_AddObjectToObject(ft, "properties");
+		cJSON_AddItemToObject(ftp, "text", typed("string", "the text to look for, "
+		                                        "case-insensitive, may be several words"));
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(ft, "required"), cJSON_CreateString("text"));
+		if (!add_tool(out, "find_text",
+		              "Find text on the screen with local OCR. Answers the centre of each "
+		              "match in pixels of the latest screenshot, best match first.",
+		              ft))
+			goto oom;
 	}
 	return true;
 oom:
