@@ -31,10 +31,11 @@ static bool decode_text(const char *utf8, size_t len, uint32_t **out, size_t *n)
 	}
 	for (long i = 0; i < count; i++) {
 		if (os_keysym_for_char(cps[i]) == 0) {
+			os_fail("character %ld of the text (U+%04X) is a control "
+			        "character that cannot be typed (only \\n and \\t are)",
+			        i + 1, cps[i]);
 			free(cps);
-			return os_fail("character %ld of the text (U+%04X) is a control "
-			               "character that cannot be typed (only \\n and \\t "
-			               "are)", i + 1, cps[i]);
+			return false;
 		}
 	}
 	*out = cps;
