@@ -10,7 +10,7 @@ import unittest
 
 import harness as h
 from mixed_text import mixed_text
-from xinput_util import Recorder, Xterm, deskhand, key_state, keymap, parse
+from xinput_util import Recorder, Xterm, deskhand, key_state, keymap, xkb_keymap
 
 
 def setUpModule():
@@ -50,11 +50,14 @@ class TypeIntoXterm(unittest.TestCase):
 
     def type_into_xterm(self, text, *opts):
         before = keymap(X)
+        before_xkb = xkb_keymap(X)
         term = Xterm(X)
         try:
             r = deskhand(X, "type", *opts, "-", input=text.encode())
             self.assertEqual(r.returncode, 0, r.stderr)
             self.assertEqual(keymap(X), before, "keymap not restored")
+            # Not only the core keysyms: key types and actions too.
+            self.assertEqual(xkb_keymap(X), before_xkb, "XKB keymap changed")
             got = term.finish()
         finally:
             term.stop()

@@ -86,6 +86,13 @@ def keymap(X):
     return r.stdout.decode()
 
 
+def xkb_keymap(X):
+    """The server's whole XKB keymap (types, actions, symbols) as text."""
+    r = h.run(["xkbcomp", "-xkb", X.display, "-"], env=X.env())
+    assert r.returncode == 0, r.stderr
+    return r.stdout.decode()
+
+
 def marker(rec, X, n):
     """Moves the pointer to a spot unique to n and waits for its motion
     event: everything recorded before it came from earlier commands."""
