@@ -419,7 +419,7 @@ static void test_plan_spare_columns(void **state)
 	assert_true(os_type_plan_make(&km, spare_codes, 3, cps, n, &plan));
 	assert_int_equal(plan.nrounds, 2);
 	assert_int_equal(plan.rounds[1].nbind, 1);
-	/* The least recently used slot goes: é's. */
+	/* No character comes back: the least recently used slot goes, é's. */
 	assert_int_equal(plan.strokes[6].code, 20);
 	assert_false(plan.strokes[6].shift);
 	simulate(&km, &plan, cps, n, 3);
@@ -466,6 +466,24 @@ static void test_plan_random_texts(void **state)
 	}
 }
 
+static void test_plan_evicts_furthest_next_use(void **state)
+{
+	(void)state;
+	os_keymap km = synthetic_keymap();
+	uint32_t cps[32];
+	/* One spare keycode, two slots: é and ж; Ω must evict one of them. ж
+	 * comes back before é does, so é's slot is given up. */
+	size_t n = decode("éжΩжé", cps);
+	os_type_plan plan;
+	assert_true(os_type_plan_make(&km, spare_codes, 1, cps, n, &plan));
+	assert_int_equal(plan.nrounds, 3);
+	assert_int_equal(plan.strokes[2].shift, false);     /* Ω took é's column */
+	assert_int_equal(plan.strokes[3].shift, true);      /* ж kept its column */
+	assert_int_equal(plan.rounds[1].nbind, 1);
+	simulate(&km, &plan, cps, n, 1);
+	os_type_plan_finish(&plan);
+}
+
 static void test_plan_errors(void **state)
 {
 	(void)state;
@@ -503,6 +521,7 @@ int main(void)
 		cmocka_unit_test(test_plan_spare_columns),
 		cmocka_unit_test(test_plan_mirrors_unused_column),
 		cmocka_unit_test(test_plan_random_texts),
+		cmocka_unit_test(test_plan_evicts_furthest_next_use),
 		cmocka_unit_test(test_plan_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
