@@ -85,6 +85,14 @@ struct os_input_state {
  * without one, os_input_settle falls back to the guard time).
  */
 void os_input_find_peer(os_display *d);
+/*
+ * Flow control for long texts: syncs, and waits for an observable client
+ * to catch up, so that the server does not buffer without bound for a
+ * client slower than we are. Call only after os_input_epoch_end.
+ */
+void os_input_drain(os_display *d);
+/* Keystrokes sent between two drains. */
+#define OS_TYPE_DRAIN_EVERY 2048
 /* Records a keystroke on a spare slot in the current (unfinished) epoch. */
 void os_input_used(os_display *d, uint8_t code, int column);
 /* Ends the epoch after the caller has synced its keystrokes. */

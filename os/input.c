@@ -272,6 +272,14 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 	sleep_until(&until, false);
 }
 
+void os_input_drain(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	XSync(d->dpy, False);
+	if (st->have_peer && peer_wait_idle(d))
+		st->handled = st->epoch;
+}
+
 bool os_input_restore(os_display *d)
 {
 	struct os_input_state *st = d->input;

@@ -85,6 +85,12 @@ class TypeIntoXterm(unittest.TestCase):
         self.assertEqual(got, "-ok ñ 😀 x\n".encode())
         self.assertEqual(keymap(X), before)
 
+    def test_long_text(self):
+        # 20,000 characters: several drains (flow control) on the way.
+        text = mixed_text(20000)
+        got = self.type_into_xterm(text)
+        self.assertEqual(got, text.encode())
+
     def test_many_distinct_characters(self):
         # 600 distinct CJK characters: far more than the spare keycodes hold,
         # so bindings rotate many times.
