@@ -99,6 +99,38 @@ class TypeIntoXterm(unittest.TestCase):
         self.assertEqual(got, text.encode())
 
 
+class TypeThroughRelay(unittest.TestCase):
+    """A client behind a relay (socat here, sshd for ssh -X) cannot be
+    watched: the relay's being idle says nothing about it. Typing then falls
+    back to resting each keycode for a guard time, and stays exact."""
+
+    def test_relayed_xterm(self):
+        # An abstract socket on an unused display number: a server starting
+        # meanwhile skips a number whose socket is taken.
+        n = next(k for k in range(900 + os.getpid() % 50, 1000)
+                 if not os.path.exists("/tmp/.X%d-lock" % k)
+                 and not os.path.exists("/tmp/.X11-unix/X%d" % k))
+        relay = h.Proc(["socat", "ABSTRACT-LISTEN:/tmp/.X11-unix/X%d,fork" % n,
+                        "UNIX-CONNECT:" + X.socket])
+        try:
+            relayed = X.env(DISPLAY=":%d" % n)
+            ok = h.wait_for(lambda: h.run(["xdpyinfo"], env=relayed).returncode == 0, 10)
+            self.assertTrue(ok, "relay did not come up")
+            text = mixed_text(400)
+            before = keymap(X)
+            term = Xterm(X, display=":%d" % n)
+            try:
+                r = deskhand(X, "type", "-", input=text.encode())
+                self.assertEqual(r.returncode, 0, r.stderr)
+                self.assertEqual(keymap(X), before)
+                got = term.finish()
+            finally:
+                term.stop()
+            self.assertEqual(got, text.encode())
+        finally:
+            relay.stop()
+
+
 class TypeIntoRecorder(unittest.TestCase):
     def setUp(self):
         self.rec = Recorder(X)

@@ -108,11 +108,13 @@ def marker(rec, X, n):
 class Xterm:
     """xterm -u8 running `cat > file`, given the input focus."""
 
-    def __init__(self, X, title="target"):
+    def __init__(self, X, title="target", display=None):
         self.X = X
         self.dir = h.tmpdir()
         self.file = os.path.join(self.dir, "typed")
         env = X.env(LANG="C.UTF-8", LC_ALL="C.UTF-8")
+        if display is not None:
+            env["DISPLAY"] = display    # e.g. through a relay
         self.proc = h.Proc(["xterm", "-u8", "-T", title, "-geometry",
                             "120x40+0+0", "-e", "sh", "-c", 'exec cat > "$0"',
                             self.file], env=env)
