@@ -125,12 +125,8 @@ void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2]);
  */
 bool os_input_restore(os_display *d);
 
-/* Sleeps until `until` (CLOCK_MONOTONIC) or until a guarded signal arrives. */
-void os_input_sleep_until(const struct timespec *until);
+/* Sleeps `ms` milliseconds, or less when a guarded signal arrives. */
 void os_input_sleep_ms(int ms);
-struct timespec os_input_now(void);
-struct timespec os_input_add_ms(struct timespec t, int ms);
-bool os_input_before(const struct timespec *a, const struct timespec *b);
 
 /*
  * While a guard is active, SIGINT/SIGTERM/SIGHUP only set a flag, which the
