@@ -85,6 +85,14 @@ struct os_input_state {
  * without one, os_input_settle falls back to the guard time).
  */
 void os_input_find_peer(os_display *d);
+/*
+ * Flow control for long texts: syncs, and waits for an observable client
+ * to catch up, so that the server does not buffer without bound for a
+ * client slower than we are. Call only after os_input_epoch_end.
+ */
+void os_input_drain(os_display *d);
+/* Keystrokes sent between two drains. */
+#define OS_TYPE_DRAIN_EVERY 2048
 /* Records a keystroke on a spare slot in the current (unfinished) epoch. */
 void os_input_used(os_display *d, uint8_t code, int column);
 /* Ends the epoch after the caller has synced its keystrokes. */
@@ -117,12 +125,8 @@ void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2]);
  */
 bool os_input_restore(os_display *d);
 
-/* Sleeps until `until` (CLOCK_MONOTONIC) or until a guarded signal arrives. */
-void os_input_sleep_until(const struct timespec *until);
+/* Sleeps `ms` milliseconds, or less when a guarded signal arrives. */
 void os_input_sleep_ms(int ms);
-struct timespec os_input_now(void);
-struct timespec os_input_add_ms(struct timespec t, int ms);
-bool os_input_before(const struct timespec *a, const struct timespec *b);
 
 /*
  * While a guard is active, SIGINT/SIGTERM/SIGHUP only set a flag, which the

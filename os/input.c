@@ -53,14 +53,14 @@ void os_input_signals_end(struct os_signal_guard *g)
 		raise(sig);
 }
 
-struct timespec os_input_now(void)
+static struct timespec os_input_now(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_MONOTONIC, &t);
 	return t;
 }
 
-struct timespec os_input_add_ms(struct timespec t, int ms)
+static struct timespec os_input_add_ms(struct timespec t, int ms)
 {
 	t.tv_sec += ms / 1000;
 	t.tv_nsec += (long)(ms % 1000) * 1000000L;
@@ -71,7 +71,7 @@ struct timespec os_input_add_ms(struct timespec t, int ms)
 	return t;
 }
 
-bool os_input_before(const struct timespec *a, const struct timespec *b)
+static bool os_input_before(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec < b->tv_sec ||
 	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
@@ -87,11 +87,6 @@ static void sleep_until(const struct timespec *until, bool interruptible)
 		if (interruptible && signal_caught != 0)
 			return;
 	}
-}
-
-void os_input_sleep_until(const struct timespec *until)
-{
-	sleep_until(until, true);
 }
 
 void os_input_sleep_ms(int ms)
@@ -272,6 +267,14 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 	sleep_until(&until, false);
 }
 
+void os_input_drain(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	XSync(d->dpy, False);
+	if (st->have_peer && peer_wait_idle(d))
+		st->handled = st->epoch;
+}
+
 bool os_input_restore(os_display *d)
 {
 	struct os_input_state *st = d->input;
@@ -312,15 +315,12 @@ static bool valid_button(os_button b)
 }
 
 /* Syncs so that the events have reached the server before returning. */
-static bool input_sync(os_display *d, const char *what)
+static bool input_sync(os_display *d)
 {
 	if (os_display_dead(d))
 		return false;
 	XSync(d->dpy, False);
-	if (os_display_dead(d))
-		return false;
-	(void)what;
-	return true;
+	return !os_display_dead(d);
 }
 
 bool os_mouse_move(os_display *d, int x, int y)
@@ -328,7 +328,7 @@ bool os_mouse_move(os_display *d, int x, int y)
 	if (!os_point_on_screen(d, x, y) || !mouse_ready(d))
 		return false;
 	XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
-	return input_sync(d, "moving the pointer");
+	return input_sync(d);
 }
 
 bool os_mouse_click(os_display *d, os_button b, int count)
@@ -347,7 +347,7 @@ bool os_mouse_click(os_display *d, os_button b, int count)
 		XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
 		XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
 	}
-	return input_sync(d, "clicking");
+	return input_sync(d);
 }
 
 bool os_mouse_button(os_display *d, os_button b, bool down)
@@ -355,7 +355,7 @@ bool os_mouse_button(os_display *d, os_button b, bool down)
 	if (!valid_button(b) || !mouse_ready(d))
 		return false;
 	XTestFakeButtonEvent(d->dpy, (unsigned)b, down ? True : False, CurrentTime);
-	return input_sync(d, "pressing a button");
+	return input_sync(d);
 }
 
 #define DRAG_STEPS 12
@@ -385,7 +385,7 @@ bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
 	}
 	/* Released even when interrupted: a button is never left held. */
 	XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
-	bool ok = input_sync(d, "dragging");
+	bool ok = input_sync(d);
 	int sig = os_input_signal_caught();
 	os_input_signals_end(&g);
 	if (ok && sig != 0)
@@ -409,7 +409,7 @@ bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)
 		XTestFakeButtonEvent(d->dpy, buttons[dir], True, CurrentTime);
 		XTestFakeButtonEvent(d->dpy, buttons[dir], False, CurrentTime);
 	}
-	return input_sync(d, "scrolling");
+	return input_sync(d);
 }
 
 /* ---- key combinations -------------------------------------------------- */
@@ -522,7 +522,7 @@ static bool key_press_release(os_display *d, const os_combo *c, int hold_ms)
 			os_input_sleep_ms(hold_ms);
 		}
 		release_reverse(d, press, n);
-		ok = input_sync(d, "pressing keys");
+		ok = input_sync(d);
 		mark_used(d, press, n);
 	}
 	bool restored = os_input_restore(d);
@@ -555,7 +555,7 @@ bool os_key_down(os_display *d, const os_combo *c)
 		return false;
 	for (int i = 0; i < n; i++)
 		XTestFakeKeyEvent(d->dpy, press[i], True, CurrentTime);
-	return input_sync(d, "pressing keys");
+	return input_sync(d);
 }
 
 bool os_key_up(os_display *d, const os_combo *c)
@@ -565,7 +565,7 @@ bool os_key_up(os_display *d, const os_combo *c)
 	if (!combo_keys(d, c, false, press, &n))
 		return false;
 	release_reverse(d, press, n);
-	return input_sync(d, "releasing keys");
+	return input_sync(d);
 }
 
 /* ---- parsing ----------------------------------------------------------- */

@@ -245,7 +245,8 @@ int os_keymap_spare(const os_keymap *km, uint8_t *out, int max)
 struct slot {
 	uint32_t keysym;        /* assigned character keysym, 0 = none yet */
 	long last_round;        /* last round that typed it, -1 = never */
-	long last_stroke;       /* for least-recently-used order */
+	long last_stroke;       /* breaks ties: least recently used first */
+	size_t next_use;        /* next index that types keysym, SIZE_MAX: none */
 };
 
 struct planner {
@@ -338,20 +339,63 @@ static bool bind_slot(struct planner *pl, int slot, uint32_t keysym)
 	return true;
 }
 
+/*
+ * next[i]: the next index after i that types the same character, SIZE_MAX
+ * when none. Ownership: malloc'ed, the caller frees; NULL on failure.
+ */
+static size_t *next_uses(const uint32_t *cps, size_t n)
+{
+	size_t *next = malloc((n ? n : 1) * sizeof(*next));
+	if (next == NULL)
+		return NULL;
+	/* Open-addressing table from code point to its latest index. */
+	size_t cap = 64;
+	while (cap < 2 * n)
+		cap *= 2;
+	uint32_t *keys = malloc(cap * sizeof(*keys));
+	size_t *vals = malloc(cap * sizeof(*vals));
+	if (keys == NULL || vals == NULL) {
+		free(keys);
+		free(vals);
+		free(next);
+		return NULL;
+	}
+	for (size_t k = 0; k < cap; k++)
+		keys[k] = UINT32_MAX;
+	for (size_t i = n; i-- > 0;) {
+		size_t h = (cps[i] * 2654435761u) & (cap - 1);
+		while (keys[h] != UINT32_MAX && keys[h] != cps[i])
+			h = (h + 1) & (cap - 1);
+		next[i] = keys[h] == UINT32_MAX ? SIZE_MAX : vals[h];
+		keys[h] = cps[i];
+		vals[h] = i;
+	}
+	free(keys);
+	free(vals);
+	return next;
+}
+
 bool os_type_plan_make(const os_keymap *km, const uint8_t *spare, int nspare,
                        const uint32_t *cps, size_t n, os_type_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
 	struct planner pl = {.plan = plan, .spare = spare, .nspare = nspare};
 	int nslots = 2 * nspare;
+	size_t *next = next_uses(cps, n);
+	if (next == NULL) {
+		os_fail("out of memory");
+		goto fail;
+	}
 	if (nslots > 0) {
 		pl.slots = calloc((size_t)nslots, sizeof(*pl.slots));
 		if (pl.slots == NULL) {
 			os_fail("out of memory");
 			goto fail;
 		}
-		for (int i = 0; i < nslots; i++)
+		for (int i = 0; i < nslots; i++) {
 			pl.slots[i].last_round = pl.slots[i].last_stroke = -1;
+			pl.slots[i].next_use = SIZE_MAX;
+		}
 	}
 	if (!round_open(&pl))
 		goto fail;
@@ -379,13 +423,19 @@ bool os_type_plan_make(const os_keymap *km, const uint8_t *spare, int nspare,
 			if (pl.slots[s].keysym == ks)
 				slot = s;
 		if (slot < 0) {
-			/* Least recently used slot that this round does not type. */
+			/*
+			 * Evict the slot, among those this round does not type, whose
+			 * character comes back last (or never): the fewest rebindings
+			 * for the text (Belady's rule), least recently used on ties.
+			 */
 			for (int pass = 0; pass < 2 && slot < 0; pass++) {
 				for (int s = 0; s < nslots; s++) {
-					if (pl.slots[s].last_round == pl.round)
+					const struct slot *c = &pl.slots[s];
+					if (c->last_round == pl.round)
 						continue;
-					if (slot < 0 || pl.slots[s].last_stroke <
-					                    pl.slots[slot].last_stroke)
+					if (slot < 0 || c->next_use > pl.slots[slot].next_use ||
+					    (c->next_use == pl.slots[slot].next_use &&
+					     c->last_stroke < pl.slots[slot].last_stroke))
 						slot = s;
 				}
 				if (slot < 0 && !round_open(&pl))
@@ -396,12 +446,15 @@ bool os_type_plan_make(const os_keymap *km, const uint8_t *spare, int nspare,
 		}
 		pl.slots[slot].last_round = pl.round;
 		pl.slots[slot].last_stroke = (long)i;
+		pl.slots[slot].next_use = next[i];
 		if (!add_stroke(&pl, pl.spare[slot % nspare], slot >= nspare, true, i))
 			goto fail;
 	}
+	free(next);
 	free(pl.slots);
 	return true;
 fail:
+	free(next);
 	free(pl.slots);
 	os_type_plan_finish(plan);
 	return false;

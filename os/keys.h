@@ -83,13 +83,16 @@ int os_keymap_spare(const os_keymap *km, uint8_t *out, int max);
  *     of a round is looked up under the binding the round started with;
  *   - a rebinding never changes a slot that the same round types, and leaves
  *     the other column of the keycode as it was;
- *   - slots are taken least recently used first, so a binding lives as long
- *     as the text allows; a character already bound is typed from its slot
- *     instead of being bound again;
+ *   - the slot given up for a new character is the one whose character
+ *     comes back last in the text, or never (least recently used on ties),
+ *     so the text needs as few rebindings as rounds allow; a character
+ *     already bound is typed from its slot instead of being bound again;
  *   - a round ends only when it has no free slot left for a new character.
- * What the plan cannot know is when the target client has read the events of
- * a round; the executor (type.c) therefore waits, before each rebinding, until
- * the rebound keycodes' last keystrokes are older than a guard time.
+ * What the plan cannot know is when the target client has decoded the
+ * keystrokes of a round; the executor (type.c) therefore waits, before a
+ * rebinding changes a column typed since the client was last seen idle,
+ * until the client is proven idle (peer.c) or, when it cannot be observed,
+ * until a guard time has passed since that column's last keystroke.
  */
 typedef struct os_type_bind {
 	uint8_t code;

@@ -165,14 +165,24 @@ typedef enum os_scroll {
 	OS_SCROLL_RIGHT,
 } os_scroll;
 
-/* Coordinates are root pixels and must lie on the screen (else false). */
+/*
+ * All through XTest, synced: the events have reached the server when a call
+ * returns. Coordinates are root pixels and must lie on the screen: a point
+ * off it fails (os_error names it), it is never clamped.
+ */
 bool os_mouse_move(os_display *d, int x, int y);
-/* `count` clicks (1..10) at the current position, as a double/triple click. */
+/*
+ * `count` clicks (1..10) at the current position: press/release pairs sent
+ * in one burst, so that toolkits see a double or triple click.
+ */
 bool os_mouse_click(os_display *d, os_button b, int count);
 bool os_mouse_button(os_display *d, os_button b, bool down);
-/* Press at (x1,y1), move there in steps, release at (x2,y2). */
+/*
+ * Moves to (x1,y1), presses, moves to (x2,y2) in paced steps (about 50 ms in
+ * all), releases there. The button is released also on SIGINT/SIGTERM/SIGHUP.
+ */
 bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b);
-/* `amount` wheel clicks (buttons 4/5/6/7). */
+/* `amount` (1..1000) wheel clicks: buttons 4/5/6/7 for up/down/left/right. */
 bool os_mouse_scroll(os_display *d, os_scroll dir, int amount);
 
 /* ---- keyboard ------------------------------------------------------ */
@@ -193,20 +203,39 @@ typedef struct os_combo {
  */
 bool os_key_parse(const char *text, os_combo *out);
 
-/* Presses then releases the combination, modifiers released in reverse. */
+/*
+ * Presses the keys in order, then releases them in reverse. A keysym in the
+ * shifted column of its key gets Shift pressed before it ("ctrl++" is
+ * Control, Shift, equal); a keysym missing from the keymap is bound to a
+ * spare keycode for the duration. Keys are released and bindings undone
+ * also on failure and on SIGINT/SIGTERM/SIGHUP (re-raised afterwards).
+ */
 bool os_key_combo(os_display *d, const os_combo *c);
+/*
+ * Presses (or releases, in reverse order) and leaves the keys so, for a
+ * later call or process to undo. Only keys of the keymap: fails for a
+ * keysym the keymap lacks, since its temporary binding could not outlive
+ * the call.
+ */
 bool os_key_down(os_display *d, const os_combo *c);
 bool os_key_up(os_display *d, const os_combo *c);
-/* Presses, holds for `ms` milliseconds, releases. */
+/* Presses, holds for `ms` milliseconds, releases; as os_key_combo. */
 bool os_key_hold(os_display *d, const os_combo *c, int ms);
 
 /*
  * Types UTF-8 text exactly. Characters in the keymap are typed with their
  * keycode and the needed shift level; others are bound to spare keycodes
- * used in rotation, and the keymap is restored before returning, also when
- * interrupted by SIGINT/SIGTERM/SIGHUP (the signal is re-raised afterwards).
- * `delay_ms` < 0 selects the default pace. Fails on invalid UTF-8 before
- * typing anything.
+ * (no keysym in the keymap) in rotation. A spare keycode is rebound only
+ * once the client receiving the keys has handled every keystroke typed with
+ * its previous binding: proven idle for a local client, after a guard time
+ * otherwise. The keymap is restored before returning, also on errors and
+ * when interrupted by SIGINT/SIGTERM/SIGHUP (the signal is re-raised
+ * afterwards, with its previous disposition). '\n' is typed as Return,
+ * '\t' as Tab; other control characters are refused. `delay_ms` < 0
+ * selects the default pace (as fast as stays exact), otherwise that many
+ * milliseconds between characters. Fails before typing anything on invalid
+ * UTF-8, on a refused character, or while modifier keys are held down; a
+ * locked Caps Lock is lifted for the duration.
  */
 bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms);
 /*

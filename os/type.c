@@ -31,10 +31,11 @@ static bool decode_text(const char *utf8, size_t len, uint32_t **out, size_t *n)
 	}
 	for (long i = 0; i < count; i++) {
 		if (os_keysym_for_char(cps[i]) == 0) {
+			os_fail("character %ld of the text (U+%04X) is a control "
+			        "character that cannot be typed (only \\n and \\t are)",
+			        i + 1, cps[i]);
 			free(cps);
-			return os_fail("character %ld of the text (U+%04X) is a control "
-			               "character that cannot be typed (only \\n and \\t "
-			               "are)", i + 1, cps[i]);
+			return false;
 		}
 	}
 	*out = cps;
@@ -76,6 +77,7 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
 	memset(cur, 0, sizeof(cur));
 	bool shift_down = false;
 	bool ok = true;
+	size_t since_drain = 0;
 	*typed = 0;
 	for (size_t r = 0; r < plan->nrounds && ok; r++) {
 		const os_type_round *round = &plan->rounds[r];
@@ -128,6 +130,17 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
 			if (s->spare)
 				os_input_used(d, s->code, s->shift ? 1 : 0);
 			(*typed)++;
+			if (++since_drain == OS_TYPE_DRAIN_EVERY) {
+				since_drain = 0;
+				if (shift_down) {
+					XTestFakeKeyEvent(d->dpy, (unsigned)st->shift_code,
+					                  False, CurrentTime);
+					shift_down = false;
+				}
+				XSync(d->dpy, False);
+				os_input_epoch_end(d);
+				os_input_drain(d);
+			}
 			if (delay_ms > 0) {
 				XFlush(d->dpy);
 				os_input_sleep_ms(delay_ms);

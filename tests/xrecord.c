@@ -5,12 +5,16 @@
  * event to stdout, flushed:
  *
  *   ready window=0x200001
- *   press button=1 x=100 y=200 state=0x0
- *   release button=1 x=100 y=200 state=0x100
+ *   press button=1 x=100 y=200 state=0x0 time=123456
+ *   release button=1 x=100 y=200 state=0x100 time=123456
  *   motion x=10 y=20 state=0x0
  *   key-press keycode=28 keysym=0x74 name=t state=0x5 sym=0x54 symname=T
  *   key-release ...
  *   mapping request=keyboard first=93 count=1
+ *
+ * With XRECORD_STAMP set in the environment every line starts with the
+ * CLOCK_MONOTONIC time it was handled at, to compare with another
+ * process's timeline when debugging.
  *
  * Other modes:
  *   xrecord [--geometry WxH+X+Y]  record (default: the whole screen)
@@ -150,10 +154,10 @@ static int record(int width, int height, int x, int y)
 			break;
 		case ButtonPress:
 		case ButtonRelease:
-			printf("%s button=%u x=%d y=%d state=0x%x\n",
+			printf("%s button=%u x=%d y=%d state=0x%x time=%lu\n",
 			       ev.type == ButtonPress ? "press" : "release",
 			       ev.xbutton.button, ev.xbutton.x_root, ev.xbutton.y_root,
-			       ev.xbutton.state);
+			       ev.xbutton.state, ev.xbutton.time);
 			break;
 		case MotionNotify:
 			printf("motion x=%d y=%d state=0x%x\n", ev.xmotion.x_root,
