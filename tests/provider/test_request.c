@@ -209,7 +209,9 @@ static void test_openai_tools_and_user_images(void **state)
 	conv_image_clear(&img);
 	cJSON *j = build(false, c, 0, 3, &tools, NULL);
 	const cJSON *tl = get(j, "tools");
-	assert_int_equal(cJSON_GetArraySize(tl), 2);
+	/* execute, computer, and find_text as a tool of its own */
+	assert_int_equal(cJSON_GetArraySize(tl), 3);
+	assert_string_equal(s(get(cJSON_GetArrayItem(tl, 2), "function"), "name"), "find_text");
 	const cJSON *fn = get(cJSON_GetArrayItem(tl, 1), "function");
 	assert_string_equal(s(fn, "name"), "computer");
 	const cJSON *actions = get(get(get(get(fn, "parameters"), "properties"), "action"), "enum");
@@ -250,6 +252,9 @@ static void test_anthropic_results_images_merging(void **state)
 	assert_int_equal(get(comp, "display_width_px")->valueint, 1024);
 	assert_int_equal(get(comp, "display_height_px")->valueint, 768);
 	assert_non_null(get(cJSON_GetArrayItem(tl, 0), "input_schema"));
+	/* find_text cannot be an action of the native tool: it is a tool of its own */
+	assert_string_equal(s(cJSON_GetArrayItem(tl, 2), "name"), "find_text");
+	assert_non_null(get(cJSON_GetArrayItem(tl, 2), "input_schema"));
 
 	const cJSON *m = get(j, "messages");
 	assert_int_equal(cJSON_GetArraySize(m), 5); /* user, assistant, user(merged), assistant, user */
