@@ -13,10 +13,10 @@ struct synopsis {
 };
 
 static const struct synopsis synopses[] = {
-	{"screenshot", "deskhand screenshot [-o FILE] [--region X,Y,W,H] [--monitor N]"},
+	{"screenshot", "deskhand screenshot [-o FILE] [--region X,Y,W,H] [--monitor N] [--max-side N | --screen-max WxH] [--grid]"},
 	{"move", "deskhand move X Y"},
 	{"click", "deskhand click [X Y] [--button left|middle|right] [--count N]"},
-	{"drag", "deskhand drag X1 Y1 X2 Y2"},
+	{"drag", "deskhand drag X1 Y1 X2 Y2 [--button left|middle|right]"},
 	{"scroll", "deskhand scroll up|down|left|right [AMOUNT] [--at X Y]"},
 	{"type", "deskhand type [--delay-ms N] TEXT        (TEXT - reads standard input)"},
 	{"key", "deskhand key [--down|--up|--hold MS] COMBO..."},
@@ -25,6 +25,7 @@ static const struct synopsis synopses[] = {
 	{"windows", "deskhand windows [--activate ID]"},
 	{"exec", "deskhand exec [--sandbox off|standard|strict] [--timeout SEC] [--max-output N] [--workspace DIR] [--display] LANG"},
 	{"doctor", "deskhand doctor"},
+	{"find-text", "deskhand find-text [--all] [--monitor N] TEXT..."},
 	{"scan", "deskhand scan [--lang L] [--json] FILE|-"},
 };
 

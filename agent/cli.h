@@ -36,5 +36,14 @@ const char *cli_synopsis(const char *cmd);
 /* Sub-commands: argv[0] is the sub-command's name. Return an exit code. */
 int cmd_screen(int argc, char **argv);
 int cmd_cursor(int argc, char **argv);
+int cmd_screenshot(int argc, char **argv);
+int cmd_windows(int argc, char **argv);
+int cmd_find_text(int argc, char **argv);
+int cmd_move(int argc, char **argv);
+int cmd_click(int argc, char **argv);
+int cmd_drag(int argc, char **argv);
+int cmd_scroll(int argc, char **argv);
+int cmd_type(int argc, char **argv);
+int cmd_key(int argc, char **argv);
 
 #endif

@@ -19,6 +19,15 @@ struct command {
 static const struct command commands[] = {
 	{"screen", cmd_screen, "print the screen size, then one line per monitor"},
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
+	{"screenshot", cmd_screenshot, "capture the screen, a region or a monitor as PNG"},
+	{"windows", cmd_windows, "list top-level windows, or activate one"},
+	{"find-text", cmd_find_text, "find text on the screen with local OCR"},
+	{"move", cmd_move, "move the pointer"},
+	{"click", cmd_click, "click (double/triple with --count) here or at X Y"},
+	{"drag", cmd_drag, "press at X1 Y1, move, release at X2 Y2"},
+	{"scroll", cmd_scroll, "wheel clicks (default 3), here or --at X Y"},
+	{"type", cmd_type, "type Unicode text exactly"},
+	{"key", cmd_key, "press key combinations (xdotool names: ctrl+shift+t)"},
 };
 
 static void print_help(FILE *f)

@@ -74,23 +74,32 @@ void os_image_destroy(os_image *img);
 
 /*
  * Captures `region` (NULL: the whole screen) with MIT-SHM when the server
- * offers it (one segment, reused between calls) and XGetImage otherwise.
- * The region must lie inside the screen.
+ * offers it (one segment, reused between calls, grown for bigger regions)
+ * and XGetImage otherwise: when SHM is missing, fails to attach (remote
+ * displays) or DESKHAND_NO_SHM is set to a non-empty value other than "0".
+ * The region must be non-empty and lie inside the screen, else NULL with
+ * "region WxH+X+Y is not inside the screen (WxH)". Screens that are not
+ * TrueColor (depth 8 PseudoColor) fail with a message saying so.
  * Ownership: the caller owns the returned image (os_image_destroy).
  */
 os_image *os_capture(os_display *d, const os_rect *region);
 /*
  * Same, without the copy: the image belongs to `d` and stays valid until the
- * next capture on `d` or os_display_close. For hot loops (settle detection).
+ * next capture on `d` or os_display_close. When the server's layout already
+ * is BGRX it points straight into the shared segment (stride may then
+ * exceed width * 4). For hot loops (settle detection).
  */
 const os_image *os_capture_borrow(os_display *d, const os_rect *region);
 /* Whether captures on d go through MIT-SHM (for `deskhand doctor`, bench). */
 bool os_capture_uses_shm(os_display *d);
 
 /*
- * Converts one row of server pixels to BGRX. `bpp` is bits per pixel of the
- * source (24 or 32), `msb_first` the server's image byte order, masks the
- * visual's channel masks. Pure; exposed for unit tests.
+ * Converts one row of server pixels to BGRX (X set to 0xff). `bpp` is bits
+ * per pixel of the source (16, 24 or 32; any other value yields zeros),
+ * `msb_first` the server's image byte order, masks the visual's contiguous
+ * channel masks. Channels narrower than 8 bits are scaled to 0..255 with
+ * rounding (5 bits: 31 -> 255), wider ones keep their top 8 bits. Pure;
+ * exposed for unit tests.
  */
 void os_pixels_convert_row(const uint8_t *src, uint8_t *dst, int width, int bpp,
                            bool msb_first, uint32_t red_mask,
@@ -98,23 +107,47 @@ void os_pixels_convert_row(const uint8_t *src, uint8_t *dst, int width, int bpp,
 
 /* ---- PNG ----------------------------------------------------------- */
 
+/* PNG row filters, the values of libpng's PNG_FILTER_* bits. */
+#define OS_PNG_FILTER_NONE 0x08
+#define OS_PNG_FILTER_SUB 0x10
+#define OS_PNG_FILTER_UP 0x20
+#define OS_PNG_FILTER_AVG 0x40
+#define OS_PNG_FILTER_PAETH 0x80
+#define OS_PNG_FILTER_ALL 0xf8
+
 typedef struct os_png_options {
 	int level;      /* zlib level 0..9; -1: the tuned default */
-	int filter;     /* PNG_FILTER_* bit set; -1: the tuned default */
+	int filter;     /* OS_PNG_FILTER_* bit set; -1: the tuned default */
 } os_png_options;
 
-/* Writes img as an RGB PNG to `path` atomically (temp file + rename). */
+/*
+ * The encoders write img as an 8-bit RGB PNG (the X byte is dropped); `opt`
+ * NULL means the tuned defaults (see os/png.c for the measurements). They
+ * fail on an invalid image or options, or on a write error, with os_error()
+ * saying which.
+ *
+ * os_png_write_file writes atomically: a temporary file in the same
+ * directory, renamed over `path` once complete. On failure nothing is left
+ * behind and an existing `path` is untouched.
+ */
 bool os_png_write_file(const os_image *img, const char *path,
                        const os_png_options *opt);
-/* Writes img as PNG to an already open file descriptor (stdout). */
+/* Writes to an already open descriptor (stdout); never closes it. */
 bool os_png_write_fd(const os_image *img, int fd, const os_png_options *opt);
 /*
- * Encodes to memory. Ownership: *out is malloc'ed, the caller frees it.
+ * Encodes to memory. Ownership: *out is malloc'ed, the caller frees it;
+ * on failure *out is untouched.
  */
 bool os_png_encode(const os_image *img, uint8_t **out, size_t *out_len,
                    const os_png_options *opt);
-/* Decodes any 8-bit PNG (RGB/RGBA/gray) into a BGRX image; caller destroys. */
+/*
+ * Decodes a PNG (gray, RGB, palette, with or without alpha; 1 to 16 bits
+ * per channel, interlaced or not) into a BGRX image; alpha, when present,
+ * lands in the X byte uncomposited. Refuses images above 16384 pixels on a
+ * side and corrupt or truncated data, never crashing. Caller destroys.
+ */
 os_image *os_png_decode(const uint8_t *data, size_t len);
+/* Reads and decodes a file (at most 1 GiB); caller destroys. */
 os_image *os_png_read_file(const char *path);
 
 /* ---- mouse --------------------------------------------------------- */
@@ -132,14 +165,24 @@ typedef enum os_scroll {
 	OS_SCROLL_RIGHT,
 } os_scroll;
 
-/* Coordinates are root pixels and must lie on the screen (else false). */
+/*
+ * All through XTest, synced: the events have reached the server when a call
+ * returns. Coordinates are root pixels and must lie on the screen: a point
+ * off it fails (os_error names it), it is never clamped.
+ */
 bool os_mouse_move(os_display *d, int x, int y);
-/* `count` clicks (1..10) at the current position, as a double/triple click. */
+/*
+ * `count` clicks (1..10) at the current position: press/release pairs sent
+ * in one burst, so that toolkits see a double or triple click.
+ */
 bool os_mouse_click(os_display *d, os_button b, int count);
 bool os_mouse_button(os_display *d, os_button b, bool down);
-/* Press at (x1,y1), move there in steps, release at (x2,y2). */
+/*
+ * Moves to (x1,y1), presses, moves to (x2,y2) in paced steps (about 50 ms in
+ * all), releases there. The button is released also on SIGINT/SIGTERM/SIGHUP.
+ */
 bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b);
-/* `amount` wheel clicks (buttons 4/5/6/7). */
+/* `amount` (1..1000) wheel clicks: buttons 4/5/6/7 for up/down/left/right. */
 bool os_mouse_scroll(os_display *d, os_scroll dir, int amount);
 
 /* ---- keyboard ------------------------------------------------------ */
@@ -160,22 +203,47 @@ typedef struct os_combo {
  */
 bool os_key_parse(const char *text, os_combo *out);
 
-/* Presses then releases the combination, modifiers released in reverse. */
+/*
+ * Presses the keys in order, then releases them in reverse. A keysym in the
+ * shifted column of its key gets Shift pressed before it ("ctrl++" is
+ * Control, Shift, equal); a keysym missing from the keymap is bound to a
+ * spare keycode for the duration. Keys are released and bindings undone
+ * also on failure and on SIGINT/SIGTERM/SIGHUP (re-raised afterwards).
+ */
 bool os_key_combo(os_display *d, const os_combo *c);
+/*
+ * Presses (or releases, in reverse order) and leaves the keys so, for a
+ * later call or process to undo. Only keys of the keymap: fails for a
+ * keysym the keymap lacks, since its temporary binding could not outlive
+ * the call.
+ */
 bool os_key_down(os_display *d, const os_combo *c);
 bool os_key_up(os_display *d, const os_combo *c);
-/* Presses, holds for `ms` milliseconds, releases. */
+/* Presses, holds for `ms` milliseconds, releases; as os_key_combo. */
 bool os_key_hold(os_display *d, const os_combo *c, int ms);
 
 /*
  * Types UTF-8 text exactly. Characters in the keymap are typed with their
  * keycode and the needed shift level; others are bound to spare keycodes
- * used in rotation, and the keymap is restored before returning, also when
- * interrupted by SIGINT/SIGTERM/SIGHUP (the signal is re-raised afterwards).
- * `delay_ms` < 0 selects the default pace. Fails on invalid UTF-8 before
- * typing anything.
+ * (no keysym in the keymap) in rotation. A spare keycode is rebound only
+ * once the client receiving the keys has handled every keystroke typed with
+ * its previous binding: proven idle for a local client, after a guard time
+ * otherwise. The keymap is restored before returning, also on errors and
+ * when interrupted by SIGINT/SIGTERM/SIGHUP (the signal is re-raised
+ * afterwards, with its previous disposition). '\n' is typed as Return,
+ * '\t' as Tab; other control characters are refused. `delay_ms` < 0
+ * selects the default pace (as fast as stays exact), otherwise that many
+ * milliseconds between characters. Fails before typing anything on invalid
+ * UTF-8, on a refused character, or while modifier keys are held down; a
+ * locked Caps Lock is lifted for the duration.
  */
 bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms);
+/*
+ * Checks, without a display, that os_type would accept the text: valid
+ * UTF-8, and no control character other than \n (typed as Return) and \t
+ * (Tab). Fails with os_error() naming the first bad byte or character.
+ */
+bool os_type_check(const char *utf8, size_t len);
 
 /* ---- windows ------------------------------------------------------- */
 

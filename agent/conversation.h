@@ -1,0 +1,266 @@
+/*
+ * agent/conversation — the provider-neutral conversation: messages made of
+ * content blocks (text, images, tool calls, tool results), its JSON file
+ * written atomically after every message, the screenshots stored as PNG
+ * files beside it, the listing behind --conversations, a token estimate and
+ * the pruning rule that fits a request into the context window.
+ *
+ * Nothing here knows a wire format or libcurl: agent/provider turns a
+ * conversation into a request. The system prompt is not a message: it is
+ * handed to every request by the caller, so pruning can never drop it and it
+ * always describes the current screen.
+ *
+ * The file never holds an API key: a conversation has no field that could
+ * carry one.
+ *
+ * File format (version 1, JSON, UTF-8):
+ *   {"format": "deskhand-conversation", "version": 1,
+ *    "created": "2025-01-31T10:00:00Z", "updated": "...",
+ *    "messages": [
+ *      {"role": "user", "content": [{"type": "text", "text": "..."},
+ *                                   {"type": "image", "path": "...", "width": W, "height": H}]},
+ *      {"role": "assistant", "content": [{"type": "text", "text": "..."},
+ *          {"type": "tool_call", "id": "...", "name": "...", "arguments": "<raw JSON text>"}]},
+ *      {"role": "tool", "content": [{"type": "tool_result", "call_id": "...",
+ *          "text": "...", "is_error": false,
+ *          "image": {"path": "NAME.images/0001.png", "width": W, "height": H}}]}]}
+ * Image paths are relative to the conversation's directory and must stay
+ * inside it (conv_load refuses "..", absolute paths and odd characters: a
+ * crafted file must not send an arbitrary file of the user's to the model).
+ */
+#ifndef DESKHAND_AGENT_CONVERSATION_H
+#define DESKHAND_AGENT_CONVERSATION_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#define CONV_FORMAT_VERSION 1
+
+/*
+ * Token estimate: text costs ceil(bytes / 4); every image sent costs
+ * CONV_IMAGE_TOKENS (a 1280x800 screenshot is about 1,370 tokens for
+ * Anthropic and 1,105 for OpenAI at high detail: 1,600 bounds both for the
+ * sizes deskhand sends); an image replaced by its note costs the note's text;
+ * every message costs CONV_MESSAGE_TOKENS of framing, every tool call or
+ * result block CONV_BLOCK_TOKENS.
+ */
+#define CONV_IMAGE_TOKENS 1600
+#define CONV_MESSAGE_TOKENS 4
+#define CONV_BLOCK_TOKENS 8
+
+/* The note that stands for an image older than the newest keep_images. */
+#define CONV_IMAGE_OMITTED "[screenshot omitted]"
+
+enum conv_role {
+	CONV_USER,      /* the human (text, images) */
+	CONV_ASSISTANT, /* the model (text, tool calls) */
+	CONV_TOOL,      /* results of the previous assistant message's tool calls */
+};
+
+enum conv_block_type {
+	CONV_TEXT,
+	CONV_IMAGE,       /* user messages */
+	CONV_TOOL_CALL,   /* assistant messages */
+	CONV_TOOL_RESULT, /* tool messages */
+};
+
+/* A PNG beside the conversation file, and its size in the model's pixels. */
+struct conv_image {
+	char *path; /* relative to the conversation's directory; NULL: none */
+	int width, height;
+};
+
+struct conv_block {
+	enum conv_block_type type;
+	/* CONV_TEXT: the text. CONV_TOOL_RESULT: the result text ("" if none). */
+	char *text;
+	/* CONV_TOOL_CALL */
+	char *id;
+	char *name;
+	char *arguments;  /* the raw text the model sent (valid UTF-8) */
+	cJSON *args;      /* arguments parsed; NULL when they are not a JSON object */
+	char *args_error; /* why args is NULL ("" otherwise) */
+	/* CONV_TOOL_RESULT */
+	char *call_id;
+	bool is_error;
+	/* CONV_IMAGE, and the optional screenshot of a CONV_TOOL_RESULT */
+	struct conv_image image;
+};
+
+struct conv_message {
+	enum conv_role role;
+	size_t n_blocks;
+	struct conv_block *blocks;
+};
+
+struct conv {
+	char *path;            /* the JSON file; NULL: in memory only */
+	time_t created, updated;
+	size_t n_messages;
+	struct conv_message **messages; /* pointers stay valid until removed */
+	unsigned next_image;   /* number of the next stored PNG */
+};
+
+/* Why the last conv_* call failed. Thread-local; overwritten by the next failure. */
+const char *conv_error(void);
+
+/*
+ * A new, empty conversation bound to `path` (NULL: in memory only; save and
+ * image storage then fail). Nothing is written until conv_save. Returns NULL
+ * only when out of memory. Free with conv_destroy.
+ */
+struct conv *conv_create(const char *path);
+void conv_destroy(struct conv *c); /* NULL: no-op */
+
+/*
+ * Reads a conversation file. Returns NULL with conv_error() set when the
+ * file cannot be read, is not JSON, is not a deskhand conversation, has a
+ * newer format version, or holds an image path outside its directory.
+ */
+struct conv *conv_load(const char *path);
+
+/*
+ * Writes the conversation to c->path atomically: a temporary file in the
+ * same directory (mode 0600), fsync, rename over the old file, fsync of the
+ * directory. After a crash the file is either the old or the new version,
+ * never a mix; no temporary file is left behind on failure. Sets `updated`.
+ */
+bool conv_save(struct conv *c);
+
+/*
+ * Stores a PNG beside the conversation file ("STEM.images/NNNN.png", mode
+ * 0600, written atomically and fsynced before this returns, so a message
+ * that references it can be saved next) and fills *img with its relative
+ * path (owned by *img: conv_image_clear) and the given size. The bytes are
+ * not kept in memory.
+ */
+bool conv_store_png(struct conv *c, const void *png, size_t len, int width, int height,
+                    struct conv_image *img);
+void conv_image_clear(struct conv_image *img);
+
+/* The absolute (or cwd-relative) path of an image: malloc'd, NULL when out of memory. */
+char *conv_image_file(const struct conv *c, const struct conv_image *img);
+
+/*
+ * Appends an empty message; returns it (owned by the conversation, valid
+ * until conv_undo/conv_reset/conv_destroy) or NULL when out of memory.
+ */
+struct conv_message *conv_add_message(struct conv *c, enum conv_role role);
+/* Frees a message that was never added to a conversation. NULL: no-op. */
+void conv_message_destroy(struct conv_message *m);
+/* The last message, or NULL when the conversation is empty. */
+struct conv_message *conv_last(const struct conv *c);
+
+/*
+ * Block builders. Each copies its strings and returns false only when out of
+ * memory (or, for images, when the path is not a safe relative path).
+ * conv_msg_add_tool_call parses `arguments`: invalid UTF-8 is replaced by
+ * U+FFFD first; when the text is not a JSON object the block keeps args NULL
+ * and says why in args_error, so the caller can answer the model with an
+ * error result. "" counts as {} (a call without arguments).
+ */
+bool conv_msg_add_text(struct conv_message *m, const char *text);
+bool conv_msg_add_image(struct conv_message *m, const struct conv_image *img);
+bool conv_msg_add_tool_call(struct conv_message *m, const char *id, const char *name,
+                            const char *arguments);
+/* img may be NULL (no screenshot); its path is copied. */
+bool conv_msg_add_tool_result(struct conv_message *m, const char *call_id, const char *text,
+                              bool is_error, const struct conv_image *img);
+
+/* Shorthand: a user message holding one text block. */
+bool conv_add_user_text(struct conv *c, const char *text);
+
+/*
+ * Undo: removes the last user message that holds text (a human turn, not a
+ * tool result) and everything after it. Returns how many messages went (0:
+ * nothing to undo). PNG files stay on disk.
+ */
+size_t conv_undo(struct conv *c);
+/* Removes every message. */
+void conv_reset(struct conv *c);
+
+/* ---- what a request carries ---------------------------------------------- */
+
+/*
+ * The part of a conversation a request sends: the messages kept after
+ * pruning (indices into c->messages, oldest first) and which images travel
+ * as pixels.
+ */
+struct conv_view {
+	size_t n;
+	size_t *index;      /* c->messages[index[i]] */
+	size_t dropped;     /* how many messages pruning left out */
+	long tokens;        /* estimate of the kept messages */
+	/* image_keep[i][j]: block j of kept message i sends its image. */
+	bool **image_keep;
+};
+
+/*
+ * Plans a request:
+ *  - the newest keep_images images (tool-result screenshots and user images)
+ *    are sent; older ones are replaced by CONV_IMAGE_OMITTED (keep_images < 0:
+ *    all are sent);
+ *  - if budget > 0 and the estimate exceeds it, the oldest messages are
+ *    dropped, always in whole units: an assistant message goes together with
+ *    the tool-result message that answers it (both wire formats reject a call
+ *    without its result and a result without its call), and a user text
+ *    message goes with it when nothing of its turn remains. The view always
+ *    starts with a user message, and the newest user text message and
+ *    everything after it are never dropped — so the result may still exceed
+ *    the budget (the server then says so).
+ * Returns false only when out of memory. Free with conv_view_clear.
+ */
+bool conv_view_plan(const struct conv *c, long budget, int keep_images, struct conv_view *v);
+void conv_view_clear(struct conv_view *v);
+
+/* Token estimate of a text (see CONV_IMAGE_TOKENS for the rule). */
+long conv_text_tokens(const char *text);
+/* Estimate of the whole conversation with every image sent. */
+long conv_tokens(const struct conv *c);
+
+/* ---- files --------------------------------------------------------------- */
+
+/*
+ * The default directory, "$XDG_DATA_HOME/deskhand/conversations" (fallback
+ * "$HOME/.local/share/deskhand/conversations"), created with mode 0700 when
+ * missing. malloc'd; NULL with conv_error() when there is no HOME or it
+ * cannot be created.
+ */
+char *conv_default_dir(void);
+
+/*
+ * A fresh file name in `dir` ("YYYY-MM-DD_HH-MM-SS.json", with "-2", "-3"...
+ * when taken). malloc'd; NULL when out of memory.
+ */
+char *conv_new_path(const char *dir);
+
+struct conv_summary {
+	char *path;
+	time_t updated;
+	size_t n_messages;
+	char *first_user; /* the first human message, one line, at most ~80 characters */
+};
+
+/*
+ * Lists the conversations in `dir`, newest first. Unreadable or foreign
+ * JSON files are skipped. A missing directory is an empty list. Returns
+ * false with conv_error() when the directory cannot be read. Free with
+ * conv_summaries_free.
+ */
+bool conv_list(const char *dir, struct conv_summary **out, size_t *n);
+void conv_summaries_free(struct conv_summary *s, size_t n);
+
+/* ---- helpers shared with the providers ----------------------------------- */
+
+/*
+ * Copies `len` bytes replacing every invalid UTF-8 sequence (and NUL) with
+ * U+FFFD. malloc'd, NUL-terminated; NULL when out of memory.
+ */
+char *conv_utf8_sanitize(const char *s, size_t len);
+/* Length of the valid UTF-8 sequence starting at s (n > 0 bytes available); 0 if invalid or NUL. */
+size_t conv_utf8_len(const char *s, size_t n);
+
+#endif

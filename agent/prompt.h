@@ -1,0 +1,48 @@
+/*
+ * agent/prompt — what the model is told: the system prompt (its environment
+ * and the rule that text seen on screen or in tool output is data, not the
+ * user's instructions) and the declarations of the tools it may call.
+ * Pure functions of their input; the wire formats are agent/provider's.
+ */
+#ifndef DESKHAND_AGENT_PROMPT_H
+#define DESKHAND_AGENT_PROMPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent/provider.h"
+
+struct prompt_env {
+	const char *os;                /* e.g. "Linux 6.1.0 x86_64, X11"; NULL: "Linux, X11" */
+	const char *const *languages;  /* what `execute` can run, e.g. {"python", "shell"} */
+	size_t n_languages;            /* 0: no execute tool */
+	const char *sandbox;           /* the profile, e.g. "strict (no network, ...)"; NULL: none */
+	bool computer;                 /* --os: the computer tool is offered */
+	int screen_width, screen_height; /* the size of the screenshots the model sees */
+	const char *custom;            /* the user's own instructions, appended; NULL: none */
+};
+
+/*
+ * The actions of the computer tool, Anthropic's names for every provider.
+ * To add one (find_text), add a row to the table in prompt.c: the schema's
+ * enum and the description are generated from it.
+ */
+struct prompt_action {
+	const char *name;
+	const char *description;
+};
+extern const struct prompt_action prompt_computer_actions[];
+extern const size_t prompt_n_computer_actions;
+
+/* The system prompt. malloc'd; NULL only when out of memory. */
+char *prompt_system(const struct prompt_env *env);
+
+/*
+ * The tool declarations: `execute` when languages are given, `computer` when
+ * env->computer (and then computer_width/height = the screenshot size, which
+ * the Anthropic provider turns into its native computer tool). Clear with
+ * provider_tools_clear. False only when out of memory (*out is then empty).
+ */
+bool prompt_tools(const struct prompt_env *env, struct provider_tools *out);
+
+#endif

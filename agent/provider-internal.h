@@ -1,0 +1,186 @@
+/*
+ * Private to agent/provider*.c and agent/sse.c (and their unit tests): the
+ * JSON text builder, the server-sent-events parser, the per-turn state the
+ * wire formats fill, and the pieces the retry logic is made of.
+ */
+#ifndef DESKHAND_AGENT_PROVIDER_INTERNAL_H
+#define DESKHAND_AGENT_PROVIDER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "agent/conversation.h"
+#include "agent/provider.h"
+
+/* Sets provider_error() from a printf format. Always returns false. */
+bool provider_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- a growable byte buffer that writes JSON ----------------------------- */
+
+struct jbuf {
+	char *p;
+	size_t len, cap;
+	bool oom; /* sticky: set by the first failed allocation, later writes do nothing */
+};
+
+void jb_free(struct jbuf *b);
+void jb_reset(struct jbuf *b);             /* length 0, memory kept */
+bool jb_reserve(struct jbuf *b, size_t more);
+void jb_put(struct jbuf *b, const char *s, size_t n);
+void jb_puts(struct jbuf *b, const char *s);
+void jb_long(struct jbuf *b, long v);
+/* A JSON string literal of s (quotes included); invalid UTF-8 becomes U+FFFD. */
+void jb_str(struct jbuf *b, const char *s);
+void jb_strn(struct jbuf *b, const char *s, size_t n);
+/* A cJSON value, printed compactly. */
+void jb_json(struct jbuf *b, const cJSON *v);
+/*
+ * The base64 of a file's bytes, encoded straight into the buffer (no copy of
+ * the file is kept). False (buffer unchanged) when the file cannot be read.
+ */
+bool jb_base64_file(struct jbuf *b, const char *path);
+/* NUL-terminates without counting the NUL; returns b->p ("" if empty or oom). */
+const char *jb_cstr(struct jbuf *b);
+
+/* ---- server-sent events --------------------------------------------------- */
+
+/*
+ * Called per event: `event` is the event field ("message" when absent),
+ * `data` the data lines joined by "\n" (NUL-terminated, len bytes). Returns
+ * false to stop the stream.
+ */
+typedef bool (*sse_event_fn)(void *user, const char *event, const char *data, size_t len);
+
+struct sse_parser {
+	sse_event_fn fn;
+	void *user;
+	struct jbuf line, data;
+	char event[64];
+	bool have_data, after_cr, started, stopped;
+	size_t max_event; /* bytes; a larger event fails the stream */
+};
+
+void sse_init(struct sse_parser *s, sse_event_fn fn, void *user);
+void sse_clear(struct sse_parser *s);
+/*
+ * Feeds bytes as they come off the network, split anywhere (lines may end in
+ * LF, CRLF or CR, even with the CR and LF in different chunks). Returns false
+ * once the callback refused an event or an event exceeded max_event.
+ */
+bool sse_feed(struct sse_parser *s, const char *bytes, size_t n);
+/* End of stream: a last event without its blank line is still dispatched. */
+bool sse_finish(struct sse_parser *s);
+
+/* ---- a turn in progress ---------------------------------------------------- */
+
+struct tool_acc {
+	long key;             /* OpenAI: tool_calls[].index; Anthropic: content block index */
+	struct jbuf id, name, args;
+	cJSON *start_input;   /* Anthropic: the input given in content_block_start */
+	bool done;
+};
+
+struct turn {
+	const struct provider_events *ev;
+	const char *who;              /* provider name for messages */
+	struct conv_message *msg;     /* the answer being assembled (not in the conversation) */
+	struct jbuf text;             /* the current text block */
+	char hold[4];                 /* an incomplete UTF-8 character not yet shown */
+	size_t n_hold;
+	struct tool_acc *calls;
+	size_t n_calls;
+	bool delivered;               /* something reached ev->text or ev->tool_call */
+	bool done;                    /* the protocol's end marker was seen */
+	bool failed;                  /* the stream said something fatal: error holds it */
+	bool retriable;               /* ... and trying again may help (overload) */
+	char error[512];
+	struct provider_usage usage;
+	long text_block;              /* Anthropic: index of the open text block, -1 none */
+};
+
+void turn_init(struct turn *t, const char *who, const struct provider_events *ev);
+void turn_clear(struct turn *t);
+/* Text arriving: shown through ev->text (whole characters only) and kept. */
+void turn_text(struct turn *t, const char *s, size_t n);
+/* Ends the current text block: adds it to the message when not empty. */
+bool turn_commit_text(struct turn *t);
+/* The accumulator for `key`, created on first use; NULL when out of memory. */
+struct tool_acc *turn_call(struct turn *t, long key);
+/* Parses, appends and announces a finished call (text committed first). */
+bool turn_finish_call(struct turn *t, struct tool_acc *a);
+/* Finishes every call not yet finished, in the order they started. */
+bool turn_finish_calls(struct turn *t);
+__attribute__((format(printf, 2, 3)))
+bool turn_fail(struct turn *t, const char *fmt, ...);
+void turn_set_stop(struct turn *t, const char *raw);
+/* Moves the assembled answer (if it has any block) into the conversation. False: out of memory. */
+bool turn_append(struct turn *t, struct conv *c);
+
+/* ---- wire formats --------------------------------------------------------- */
+
+struct request_ctx {
+	const struct conv *conv;
+	const struct conv_view *view;
+	const struct provider_request *req;
+	const char *model;
+	bool stream;
+	bool openai_max_completion; /* api.openai.com wants max_completion_tokens */
+};
+
+/* Request bodies. False only when out of memory (the buffer is then unusable). */
+bool openai_build(const struct request_ctx *rc, struct jbuf *body);
+bool anthropic_build(const struct request_ctx *rc, struct jbuf *body);
+/* One event of a stream. False: the stream is bad (t->error set). */
+bool openai_event(struct turn *t, const char *data, size_t len);
+bool anthropic_event(struct turn *t, const char *event, const char *data, size_t len);
+/* A whole (non-streamed) response body. */
+bool openai_body(struct turn *t, const char *body, size_t len);
+bool anthropic_body(struct turn *t, const char *body, size_t len);
+
+/* The text for the note that replaces a tool result image, or a missing one. */
+#define PROVIDER_IMAGE_MISSING "[screenshot file missing]"
+#define PROVIDER_NO_RESULT "[no result recorded: the call was interrupted]"
+
+/*
+ * The result block answering `call_id` in `m` (a CONV_TOOL message; NULL
+ * allowed), or NULL.
+ */
+const struct conv_block *provider_find_result(const struct conv_message *m, const char *call_id);
+bool provider_has_calls(const struct conv_message *m);
+
+/* o[key] when it is a string, else NULL (o may be NULL). */
+const char *json_str(const cJSON *o, const char *key);
+
+/* The server's own error text from an error body: error.message, message, detail or the text. */
+void provider_error_text(const char *body, size_t len, char *out, size_t size);
+
+/* ---- retries --------------------------------------------------------------- */
+
+#define PROVIDER_MAX_ATTEMPTS 5
+#define PROVIDER_RETRY_BASE_MS 500
+#define PROVIDER_RETRY_CAP_MS 30000
+#define PROVIDER_RETRY_AFTER_MAX_MS 300000 /* a longer Retry-After ends the turn */
+
+/*
+ * Delay before retrying after failed attempt `attempt` (1-based):
+ * e = min(cap, base * 2^(attempt-1)); a uniform value in [e/2, e] drawn from
+ * `rnd`; never less than retry_after_ms (-1: none).
+ */
+long provider_retry_delay_ms(int attempt, long base_ms, long cap_ms, long retry_after_ms,
+                             uint32_t rnd);
+/* Retry-After as delay-seconds or an HTTP-date, in ms from `now`; -1 when unparsable. */
+long provider_parse_retry_after(const char *value, time_t now);
+
+/* ---- the script provider --------------------------------------------------- */
+
+struct script;
+struct script *script_load(const char *path); /* NULL: provider_error() */
+void script_destroy(struct script *s);
+enum provider_status script_turn(struct script *s, struct conv *c,
+                                 const struct provider_events *ev, struct provider_usage *u);
+
+#endif

@@ -1,0 +1,183 @@
+/*
+ * agent/provider — one model turn: the conversation goes out as a request in
+ * the provider's wire format (OpenAI Chat Completions, Anthropic Messages,
+ * Ollama through its OpenAI endpoint, or a replayed script), the answer comes
+ * back streamed (server-sent events) or whole, and is delivered as events and
+ * as one assistant message appended to the conversation.
+ *
+ * The only part of deskhand that knows libcurl and the wire formats.
+ *
+ * How the loop uses it:
+ *
+ *   struct provider_settings s = {.kind = PROVIDER_OPENAI, .model = opt_model, ...};
+ *   struct provider *p = provider_create(&s);          // NULL: provider_error()
+ *   conv_add_user_text(c, line); conv_save(c);
+ *   switch (provider_turn(p, c, &req, &events, &usage)) {
+ *   case PROVIDER_OK:        conv_save(c); then run the tool calls of
+ *                            conv_last(c) (blocks of type CONV_TOOL_CALL;
+ *                            args == NULL: answer with an error result
+ *                            quoting args_error), add ONE CONV_TOOL message
+ *                            with a result per call, declined ones included
+ *                            (conv_msg_add_tool_result; a screenshot is
+ *                            stored first with conv_store_png and passed as
+ *                            the image), conv_save, and call provider_turn
+ *                            again while the last message has tool calls;
+ *   case PROVIDER_FAILED:    print provider_error(); the conversation is unchanged;
+ *   case PROVIDER_CANCELLED: Ctrl-C; the conversation is unchanged;
+ *   case PROVIDER_EXHAUSTED: the script has no more turns.
+ *   }
+ *
+ * Tool calls are executed from the appended message, never from the
+ * tool_call event: a response cut after a call was announced is not appended.
+ */
+#ifndef DESKHAND_AGENT_PROVIDER_H
+#define DESKHAND_AGENT_PROVIDER_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent/conversation.h"
+
+enum provider_kind {
+	PROVIDER_OPENAI,
+	PROVIDER_ANTHROPIC,
+	PROVIDER_OLLAMA,
+	PROVIDER_SCRIPT,
+};
+
+/* "openai", "anthropic", "ollama", "script" -> kind. False for anything else. */
+bool provider_kind_parse(const char *name, enum provider_kind *out);
+const char *provider_kind_name(enum provider_kind kind);
+
+/* What the command line gives; NULL fields fall back to the environment and defaults. */
+struct provider_settings {
+	enum provider_kind kind;
+	const char *model;    /* NULL: gpt-4o, claude-sonnet-4-20250514, llama3.1 */
+	/*
+	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
+	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
+	 * http://localhost:11434 (ollama). Requests go to {base}/chat/completions,
+	 * {base}/v1/messages and {base}/v1/chat/completions respectively.
+	 */
+	const char *base_url;
+	/*
+	 * NULL: OPENAI_API_KEY / ANTHROPIC_API_KEY. Required only for the
+	 * vendors' own default base URLs (a local OpenAI-compatible server or
+	 * Ollama needs none). Held in memory only, wiped on destroy.
+	 */
+	const char *api_key;
+	const char *script; /* PROVIDER_SCRIPT: the JSON file of recorded turns */
+	bool no_stream;     /* ask for whole responses instead of events */
+};
+
+/*
+ * Resolves the settings and prepares the connection (nothing is sent yet).
+ * Returns NULL with provider_error() set when a key is required and missing,
+ * a URL or key is malformed, or the script file cannot be read or parsed.
+ * Free with provider_destroy.
+ */
+struct provider *provider_create(const struct provider_settings *s);
+void provider_destroy(struct provider *p); /* NULL: no-op */
+
+enum provider_kind provider_kind_of(const struct provider *p);
+const char *provider_model(const struct provider *p);
+/* The URL requests go to (never holds the key); the script's path for scripts. */
+const char *provider_endpoint(const struct provider *p);
+
+/*
+ * Why the last call failed, "<provider>: ..." — e.g. "openai: HTTP 401:
+ * Incorrect API key provided", "anthropic: cannot reach URL: ...". Thread-local.
+ */
+const char *provider_error(void);
+
+/* A tool the model may call: name, description and a JSON Schema object. */
+struct provider_tool {
+	char *name;
+	char *description;
+	char *schema_json; /* {"type":"object","properties":{...},"required":[...]} */
+};
+
+struct provider_tools {
+	size_t n;
+	struct provider_tool *tools;
+	/*
+	 * When > 0 and the provider is Anthropic, the tool named "computer" is
+	 * declared as Anthropic's native computer_20250124 tool of this size
+	 * (with the computer-use beta header) instead of as a function.
+	 */
+	int computer_width, computer_height;
+};
+void provider_tools_clear(struct provider_tools *t); /* frees the strings and the array */
+
+struct provider_request {
+	const char *system;                  /* system prompt; never pruned */
+	const struct provider_tools *tools;  /* NULL: none */
+	int max_tokens;                      /* <= 0: 4096 */
+	int keep_images;                     /* newest N images sent as pixels; < 0: all */
+	long context_window;                 /* tokens; <= 0: no pruning */
+	volatile sig_atomic_t *cancel;       /* set non-zero (Ctrl-C) to abort; may be NULL */
+};
+
+/* Every callback may be NULL. Pointers passed are valid during the call only. */
+struct provider_events {
+	void *user;
+	/* A piece of the model's text as it arrives; never splits a UTF-8 character. */
+	void (*text)(void *user, const char *text, size_t len);
+	/*
+	 * A tool call whose arguments are complete (for display). call->args is
+	 * NULL and call->args_error says why when they are not a JSON object.
+	 */
+	void (*tool_call)(void *user, const struct conv_block *call);
+	/* A failed attempt that will be retried after delay_ms. */
+	void (*retry)(void *user, int attempt, long delay_ms, const char *why);
+};
+
+enum provider_stop {
+	PROVIDER_STOP_END,        /* the model finished its answer */
+	PROVIDER_STOP_TOOL_USE,   /* it waits for tool results */
+	PROVIDER_STOP_MAX_TOKENS, /* cut by max_tokens */
+	PROVIDER_STOP_OTHER,      /* anything else (refusal, ...): see stop_raw */
+};
+
+struct provider_usage {
+	long input_tokens, output_tokens; /* as reported; -1: not reported */
+	long estimated_tokens;            /* deskhand's estimate of what it sent */
+	size_t dropped_messages;          /* left out by pruning */
+	int attempts;                     /* HTTP requests made (1 without retries) */
+	enum provider_stop stop;
+	char stop_raw[32];
+};
+
+enum provider_status {
+	PROVIDER_OK,        /* an assistant message was appended to the conversation */
+	PROVIDER_FAILED,    /* provider_error() says why; conversation unchanged */
+	PROVIDER_CANCELLED, /* *req->cancel was set; conversation unchanged */
+	PROVIDER_EXHAUSTED, /* the script has no turn left; conversation unchanged */
+};
+
+/*
+ * One model turn. Sends the conversation (pruned to context_window, with the
+ * newest keep_images images; a tool call without a recorded result is sent
+ * with an error result "[no result recorded]" so both wire formats accept
+ * it), streams the answer through `ev`, and on success appends the complete
+ * assistant message (text blocks and tool calls, in order; nothing when the
+ * model said nothing) to `c`. Does not save: the caller calls conv_save.
+ *
+ * Retries (at most 5 attempts, exponential backoff with jitter from 500 ms,
+ * or DESKHAND_RETRY_BASE_MS; Retry-After honoured): HTTP 408, 429, 5xx,
+ * a connection dropped, and a stream that ends early or reports an overload
+ * before anything was delivered. Never retried: other statuses, an
+ * unreachable server, garbage, and a stream cut after text or a tool call was
+ * delivered — that ends in PROVIDER_FAILED ("the stream was cut ...") and the
+ * partial answer is NOT added to the conversation (the text was shown; the
+ * caller may say it was interrupted).
+ *
+ * usage (may be NULL) is filled on every outcome.
+ */
+enum provider_status provider_turn(struct provider *p, struct conv *c,
+                                   const struct provider_request *req,
+                                   const struct provider_events *ev,
+                                   struct provider_usage *usage);
+
+#endif

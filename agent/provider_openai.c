@@ -1,0 +1,371 @@
+/*
+ * The OpenAI Chat Completions wire format (also Ollama's and every
+ * OpenAI-compatible server's): the request body, the streamed chunks and the
+ * whole response.
+ *
+ * Tool results travel as one "tool" message per call (tool_call_id matching
+ * the call), followed by one user message carrying the kept screenshots as
+ * image_url data URLs: the tool role cannot hold images.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/provider-internal.h"
+
+static void sep(struct jbuf *b, bool *first)
+{
+	if (!*first)
+		jb_put(b, ",", 1);
+	*first = false;
+}
+
+/*
+ * An image part: the file as a data URL, or when it cannot be read a text
+ * part saying so (an old screenshot deleted by hand must not end the talk).
+ */
+static void image_part(struct jbuf *b, const struct conv *c, const struct conv_image *img,
+                       bool *first)
+{
+	size_t mark = b->len;
+	bool was_first = *first;
+	char *file = conv_image_file(c, img);
+	sep(b, first);
+	jb_puts(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
+	if (file && jb_base64_file(b, file)) {
+		jb_puts(b, "\"}}");
+	} else {
+		b->len = mark;
+		*first = was_first;
+		sep(b, first);
+		jb_puts(b, "{\"type\":\"text\",\"text\":");
+		jb_str(b, PROVIDER_IMAGE_MISSING);
+		jb_puts(b, "}");
+	}
+	free(file);
+}
+
+static void text_part(struct jbuf *b, const char *text, bool *first)
+{
+	sep(b, first);
+	jb_puts(b, "{\"type\":\"text\",\"text\":");
+	jb_str(b, text);
+	jb_puts(b, "}");
+}
+
+static void user_message(struct jbuf *b, const struct conv *c, const struct conv_message *m,
+                         const bool *keep)
+{
+	/* Plain text stays a plain string: every compatible server reads that. */
+	if (m->n_blocks == 1 && m->blocks[0].type == CONV_TEXT) {
+		jb_puts(b, "{\"role\":\"user\",\"content\":");
+		jb_str(b, m->blocks[0].text);
+		jb_puts(b, "}");
+		return;
+	}
+	bool first = true;
+	jb_puts(b, "{\"role\":\"user\",\"content\":[");
+	for (size_t j = 0; j < m->n_blocks; j++) {
+		const struct conv_block *bl = &m->blocks[j];
+		if (bl->type == CONV_TEXT)
+			text_part(b, bl->text, &first);
+		else if (bl->type == CONV_IMAGE && keep[j])
+			image_part(b, c, &bl->image, &first);
+		else if (bl->type == CONV_IMAGE)
+			text_part(b, CONV_IMAGE_OMITTED, &first);
+	}
+	if (first)
+		text_part(b, "", &first);
+	jb_puts(b, "]}");
+}
+
+static void assistant_message(struct jbuf *b, const struct conv_message *m)
+{
+	struct jbuf text = {0};
+	bool first = true;
+	for (size_t j = 0; j < m->n_blocks; j++)
+		if (m->blocks[j].type == CONV_TEXT) {
+			if (text.len)
+				jb_put(&text, "\n", 1);
+			jb_puts(&text, m->blocks[j].text);
+		}
+	jb_puts(b, "{\"role\":\"assistant\",\"content\":");
+	if (text.len)
+		jb_strn(b, text.p, text.len);
+	else
+		jb_puts(b, "null");
+	if (text.oom)
+		b->oom = true;
+	jb_free(&text);
+	if (provider_has_calls(m)) {
+		jb_puts(b, ",\"tool_calls\":[");
+		for (size_t j = 0; j < m->n_blocks; j++) {
+			const struct conv_block *call = &m->blocks[j];
+			if (call->type != CONV_TOOL_CALL)
+				continue;
+			sep(b, &first);
+			jb_puts(b, "{\"id\":");
+			jb_str(b, call->id);
+			jb_puts(b, ",\"type\":\"function\",\"function\":{\"name\":");
+			jb_str(b, call->name);
+			jb_puts(b, ",\"arguments\":");
+			bool raw = call->args && call->arguments[strspn(call->arguments, " \t\r\n")];
+			jb_str(b, raw ? call->arguments : "{}");
+			jb_puts(b, "}}");
+		}
+		jb_puts(b, "]");
+	}
+	jb_puts(b, "}");
+}
+
+/*
+ * The answers to the calls of `call_msg`: a tool message per call, in the
+ * calls' order (a missing result is reported as one), then one user message
+ * with the screenshots that are sent.
+ */
+static void results(struct jbuf *b, const struct conv *c, const struct conv_message *call_msg,
+                    const struct conv_message *res_msg, const bool *keep)
+{
+	bool any_image = false;
+	for (size_t j = 0; j < call_msg->n_blocks; j++) {
+		const struct conv_block *call = &call_msg->blocks[j];
+		if (call->type != CONV_TOOL_CALL)
+			continue;
+		const struct conv_block *r = provider_find_result(res_msg, call->id);
+		jb_puts(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		jb_str(b, call->id);
+		jb_puts(b, ",\"content\":");
+		if (!r) {
+			jb_str(b, "[error] " PROVIDER_NO_RESULT);
+		} else {
+			bool sent = r->image.path && keep[r - res_msg->blocks];
+			struct jbuf t = {0};
+			if (r->is_error)
+				jb_puts(&t, "[error] ");
+			jb_puts(&t, r->text);
+			if (r->image.path && !sent)
+				jb_puts(&t, t.len ? "\n" CONV_IMAGE_OMITTED : CONV_IMAGE_OMITTED);
+			jb_strn(b, t.p ? t.p : "", t.len);
+			b->oom |= t.oom;
+			jb_free(&t);
+			any_image |= sent;
+		}
+		jb_puts(b, "}");
+	}
+	if (!any_image)
+		return;
+	bool first = true;
+	jb_puts(b, ",{\"role\":\"user\",\"content\":[");
+	for (size_t j = 0; j < call_msg->n_blocks; j++) {
+		const struct conv_block *call = &call_msg->blocks[j];
+		if (call->type != CONV_TOOL_CALL)
+			continue;
+		const struct conv_block *r = provider_find_result(res_msg, call->id);
+		if (!r || !r->image.path || !keep[r - res_msg->blocks])
+			continue;
+		char label[200];
+		snprintf(label, sizeof(label), "Screenshot after tool call %.100s (%dx%d):", call->id,
+		         r->image.width, r->image.height);
+		text_part(b, label, &first);
+		image_part(b, c, &r->image, &first);
+	}
+	jb_puts(b, "]}");
+}
+
+bool openai_build(const struct request_ctx *rc, struct jbuf *b)
+{
+	const struct conv *c = rc->conv;
+	const struct conv_view *v = rc->view;
+	const struct provider_request *req = rc->req;
+	bool first = true;
+
+	jb_puts(b, "{\"model\":");
+	jb_str(b, rc->model);
+	jb_puts(b, rc->openai_max_completion ? ",\"max_completion_tokens\":" : ",\"max_tokens\":");
+	jb_long(b, req->max_tokens);
+	jb_puts(b, rc->stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"
+	                      : ",\"stream\":false");
+	jb_puts(b, ",\"messages\":[");
+	if (req->system && *req->system) {
+		sep(b, &first);
+		jb_puts(b, "{\"role\":\"system\",\"content\":");
+		jb_str(b, req->system);
+		jb_puts(b, "}");
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		const struct conv_message *m = c->messages[v->index[i]];
+		switch (m->role) {
+		case CONV_USER:
+			if (m->n_blocks == 0)
+				break;
+			sep(b, &first);
+			user_message(b, c, m, v->image_keep[i]);
+			break;
+		case CONV_ASSISTANT:
+			if (m->n_blocks == 0)
+				break;
+			sep(b, &first);
+			assistant_message(b, m);
+			if (provider_has_calls(m)) {
+				bool next = i + 1 < v->n && c->messages[v->index[i + 1]]->role == CONV_TOOL;
+				results(b, c, m, next ? c->messages[v->index[i + 1]] : NULL,
+				        next ? v->image_keep[i + 1] : NULL);
+				i += next;
+			}
+			break;
+		case CONV_TOOL:
+			break; /* results without their call: both ends reject them */
+		}
+	}
+	jb_puts(b, "]");
+	if (req->tools && req->tools->n) {
+		first = true;
+		jb_puts(b, ",\"tools\":[");
+		for (size_t i = 0; i < req->tools->n; i++) {
+			const struct provider_tool *tl = &req->tools->tools[i];
+			sep(b, &first);
+			jb_puts(b, "{\"type\":\"function\",\"function\":{\"name\":");
+			jb_str(b, tl->name);
+			jb_puts(b, ",\"description\":");
+			jb_str(b, tl->description);
+			jb_puts(b, ",\"parameters\":");
+			jb_puts(b, tl->schema_json);
+			jb_puts(b, "}}");
+		}
+		jb_puts(b, "]");
+	}
+	jb_puts(b, "}");
+	return !b->oom;
+}
+
+/* ---- responses -------------------------------------------------------------- */
+
+static void take_usage(struct turn *t, const cJSON *root)
+{
+	const cJSON *u = cJSON_GetObjectItemCaseSensitive(root, "usage");
+	const cJSON *in = cJSON_GetObjectItemCaseSensitive(u, "prompt_tokens");
+	const cJSON *out = cJSON_GetObjectItemCaseSensitive(u, "completion_tokens");
+	if (cJSON_IsNumber(in))
+		t->usage.input_tokens = (long)in->valuedouble;
+	if (cJSON_IsNumber(out))
+		t->usage.output_tokens = (long)out->valuedouble;
+}
+
+static bool take_error(struct turn *t, const char *data, size_t len, const cJSON *root)
+{
+	const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
+	if (!err || cJSON_IsNull(err))
+		return true;
+	char text[400];
+	provider_error_text(data, len, text, sizeof(text));
+	return turn_fail(t, "the server reported an error: %s", text[0] ? text : "(no message)");
+}
+
+/* One entry of tool_calls, streamed (fragments) or whole. */
+static bool take_call(struct turn *t, const cJSON *tc, long position)
+{
+	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(tc, "index");
+	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
+	const char *id = json_str(tc, "id");
+	const char *name = json_str(fn, "name");
+	const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
+	long key = cJSON_IsNumber(idx) ? (long)idx->valuedouble : position;
+	struct tool_acc *a = turn_call(t, key);
+	if (!a)
+		return false;
+	if (id && *id && a->id.len && (a->id.len != strlen(id) || memcmp(a->id.p, id, a->id.len))) {
+		/* A new call reusing an index: the previous one is complete. */
+		if (!turn_finish_call(t, a) || !(a = turn_call(t, key)))
+			return false;
+	}
+	if (id && *id && !a->id.len)
+		jb_puts(&a->id, id);
+	if (name && *name && !a->name.len)
+		jb_puts(&a->name, name);
+	if (cJSON_IsString(args))
+		jb_puts(&a->args, args->valuestring);
+	else if (cJSON_IsObject(args)) /* some servers send the object itself */
+		jb_json(&a->args, args);
+	return true;
+}
+
+static bool take_calls(struct turn *t, const cJSON *calls)
+{
+	long pos = 0;
+	const cJSON *tc;
+	cJSON_ArrayForEach(tc, calls) {
+		if (!take_call(t, tc, pos++))
+			return false;
+	}
+	return true;
+}
+
+static void take_content(struct turn *t, const cJSON *content)
+{
+	if (cJSON_IsString(content)) {
+		turn_text(t, content->valuestring, strlen(content->valuestring));
+		return;
+	}
+	const cJSON *part;
+	cJSON_ArrayForEach(part, content) {
+		const char *text = json_str(part, "text");
+		if (text)
+			turn_text(t, text, strlen(text));
+	}
+}
+
+bool openai_event(struct turn *t, const char *data, size_t len)
+{
+	if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
+		t->done = true;
+		return true;
+	}
+	cJSON *root = cJSON_ParseWithLength(data, len);
+	if (!root || !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		return turn_fail(t, "the stream holds an event that is not JSON: \"%.60s\"", data);
+	}
+	bool ok = take_error(t, data, len, root);
+	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
+	const cJSON *delta = cJSON_GetObjectItemCaseSensitive(choice, "delta");
+	if (ok && delta) {
+		take_content(t, cJSON_GetObjectItemCaseSensitive(delta, "content"));
+		const char *refusal = json_str(delta, "refusal");
+		if (refusal)
+			turn_text(t, refusal, strlen(refusal));
+		ok = take_calls(t, cJSON_GetObjectItemCaseSensitive(delta, "tool_calls"));
+	}
+	const char *finish = json_str(choice, "finish_reason");
+	if (ok && finish) {
+		turn_set_stop(t, finish);
+		t->done = true;
+	}
+	take_usage(t, root);
+	cJSON_Delete(root);
+	return ok && !t->failed;
+}
+
+bool openai_body(struct turn *t, const char *body, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(body, len);
+	if (!root || !cJSON_IsObject(root)) {
+		cJSON_Delete(root);
+		char snippet[80];
+		provider_error_text(body, len < 60 ? len : 60, snippet, sizeof(snippet));
+		return turn_fail(t, "the response is not JSON: \"%s\"", snippet);
+	}
+	bool ok = take_error(t, body, len, root);
+	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
+	if (ok && !msg)
+		ok = turn_fail(t, "the response has no choices[0].message");
+	if (ok) {
+		take_content(t, cJSON_GetObjectItemCaseSensitive(msg, "content"));
+		ok = take_calls(t, cJSON_GetObjectItemCaseSensitive(msg, "tool_calls"));
+		turn_set_stop(t, json_str(choice, "finish_reason"));
+		take_usage(t, root);
+		t->done = true;
+	}
+	cJSON_Delete(root);
+	return ok && !t->failed;
+}

@@ -1,0 +1,145 @@
+/*
+ * Private to os/input.c and os/type.c: the input state kept on the display
+ * (XTest availability, temporary keymap bindings to undo), keymap
+ * snapshots, and the signal guard that keeps keys and the keymap from being
+ * left changed when SIGINT/SIGTERM/SIGHUP arrive mid-action.
+ */
+#ifndef DESKHAND_OS_INPUT_INTERNAL_H
+#define DESKHAND_OS_INPUT_INTERNAL_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <time.h>
+
+#include "os/keys.h"
+#include "os/os-internal.h"
+
+/* ---- peer.c: the client that receives our keystrokes --------------------- */
+
+#define OS_PEER_MAX_SOCKETS 8
+
+struct os_peer {
+	int pid;                /* 0: not observable */
+	int diag_fd;            /* NETLINK_SOCK_DIAG socket, -1 when none */
+	uint32_t inode[OS_PEER_MAX_SOCKETS];  /* its connections to the X server */
+	int ninode;
+};
+
+/*
+ * Finds the client that owns the focused window (or the window under the
+ * pointer when focus follows it) and its X connections. False when it
+ * cannot be observed: a remote client, another user's process, no
+ * X-Resource extension. Release with os_peer_release (also after false).
+ */
+bool os_peer_find(os_display *d, struct os_peer *p);
+void os_peer_release(struct os_peer *p);
+/*
+ * One observation: 1 when its X connections have nothing left to read and
+ * none of its threads is running or in uninterruptible sleep, 0 when busy,
+ * -1 when the kernel would not tell. *switches receives the sum of its
+ * threads' context switches: equal sums mean no thread ran in between.
+ */
+int os_peer_idle(struct os_peer *p, unsigned long long *switches);
+
+/* ---- the input state ------------------------------------------------------ */
+
+/*
+ * Keystrokes are counted in *epochs*: every batch sent and synced ends one.
+ * A spare slot (keycode, column) remembers the epoch and time of its last
+ * keystroke; `handled` is the last epoch the target client is known to have
+ * finished (observed idle after it). Spare keycodes hold no keysym in the
+ * user's keymap, so undoing a binding writes NoSymbol; `bound` says which.
+ */
+struct os_input_state {
+	bool bound[256];
+	unsigned long use_epoch[256][2];
+	struct timespec use_time[256][2];
+	unsigned long epoch;
+	unsigned long handled;
+	struct os_peer peer;
+	bool have_peer;
+	int shift_code;         /* a keycode with Shift (0: none) */
+};
+
+/*
+ * When the target client cannot be observed: how long a keycode must rest
+ * after its last keystroke before it may be rebound. Measured with xterm
+ * drawing CJK text on this 2-core machine: 20 ms already loses characters,
+ * 80 ms did not in our runs; 150 ms leaves room for a loaded desktop.
+ */
+#define OS_TYPE_GUARD_MS 150
+/*
+ * An observable client counts as having handled its events once it has
+ * stayed idle (nothing to read, no thread running, no context switch) for
+ * this long while we keep the server dispatching with round trips. A
+ * single look is not enough: the server may hold back a client's events
+ * while it has a request of that client pending (measured: 2 ms later the
+ * client was still decoding keystrokes).
+ */
+#define OS_PEER_QUIET_MS 10
+/* The longest wait for a client that never rests; then typing goes on. */
+#define OS_PEER_WAIT_MS 2000
+
+/*
+ * Looks up the client that will receive the next keystrokes (best effort;
+ * without one, os_input_settle falls back to the guard time).
+ */
+void os_input_find_peer(os_display *d);
+/*
+ * Flow control for long texts: syncs, and waits for an observable client
+ * to catch up, so that the server does not buffer without bound for a
+ * client slower than we are. Call only after os_input_epoch_end.
+ */
+void os_input_drain(os_display *d);
+/* Keystrokes sent between two drains. */
+#define OS_TYPE_DRAIN_EVERY 2048
+/* Records a keystroke on a spare slot in the current (unfinished) epoch. */
+void os_input_used(os_display *d, uint8_t code, int column);
+/* Ends the epoch after the caller has synced its keystrokes. */
+void os_input_epoch_end(os_display *d);
+/*
+ * Waits until the target client has handled every keystroke on the given
+ * slots (columns: bit 0 column 0, bit 1 column 1 of codes[i]): observed idle
+ * after their epoch, or, when it cannot be observed, rested for the guard
+ * time. Not interrupted by the guarded signals: it is what makes undoing
+ * safe after one.
+ */
+void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
+                     int n);
+
+/* The input state of d, created on first use after checking XTest. */
+struct os_input_state *os_input_state(os_display *d);
+
+/*
+ * Snapshot of the core keymap. Ownership: km->syms is malloc'ed, the caller
+ * frees it (free((void *)km->syms)).
+ */
+bool os_input_keymap(os_display *d, os_keymap *km);
+
+/* Binds spare keycode `code` to columns syms[0], syms[1]; queued, not synced. */
+void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2]);
+/*
+ * Settles every bound keycode (os_input_settle), then writes NoSymbol back
+ * to each and syncs. Returns false (os_error) on an X
+ * error or a lost connection.
+ */
+bool os_input_restore(os_display *d);
+
+/* Sleeps `ms` milliseconds, or less when a guarded signal arrives. */
+void os_input_sleep_ms(int ms);
+
+/*
+ * While a guard is active, SIGINT/SIGTERM/SIGHUP only set a flag, which the
+ * action polls between events; os_input_signals_end puts the previous
+ * dispositions back and re-raises the signal that arrived, if any, after the
+ * caller has undone its changes. Not nestable.
+ */
+struct os_signal_guard {
+	struct sigaction old[3];
+};
+void os_input_signals_begin(struct os_signal_guard *g);
+/* The signal caught since begin, 0 for none. */
+int os_input_signal_caught(void);
+void os_input_signals_end(struct os_signal_guard *g);
+
+#endif

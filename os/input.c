@@ -1,0 +1,613 @@
+/*
+ * os/input — synthetic mouse and keyboard through XTest: pointer motion,
+ * buttons, drags and wheel clicks; key combinations pressed in order and
+ * released in reverse; the shared pieces of keyboard input (input state on
+ * the display, keymap snapshots, temporary spare-keycode bindings and their
+ * undoing, the signal guard). Unicode text typing lives in type.c.
+ */
+#include <X11/Xlib.h>
+#include <X11/XKBlib.h>
+#include <X11/keysym.h>
+#include <X11/extensions/XTest.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os/input-internal.h"
+
+/* ---- time and signals -------------------------------------------------- */
+
+static volatile sig_atomic_t signal_caught;
+static const int guarded_signals[3] = {SIGINT, SIGTERM, SIGHUP};
+
+static void on_guarded_signal(int sig)
+{
+	if (signal_caught == 0)
+		signal_caught = sig;
+}
+
+void os_input_signals_begin(struct os_signal_guard *g)
+{
+	signal_caught = 0;
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_guarded_signal;
+	sigemptyset(&sa.sa_mask);
+	/* No SA_RESTART: a sleep between keystrokes must end at once. */
+	for (int i = 0; i < 3; i++)
+		sigaction(guarded_signals[i], &sa, &g->old[i]);
+}
+
+int os_input_signal_caught(void)
+{
+	return signal_caught;
+}
+
+void os_input_signals_end(struct os_signal_guard *g)
+{
+	for (int i = 0; i < 3; i++)
+		sigaction(guarded_signals[i], &g->old[i], NULL);
+	int sig = signal_caught;
+	signal_caught = 0;
+	if (sig != 0)
+		raise(sig);
+}
+
+static struct timespec os_input_now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t;
+}
+
+static struct timespec os_input_add_ms(struct timespec t, int ms)
+{
+	t.tv_sec += ms / 1000;
+	t.tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	return t;
+}
+
+static bool os_input_before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec ||
+	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
+}
+
+/* Returns early only when `interruptible` and a guarded signal arrived. */
+static void sleep_until(const struct timespec *until, bool interruptible)
+{
+	for (;;) {
+		int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL);
+		if (rc != EINTR)
+			return;
+		if (interruptible && signal_caught != 0)
+			return;
+	}
+}
+
+void os_input_sleep_ms(int ms)
+{
+	struct timespec until = os_input_add_ms(os_input_now(), ms);
+	sleep_until(&until, true);
+}
+
+/* ---- state, keymap, bindings ------------------------------------------- */
+
+static void input_cleanup(os_display *d)
+{
+	if (d->input == NULL)
+		return;
+	if (!os_display_dead(d))
+		os_input_restore(d);
+	os_peer_release(&d->input->peer);
+	free(d->input);
+	d->input = NULL;
+}
+
+struct os_input_state *os_input_state(os_display *d)
+{
+	if (d->input != NULL)
+		return d->input;
+	if (os_display_dead(d))
+		return NULL;
+	int ev, err, major, minor;
+	if (!XTestQueryExtension(d->dpy, &ev, &err, &major, &minor)) {
+		os_fail("the X server %s has no XTEST extension: cannot send input",
+		        d->name);
+		return NULL;
+	}
+	struct os_input_state *st = calloc(1, sizeof(*st));
+	if (st == NULL) {
+		os_fail("out of memory");
+		return NULL;
+	}
+	XModifierKeymap *mm = XGetModifierMapping(d->dpy);
+	if (mm != NULL) {
+		for (int i = 0; i < mm->max_keypermod; i++) {
+			KeyCode kc = mm->modifiermap[ShiftMapIndex * mm->max_keypermod + i];
+			if (kc != 0) {
+				st->shift_code = kc;
+				break;
+			}
+		}
+		XFreeModifiermap(mm);
+	}
+	st->peer.diag_fd = -1;
+	d->input = st;
+	d->input_cleanup = input_cleanup;
+	return st;
+}
+
+bool os_input_keymap(os_display *d, os_keymap *km)
+{
+	int min, max, per = 0;
+	XDisplayKeycodes(d->dpy, &min, &max);
+	KeySym *ks = XGetKeyboardMapping(d->dpy, (KeyCode)min, max - min + 1, &per);
+	if (ks == NULL || per <= 0) {
+		if (ks != NULL)
+			XFree(ks);
+		return os_fail("cannot read the keyboard mapping of %s", d->name);
+	}
+	size_t n = (size_t)(max - min + 1) * (size_t)per;
+	uint32_t *syms = malloc(n * sizeof(*syms));
+	if (syms == NULL) {
+		XFree(ks);
+		return os_fail("out of memory");
+	}
+	for (size_t i = 0; i < n; i++)
+		syms[i] = (uint32_t)ks[i];
+	XFree(ks);
+	km->min_code = min;
+	km->max_code = max;
+	km->per_code = per;
+	km->syms = syms;
+	return true;
+}
+
+void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2])
+{
+	KeySym ks[2] = {syms[0], syms[1]};
+	d->input->bound[code] = true;
+	XChangeKeyboardMapping(d->dpy, code, 2, ks, 1);
+}
+
+void os_input_find_peer(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	st->have_peer = os_peer_find(d, &st->peer);
+}
+
+void os_input_used(os_display *d, uint8_t code, int column)
+{
+	struct os_input_state *st = d->input;
+	st->use_epoch[code][column] = st->epoch + 1;
+}
+
+void os_input_epoch_end(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	st->epoch++;
+	struct timespec now = os_input_now();
+	for (int c = 0; c < 256; c++)
+		for (int col = 0; col < 2; col++)
+			if (st->use_epoch[c][col] == st->epoch)
+				st->use_time[c][col] = now;
+}
+
+/* Syncs and polls the peer until proven idle; false when unobservable. */
+static bool peer_wait_idle(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	/*
+	 * Two round trips: after the first reply the server may still be
+	 * flushing the events to the client's socket in the same pass; the
+	 * second request is handled only once that pass is over.
+	 */
+	XSync(d->dpy, False);
+	XSync(d->dpy, False);
+	struct timespec now = os_input_now();
+	struct timespec deadline = os_input_add_ms(now, OS_PEER_WAIT_MS);
+	struct timespec quiet_since = {0, 0};
+	bool quiet = false;
+	unsigned long long quiet_switches = 0;
+		for (;;) {
+		unsigned long long sw;
+		int idle = os_peer_idle(&st->peer, &sw);
+		now = os_input_now();
+		if (idle < 0)
+			return false;
+		if (idle == 0 || !quiet || sw != quiet_switches) {
+			quiet = idle > 0;
+			quiet_since = now;
+			quiet_switches = sw;
+		} else {
+			struct timespec until = os_input_add_ms(quiet_since, OS_PEER_QUIET_MS);
+			if (!os_input_before(&now, &until))
+				return true;
+		}
+		if (!os_input_before(&now, &deadline))
+			return true;    /* a client that never rests: bounded, go on */
+		/* Keep the server dispatching: its pass flushes the client's output. */
+		XSync(d->dpy, False);
+		struct timespec step = os_input_add_ms(now, 1);
+		sleep_until(&step, false);
+	}
+}
+
+void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
+                     int n)
+{
+	struct os_input_state *st = d->input;
+	unsigned long need = 0;
+	struct timespec last = {0, 0};
+	for (int i = 0; i < n; i++) {
+		for (int col = 0; col < 2; col++) {
+			if (!(cols[i] & (1 << col)))
+				continue;
+			unsigned long e = st->use_epoch[codes[i]][col];
+			if (e > need)
+				need = e;
+			if (os_input_before(&last, &st->use_time[codes[i]][col]))
+				last = st->use_time[codes[i]][col];
+		}
+	}
+	if (need <= st->handled)
+		return;
+	unsigned long upto = st->epoch;
+	if (st->have_peer && peer_wait_idle(d)) {
+		st->handled = upto;
+		return;
+	}
+	st->have_peer = false;
+	struct timespec until = os_input_add_ms(last, OS_TYPE_GUARD_MS);
+	sleep_until(&until, false);
+}
+
+void os_input_drain(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	XSync(d->dpy, False);
+	if (st->have_peer && peer_wait_idle(d))
+		st->handled = st->epoch;
+}
+
+bool os_input_restore(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	if (st == NULL)
+		return true;
+	uint8_t codes[256], cols[256];
+	int n = 0;
+	for (int c = 0; c < 256; c++) {
+		if (st->bound[c]) {
+			codes[n] = (uint8_t)c;
+			cols[n++] = 3;
+		}
+	}
+	if (n == 0)
+		return true;
+	os_input_settle(d, codes, cols, n);
+	os_x_trap_begin(d);
+	KeySym none[2] = {NoSymbol, NoSymbol};
+	for (int i = 0; i < n; i++) {
+		XChangeKeyboardMapping(d->dpy, codes[i], 2, none, 1);
+		st->bound[codes[i]] = false;
+	}
+	return os_x_trap_end(d, "restoring the keymap") == 0;
+}
+
+/* ---- mouse ------------------------------------------------------------- */
+
+static bool mouse_ready(os_display *d)
+{
+	return os_input_state(d) != NULL;
+}
+
+static bool valid_button(os_button b)
+{
+	if (b != OS_BUTTON_LEFT && b != OS_BUTTON_MIDDLE && b != OS_BUTTON_RIGHT)
+		return os_fail("unknown mouse button %d", (int)b);
+	return true;
+}
+
+/* Syncs so that the events have reached the server before returning. */
+static bool input_sync(os_display *d)
+{
+	if (os_display_dead(d))
+		return false;
+	XSync(d->dpy, False);
+	return !os_display_dead(d);
+}
+
+bool os_mouse_move(os_display *d, int x, int y)
+{
+	if (!os_point_on_screen(d, x, y) || !mouse_ready(d))
+		return false;
+	XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
+	return input_sync(d);
+}
+
+bool os_mouse_click(os_display *d, os_button b, int count)
+{
+	if (!valid_button(b))
+		return false;
+	if (count < 1 || count > 10)
+		return os_fail("click count %d is out of range (1..10)", count);
+	if (!mouse_ready(d))
+		return false;
+	/*
+	 * All pairs go out in one burst: the server stamps them within the same
+	 * few milliseconds, well inside any toolkit's multi-click interval.
+	 */
+	for (int i = 0; i < count; i++) {
+		XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
+		XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
+	}
+	return input_sync(d);
+}
+
+bool os_mouse_button(os_display *d, os_button b, bool down)
+{
+	if (!valid_button(b) || !mouse_ready(d))
+		return false;
+	XTestFakeButtonEvent(d->dpy, (unsigned)b, down ? True : False, CurrentTime);
+	return input_sync(d);
+}
+
+#define DRAG_STEPS 12
+#define DRAG_STEP_MS 4
+
+bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
+{
+	if (!valid_button(b) || !os_point_on_screen(d, x1, y1) ||
+	    !os_point_on_screen(d, x2, y2) || !mouse_ready(d))
+		return false;
+	struct os_signal_guard g;
+	os_input_signals_begin(&g);
+	XTestFakeMotionEvent(d->dpy, d->screen, x1, y1, CurrentTime);
+	XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
+	XFlush(d->dpy);
+	/*
+	 * Toolkits start a drag after the pointer has moved a few pixels with
+	 * the button held; several paced steps also let them scroll or
+	 * highlight on the way, as with a hand on the mouse.
+	 */
+	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
+		os_input_sleep_ms(DRAG_STEP_MS);
+		int x = x1 + (int)((long)(x2 - x1) * i / DRAG_STEPS);
+		int y = y1 + (int)((long)(y2 - y1) * i / DRAG_STEPS);
+		XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
+		XFlush(d->dpy);
+	}
+	/* Released even when interrupted: a button is never left held. */
+	XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
+	bool ok = input_sync(d);
+	int sig = os_input_signal_caught();
+	os_input_signals_end(&g);
+	if (ok && sig != 0)
+		return os_fail("drag interrupted by signal %d", sig);
+	return ok;
+}
+
+bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)
+{
+	static const unsigned buttons[] = {
+		[OS_SCROLL_UP] = 4, [OS_SCROLL_DOWN] = 5,
+		[OS_SCROLL_LEFT] = 6, [OS_SCROLL_RIGHT] = 7,
+	};
+	if ((int)dir < 0 || (int)dir > OS_SCROLL_RIGHT)
+		return os_fail("unknown scroll direction %d", (int)dir);
+	if (amount < 1 || amount > 1000)
+		return os_fail("scroll amount %d is out of range (1..1000)", amount);
+	if (!mouse_ready(d))
+		return false;
+	for (int i = 0; i < amount; i++) {
+		XTestFakeButtonEvent(d->dpy, buttons[dir], True, CurrentTime);
+		XTestFakeButtonEvent(d->dpy, buttons[dir], False, CurrentTime);
+	}
+	return input_sync(d);
+}
+
+/* ---- key combinations -------------------------------------------------- */
+
+/* One key to press: its keycode, and whether Shift must be held for it. */
+struct combo_key {
+	uint8_t code;
+	bool shift;
+};
+
+/*
+ * The keys for a combination, in press order, Shift inserted before a key
+ * that sits in the shifted column (xdotool's "ctrl++" is ctrl+shift+equal)
+ * unless Shift is already held. Keysyms missing from the keymap are bound to
+ * spare keycodes when `allow_bind`; the caller restores them.
+ */
+static bool combo_keys(os_display *d, const os_combo *c, bool allow_bind,
+                       uint8_t *press, int *npress)
+{
+	struct os_input_state *st = os_input_state(d);
+	if (st == NULL)
+		return false;
+	if (c->count < 1 || c->count > OS_COMBO_MAX)
+		return os_fail("empty key combination");
+	os_keymap km;
+	if (!os_input_keymap(d, &km))
+		return false;
+	uint8_t spare[256];
+	int nspare = os_keymap_spare(&km, spare, 256);
+	int used_spare = 0;
+	bool ok = false;
+	bool shift_held = false;
+	int n = 0;
+	for (int i = 0; i < c->count; i++) {
+		uint32_t ks = c->keysyms[i];
+		bool shift = false;
+		int code = os_keymap_find(&km, ks, &shift);
+		if (code == 0) {
+			if (!allow_bind) {
+				os_fail("key 0x%x is not in the keymap; holding or releasing "
+				        "it needs a key of the keymap", ks);
+				goto out;
+			}
+			if (used_spare >= nspare) {
+				os_fail("key 0x%x is not in the keymap and no unused keycode "
+				        "is left to bind it to", ks);
+				goto out;
+			}
+			code = spare[used_spare++];
+			uint32_t syms[2] = {ks, ks};
+			os_input_bind(d, (uint8_t)code, syms);
+			shift = false;
+		}
+		if (shift && !shift_held) {
+			if (st->shift_code == 0) {
+				os_fail("the keymap has no Shift key for key 0x%x", ks);
+				goto out;
+			}
+			press[n++] = (uint8_t)st->shift_code;
+			shift_held = true;
+		}
+		if (ks == XK_Shift_L || ks == XK_Shift_R) {
+			if (shift_held && code == st->shift_code)
+				continue;   /* already down for an earlier key */
+			shift_held = true;
+		}
+		press[n++] = (uint8_t)code;
+	}
+	*npress = n;
+	ok = true;
+out:
+	free((void *)km.syms);
+	if (used_spare > 0) {
+		/* Bindings must be in place before the first press reaches a client. */
+		XSync(d->dpy, False);
+		os_input_find_peer(d);
+	}
+	return ok;
+}
+
+static void mark_used(os_display *d, const uint8_t *codes, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (d->input->bound[codes[i]]) {
+			os_input_used(d, codes[i], 0);
+			os_input_used(d, codes[i], 1);
+		}
+	os_input_epoch_end(d);
+}
+
+static void release_reverse(os_display *d, const uint8_t *press, int n)
+{
+	for (int i = n - 1; i >= 0; i--)
+		XTestFakeKeyEvent(d->dpy, press[i], False, CurrentTime);
+}
+
+/* Shared by combo and hold: press all, wait hold_ms, release in reverse. */
+static bool key_press_release(os_display *d, const os_combo *c, int hold_ms)
+{
+	uint8_t press[2 * OS_COMBO_MAX];
+	int n = 0;
+	struct os_signal_guard g;
+	os_input_signals_begin(&g);
+	bool ok = combo_keys(d, c, true, press, &n);
+	if (ok) {
+		for (int i = 0; i < n; i++)
+			XTestFakeKeyEvent(d->dpy, press[i], True, CurrentTime);
+		if (hold_ms > 0) {
+			XFlush(d->dpy);
+			os_input_sleep_ms(hold_ms);
+		}
+		release_reverse(d, press, n);
+		ok = input_sync(d);
+		mark_used(d, press, n);
+	}
+	bool restored = os_input_restore(d);
+	int sig = os_input_signal_caught();
+	os_input_signals_end(&g);
+	if (ok && !restored)
+		return false;
+	if (ok && sig != 0)
+		return os_fail("interrupted by signal %d", sig);
+	return ok;
+}
+
+bool os_key_combo(os_display *d, const os_combo *c)
+{
+	return key_press_release(d, c, 0);
+}
+
+bool os_key_hold(os_display *d, const os_combo *c, int ms)
+{
+	if (ms < 0)
+		return os_fail("hold time %d ms is negative", ms);
+	return key_press_release(d, c, ms);
+}
+
+bool os_key_down(os_display *d, const os_combo *c)
+{
+	uint8_t press[2 * OS_COMBO_MAX];
+	int n = 0;
+	if (!combo_keys(d, c, false, press, &n))
+		return false;
+	for (int i = 0; i < n; i++)
+		XTestFakeKeyEvent(d->dpy, press[i], True, CurrentTime);
+	return input_sync(d);
+}
+
+bool os_key_up(os_display *d, const os_combo *c)
+{
+	uint8_t press[2 * OS_COMBO_MAX];
+	int n = 0;
+	if (!combo_keys(d, c, false, press, &n))
+		return false;
+	release_reverse(d, press, n);
+	return input_sync(d);
+}
+
+/* ---- parsing ----------------------------------------------------------- */
+
+bool os_key_parse(const char *text, os_combo *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t len = strlen(text);
+	if (len == 0)
+		return os_fail("empty key combination");
+	size_t i = 0;
+	while (i < len) {
+		size_t start = i, end;
+		if (text[i] == '+') {
+			end = i + 1;    /* a '+' where a name starts is the key itself */
+		} else {
+			end = i;
+			while (end < len && text[end] != '+')
+				end++;
+		}
+		char part[64];
+		if (end - start >= sizeof(part))
+			return os_fail("key name '%.*s...' in '%s' is too long", 20,
+			               text + start, text);
+		memcpy(part, text + start, end - start);
+		part[end - start] = '\0';
+		uint32_t ks = os_keysym_from_name(part);
+		if (ks == 0)
+			return os_fail("unknown key name '%s' in '%s'", part, text);
+		if (out->count == OS_COMBO_MAX)
+			return os_fail("too many keys in '%s' (at most %d)", text,
+			               OS_COMBO_MAX);
+		out->keysyms[out->count++] = ks;
+		i = end;
+		if (i == len)
+			break;
+		if (text[i] != '+')
+			return os_fail("expected '+' after '%s' in '%s'", part, text);
+		i++;
+		if (i == len)
+			return os_fail("'%s' ends with '+' but no key after it "
+			               "(write ctrl++ or ctrl+plus for the plus key)", text);
+	}
+	return true;
+}

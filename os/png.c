@@ -1,0 +1,885 @@
+/*
+ * PNG encoding tuned for screen content, and decoding through libpng.
+ *
+ * Encoding. libpng's writer is single-threaded, and on a busy 1920x1080
+ * desktop its fastest settings that keep the file within 1.15x of scrot's
+ * (level 1, Paeth) cost ~29 ms of one core, more than the whole budget of a
+ * screenshot at a third of scrot's time. So the encoder here does what pigz
+ * does for gzip: the image is cut into horizontal bands that the cores
+ * filter and deflate in parallel with zlib, and the bands are joined into
+ * one zlib stream (see struct band). Rows are read straight from the BGRX
+ * image (no copy of it is made) and filtered with the standard PNG filters
+ * and libpng's selection heuristic. The output is a plain 8-bit RGB PNG;
+ * the unit tests read it back with libpng itself.
+ *
+ * Decoding uses libpng. Every libpng error longjmps back into
+ * os_png_decode, which frees what it allocated and reports the message
+ * through os_error(); warnings are dropped (library code never prints).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <limits.h>
+#include <png.h>
+#include <setjmp.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "os/os-internal.h"
+
+_Static_assert(OS_PNG_FILTER_NONE == PNG_FILTER_NONE, "filter bits");
+_Static_assert(OS_PNG_FILTER_SUB == PNG_FILTER_SUB, "filter bits");
+_Static_assert(OS_PNG_FILTER_UP == PNG_FILTER_UP, "filter bits");
+_Static_assert(OS_PNG_FILTER_AVG == PNG_FILTER_AVG, "filter bits");
+_Static_assert(OS_PNG_FILTER_PAETH == PNG_FILTER_PAETH, "filter bits");
+
+/*
+ * The defaults, measured with bench/screenshot-cost on three 1920x1080
+ * desktops, each with six xterms full of text (three with the bitmap font
+ * "fixed", three anti-aliased DejaVu Sans Mono): "busy" on a noisy plasma
+ * wallpaper, "flat" on a plain background, and "aa" (all six anti-aliased,
+ * plain background). Sizes relative to scrot's file (zlib level 7, libpng's
+ * adaptive filters: 553 KB, 300 KB, 329 KB); encode times in ms on 2 cores,
+ * busy desktop, medians (the machine was shared, so +-15 %):
+ *
+ *   level filter          busy   flat   aa     busy ms
+ *   1     up              1.16   1.10   1.10    9.8
+ *   1     sub             1.11   1.13   1.11   10.1
+ *   1     paeth           1.04   1.09   1.09   11.4
+ *   1     sub+up+paeth    1.02   1.02   1.01   ~12.5
+ *   1     all five        1.02   1.02   1.01   14.0
+ *   2     sub+up+paeth    1.00   1.00   0.99   ~13.5
+ *   3     all five        0.98   0.97   0.98   19
+ *   6     all five        0.88    -      -     73
+ *   Z_RLE, any filter     0.84   1.54   1.72   (fast, but anti-aliased
+ *                                               text needs real LZ77)
+ *   Z_FILTERED at 1..3: identical to the default strategy.
+ *
+ * Level 1 with libpng's heuristic over Sub, Up and Paeth is within 2 % of
+ * scrot's size on all three: Average never won a row and None rarely, so
+ * leaving them out saves 40 % of the filtering at no cost in size. Level 2
+ * gains 1-2 % for ~10 % more time.
+ */
+#define DEFAULT_LEVEL 1
+#define DEFAULT_FILTER (PNG_FILTER_SUB | PNG_FILTER_UP | PNG_FILTER_PAETH)
+#define DEFAULT_STRATEGY Z_DEFAULT_STRATEGY
+
+/*
+ * The filter loops are the only hot code here; at -O2 GCC does not
+ * vectorize them, at -O3 they run ~2x faster.
+ */
+#if defined(__GNUC__) && !defined(__clang__)
+#define HOT __attribute__((optimize("O3")))
+#else
+#define HOT
+#endif
+
+/* Parallel compression: at most this many threads, bands this tall. */
+#define MAX_THREADS 8
+#define MIN_BAND_ROWS 32
+
+/* Decoding refuses images above this many pixels (a 16k x 16k screen). */
+#define DECODE_MAX_PIXELS (16384ul * 16384ul)
+#define DECODE_MAX_FILE (1ul << 30)
+
+/* Per-call context for libpng's error callback (decoding). */
+struct png_ctx {
+	char message[256];
+};
+
+static void png_error_fn(png_structp png, png_const_charp msg)
+{
+	struct png_ctx *ctx = png_get_error_ptr(png);
+	if (ctx != NULL && ctx->message[0] == '\0')
+		snprintf(ctx->message, sizeof(ctx->message), "%s", msg);
+	png_longjmp(png, 1);
+}
+
+static void png_warning_fn(png_structp png, png_const_charp msg)
+{
+	(void)png;
+	(void)msg;
+}
+
+/* ---- encoding ---------------------------------------------------------- */
+
+/* Where the PNG's bytes go: a file descriptor or a growing buffer. */
+struct sink {
+	int fd;                 /* -1: memory */
+	uint8_t *buf;
+	size_t len, cap;
+};
+
+static bool sink_put(struct sink *s, const void *data, size_t n)
+{
+	const uint8_t *p = data;
+	if (s->fd >= 0) {
+		while (n > 0) {
+			ssize_t w = write(s->fd, p, n);
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				return os_fail("cannot write PNG: %s",
+				               w < 0 ? strerror(errno) : "short write");
+			p += w;
+			n -= (size_t)w;
+		}
+		return true;
+	}
+	if (n > s->cap - s->len) {
+		size_t cap = s->cap ? s->cap : 65536;
+		while (cap - s->len < n) {
+			if (cap > SIZE_MAX / 2)
+				return os_fail("out of memory for the PNG");
+			cap *= 2;
+		}
+		uint8_t *b = realloc(s->buf, cap);
+		if (b == NULL)
+			return os_fail("out of memory for the PNG");
+		s->buf = b;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, p, n);
+	s->len += n;
+	return true;
+}
+
+static void be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+/* One chunk whose data is the concatenation of `n` parts. */
+static bool chunk_put(struct sink *s, const char *type, const uint8_t *const *part,
+                      const size_t *len, int n)
+{
+	size_t total = 0;
+	for (int i = 0; i < n; i++)
+		total += len[i];
+	if (total > PNG_UINT_31_MAX)
+		return os_fail("PNG chunk too large");
+	uint8_t head[8];
+	be32(head, (uint32_t)total);
+	memcpy(head + 4, type, 4);
+	uLong crc = crc32(0L, head + 4, 4);
+	for (int i = 0; i < n; i++)
+		crc = crc32_z(crc, part[i], len[i]);
+	uint8_t tail[4];
+	be32(tail, (uint32_t)crc);
+	if (!sink_put(s, head, 8))
+		return false;
+	for (int i = 0; i < n; i++)
+		if (len[i] > 0 && !sink_put(s, part[i], len[i]))
+			return false;
+	return sink_put(s, tail, 4);
+}
+
+/*
+ * The image is cut into horizontal bands compressed in parallel, the way
+ * pigz does it: each band is a raw deflate stream ending on a byte boundary
+ * (Z_SYNC_FLUSH), primed with the last 32 KiB of the previous band's
+ * filtered bytes as its dictionary so that matches across the cut are not
+ * lost; the bands are then concatenated into one zlib stream whose Adler-32
+ * is combined from the bands'. Filtering reads the BGRX rows directly (the
+ * row above a band's first row comes from the image itself), so bands are
+ * independent and nothing but one row at a time is ever copied.
+ */
+struct band {
+	const os_image *img;
+	int y0, y1;             /* rows [y0, y1) */
+	int level, strategy, filter;
+	bool last;
+	uint8_t *out;           /* raw deflate bytes */
+	size_t out_len, out_cap;
+	uLong adler;            /* of the filtered bytes, from adler32(0,0,0) */
+	size_t in_len;
+	const char *error;      /* static text; NULL: fine */
+};
+
+/* Row buffers of one band: RGB of the current and the previous row, and
+ * one candidate per filter type (filter byte + 3w bytes). */
+struct rows {
+	size_t n;               /* 3 * width */
+	uint8_t *prev, *cur;
+	uint8_t *cand[5];
+};
+
+static bool rows_init(struct rows *r, int width)
+{
+	memset(r, 0, sizeof(*r));
+	r->n = (size_t)width * 3;
+	r->prev = calloc(1, r->n);
+	r->cur = calloc(1, r->n);
+	bool ok = r->prev && r->cur;
+	for (int i = 0; i < 5; i++) {
+		r->cand[i] = malloc(r->n + 1);
+		ok = ok && r->cand[i];
+	}
+	return ok;
+}
+
+static void rows_finish(struct rows *r)
+{
+	free(r->prev);
+	free(r->cur);
+	for (int i = 0; i < 5; i++)
+		free(r->cand[i]);
+}
+
+HOT static void bgrx_to_rgb(const uint8_t *restrict src, uint8_t *restrict dst,
+                        size_t width)
+{
+	for (size_t x = 0; x < width; x++) {
+		dst[3 * x + 0] = src[4 * x + 2];
+		dst[3 * x + 1] = src[4 * x + 1];
+		dst[3 * x + 2] = src[4 * x + 0];
+	}
+}
+
+/* Branch-free so that the compiler can vectorize the filter loop. */
+static inline uint8_t paeth(int a, int b, int c)
+{
+	int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
+	int bc = pb <= pc ? b : c;
+	return (uint8_t)(pa <= pb && pa <= pc ? a : bc);
+}
+
+/* Writes filter type t (0..4) of cur against prev into out[0..n]. */
+/*
+ * Writes filter type t (0..4) of cur against prev into out[0..n] and
+ * returns libpng's selection heuristic for it: the sum of the filtered
+ * bytes read as signed magnitudes. One pass does both.
+ */
+#define FILTER_LOOP(first, rest)                                          \
+	do {                                                              \
+		for (i = 0; i < 3 && i < n; i++) {                        \
+			o[i] = (uint8_t)(first);                          \
+			sum += (unsigned)abs((int8_t)o[i]);               \
+		}                                                         \
+		for (; i < n; i++) {                                      \
+			o[i] = (uint8_t)(rest);                           \
+			sum += (unsigned)abs((int8_t)o[i]);               \
+		}                                                         \
+	} while (0)
+
+HOT static unsigned long filter_row(int t, const uint8_t *restrict cur,
+                                    const uint8_t *restrict prev,
+                                    uint8_t *restrict out, size_t n)
+{
+	out[0] = (uint8_t)t;
+	uint8_t *restrict o = out + 1;
+	unsigned long sum = 0;
+	size_t i;
+	switch (t) {
+	case 0:
+		FILTER_LOOP(cur[i], cur[i]);
+		break;
+	case 1:
+		FILTER_LOOP(cur[i], cur[i] - cur[i - 3]);
+		break;
+	case 2:
+		FILTER_LOOP(cur[i] - prev[i], cur[i] - prev[i]);
+		break;
+	case 3:
+		FILTER_LOOP(cur[i] - (prev[i] >> 1),
+		            cur[i] - ((cur[i - 3] + prev[i]) >> 1));
+		break;
+	default:
+		FILTER_LOOP(cur[i] - prev[i],
+		            cur[i] - paeth(cur[i - 3], prev[i], prev[i - 3]));
+		break;
+	}
+	return sum;
+}
+
+/*
+ * Filters the row in r->cur (the row above in r->prev) with each allowed
+ * type and returns the candidate with the smallest heuristic (n + 1 bytes).
+ */
+static const uint8_t *filter_pick(struct rows *r, int allowed)
+{
+	static const int bit[5] = {PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP,
+	                           PNG_FILTER_AVG, PNG_FILTER_PAETH};
+	int best = -1;
+	unsigned long best_cost = 0;
+	for (int t = 0; t < 5; t++) {
+		if (!(allowed & bit[t]))
+			continue;
+		unsigned long c = filter_row(t, r->cur, r->prev, r->cand[t], r->n);
+		if (best < 0 || c < best_cost) {
+			best = t;
+			best_cost = c;
+		}
+	}
+	return r->cand[best];
+}
+
+/* Loads row y's RGB into r->cur after moving the previous one to r->prev. */
+static void rows_advance(struct rows *r, const os_image *img, int y)
+{
+	uint8_t *t = r->prev;
+	r->prev = r->cur;
+	r->cur = t;
+	bgrx_to_rgb(img->pixels + (size_t)y * (size_t)img->stride, r->cur,
+	            (size_t)img->width);
+}
+
+/* Sets up r->cur as the row above y0 (zeros above the first row). */
+static void rows_start(struct rows *r, const os_image *img, int y0)
+{
+	if (y0 == 0)
+		memset(r->cur, 0, r->n);
+	else
+		bgrx_to_rgb(img->pixels + (size_t)(y0 - 1) * (size_t)img->stride,
+		            r->cur, (size_t)img->width);
+}
+
+static bool band_out_room(struct band *b, z_stream *z)
+{
+	if (z->avail_out > 0)
+		return true;
+	size_t cap = b->out_cap * 2 + 4096;
+	uint8_t *p = realloc(b->out, cap);
+	if (p == NULL)
+		return false;
+	b->out = p;
+	b->out_cap = cap;
+	z->next_out = b->out + b->out_len;
+	z->avail_out = (uInt)(cap - b->out_len > UINT32_MAX ? UINT32_MAX
+	                                                      : cap - b->out_len);
+	return true;
+}
+
+/* What one thread keeps between the bands it compresses. */
+struct worker {
+	struct rows r;
+	z_stream z;
+	bool z_ready, z_used;
+	uint8_t *dict;
+};
+
+#define DICT_MAX 32768
+
+static bool worker_init(struct worker *w, const struct band *b)
+{
+	memset(w, 0, sizeof(*w));
+	if (!rows_init(&w->r, b->img->width))
+		return false;
+	size_t row_bytes = w->r.n + 1;
+	w->dict = malloc(((DICT_MAX + row_bytes - 1) / row_bytes) * row_bytes);
+	if (w->dict == NULL)
+		return false;
+	if (deflateInit2(&w->z, b->level, Z_DEFLATED, -15, 9, b->strategy) != Z_OK)
+		return false;
+	w->z_ready = true;
+	return true;
+}
+
+static void worker_finish(struct worker *w)
+{
+	if (w->z_ready)
+		deflateEnd(&w->z);
+	rows_finish(&w->r);
+	free(w->dict);
+}
+
+static void band_run(struct band *b, struct worker *w)
+{
+	const os_image *img = b->img;
+	struct rows *r = &w->r;
+	z_stream *z = &w->z;
+	if (w->z_used && deflateReset(z) != Z_OK) {
+		b->error = "zlib failed";
+		return;
+	}
+	w->z_used = true;
+	size_t row_bytes = r->n + 1;
+	if (b->y0 > 0) {
+		/* The previous band's last 32 KiB of filtered bytes. */
+		int back = (int)((DICT_MAX + row_bytes - 1) / row_bytes);
+		int ya = b->y0 - back > 0 ? b->y0 - back : 0;
+		size_t dlen = (size_t)(b->y0 - ya) * row_bytes;
+		rows_start(r, img, ya);
+		for (int y = ya; y < b->y0; y++) {
+			rows_advance(r, img, y);
+			memcpy(w->dict + (size_t)(y - ya) * row_bytes,
+			       filter_pick(r, b->filter), row_bytes);
+		}
+		size_t use = dlen < DICT_MAX ? dlen : DICT_MAX;
+		deflateSetDictionary(z, w->dict + dlen - use, (uInt)use);
+	}
+	b->in_len = (size_t)(b->y1 - b->y0) * row_bytes;
+	b->out_cap = deflateBound(z, (uLong)b->in_len) + 64;
+	b->out = malloc(b->out_cap);
+	if (b->out == NULL) {
+		b->error = "out of memory";
+		return;
+	}
+	z->next_out = b->out;
+	z->avail_out = (uInt)(b->out_cap > UINT32_MAX ? UINT32_MAX : b->out_cap);
+	b->adler = adler32(0L, Z_NULL, 0);
+	rows_start(r, img, b->y0);
+	for (int y = b->y0; y < b->y1; y++) {
+		rows_advance(r, img, y);
+		const uint8_t *f = filter_pick(r, b->filter);
+		b->adler = adler32_z(b->adler, f, row_bytes);
+		z->next_in = (Bytef *)f;
+		z->avail_in = (uInt)row_bytes;
+		while (z->avail_in > 0) {
+			if (!band_out_room(b, z)) {
+				b->error = "out of memory";
+				return;
+			}
+			int zr = deflate(z, Z_NO_FLUSH);
+			b->out_len = (size_t)(z->next_out - b->out);
+			if (zr != Z_OK && zr != Z_BUF_ERROR) {
+				b->error = "zlib failed";
+				return;
+			}
+		}
+	}
+	/* Z_SYNC_FLUSH ends on a byte boundary with the stream still open. */
+	int flush = b->last ? Z_FINISH : Z_SYNC_FLUSH;
+	for (;;) {
+		if (!band_out_room(b, z)) {
+			b->error = "out of memory";
+			return;
+		}
+		int zr = deflate(z, flush);
+		b->out_len = (size_t)(z->next_out - b->out);
+		if (zr == Z_STREAM_END || (flush == Z_SYNC_FLUSH && zr == Z_OK &&
+		                           z->avail_out > 0))
+			return;
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			b->error = "zlib failed";
+			return;
+		}
+	}
+}
+
+static bool options_resolve(const os_png_options *opt, int *level, int *filter)
+{
+	*level = DEFAULT_LEVEL;
+	*filter = DEFAULT_FILTER;
+	if (opt == NULL)
+		return true;
+	if (opt->level != -1) {
+		if (opt->level < 0 || opt->level > 9)
+			return os_fail("PNG compression level %d is not in 0..9",
+			               opt->level);
+		*level = opt->level;
+	}
+	if (opt->filter != -1) {
+		if (opt->filter == 0 || (opt->filter & ~PNG_ALL_FILTERS) != 0)
+			return os_fail("PNG filter set 0x%x is not a set of "
+			               "OS_PNG_FILTER_* bits", (unsigned)opt->filter);
+		*filter = opt->filter;
+	}
+	return true;
+}
+
+static bool image_valid(const os_image *img)
+{
+	if (img == NULL || img->pixels == NULL || img->width <= 0 ||
+	    img->height <= 0 || img->width > 16384 * 4 ||
+	    img->stride < img->width * 4)
+		return os_fail("not a valid image (%dx%d, stride %d)",
+		               img ? img->width : 0, img ? img->height : 0,
+		               img ? img->stride : 0);
+	return true;
+}
+
+static int cpu_count(void)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof(set), &set) == 0)
+		return CPU_COUNT(&set);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n > 0 ? (int)n : 1;
+}
+
+/* Bands handed out to the threads one at a time, in order. */
+struct queue {
+	struct band *bands;
+	int count;
+	atomic_int next;
+};
+
+static void *queue_run(void *arg)
+{
+	struct queue *q = arg;
+	struct worker w;
+	bool ready = false;
+	for (;;) {
+		int i = atomic_fetch_add(&q->next, 1);
+		if (i >= q->count)
+			break;
+		if (!ready && !worker_init(&w, &q->bands[i])) {
+			q->bands[i].error = "out of memory";
+			worker_finish(&w);
+			/* Leave the rest to the other threads (or the caller). */
+			return NULL;
+		}
+		ready = true;
+		band_run(&q->bands[i], &w);
+	}
+	if (ready)
+		worker_finish(&w);
+	return NULL;
+}
+
+static bool encode(const os_image *img, struct sink *sink,
+                   const os_png_options *opt)
+{
+	int level, filter;
+	if (!image_valid(img) || !options_resolve(opt, &level, &filter))
+		return false;
+	/*
+	 * A few bands per thread, so that a thread slowed down (a busy core,
+	 * a band of noisy wallpaper next to one of flat text) does not hold
+	 * the others up; each cut costs a re-filtered dictionary and 5 bytes.
+	 */
+	int nt = cpu_count();
+	if (nt > MAX_THREADS)
+		nt = MAX_THREADS;
+	int nb = nt == 1 ? 1 : nt * 4;
+	if (nb > img->height / MIN_BAND_ROWS)
+		nb = img->height / MIN_BAND_ROWS;
+	if (nb < 1)
+		nb = 1;
+	if (nt > nb)
+		nt = nb;
+	struct band bands[MAX_THREADS * 4];
+	pthread_t tid[MAX_THREADS];
+	bool started[MAX_THREADS] = {false};
+	memset(bands, 0, sizeof(bands));
+	for (int i = 0; i < nb; i++) {
+		bands[i] = (struct band){
+			.img = img,
+			.y0 = (int)((long)img->height * i / nb),
+			.y1 = (int)((long)img->height * (i + 1) / nb),
+			.level = level,
+			.strategy = DEFAULT_STRATEGY,
+			.filter = filter,
+			.last = i == nb - 1,
+		};
+	}
+	struct queue q = {bands, nb, 0};
+	/* The calling thread works too; a failed spawn just means fewer. */
+	for (int i = 1; i < nt; i++)
+		started[i] = pthread_create(&tid[i], NULL, queue_run, &q) == 0;
+	queue_run(&q);
+	for (int i = 1; i < nt; i++)
+		if (started[i])
+			pthread_join(tid[i], NULL);
+	bool ok = true;
+	for (int i = 0; i < nb && ok; i++)
+		if (bands[i].error != NULL)
+			ok = os_fail("PNG encoding failed: %s", bands[i].error);
+	if (ok) {
+		uLong adler = bands[0].adler;
+		for (int i = 1; i < nb; i++)
+			adler = adler32_combine(adler, bands[i].adler,
+			                        (z_off_t)bands[i].in_len);
+		static const uint8_t sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
+		uint8_t ihdr[13];
+		be32(ihdr, (uint32_t)img->width);
+		be32(ihdr + 4, (uint32_t)img->height);
+		ihdr[8] = 8;    /* bits per channel */
+		ihdr[9] = 2;    /* RGB */
+		ihdr[10] = ihdr[11] = ihdr[12] = 0;
+		/* zlib header: deflate, 32 KiB window, no dictionary, check bits. */
+		static const uint8_t zhead[2] = {0x78, 0x01};
+		uint8_t ztail[4];
+		be32(ztail, (uint32_t)adler);
+		const uint8_t *p[1] = {ihdr};
+		size_t l[1] = {sizeof(ihdr)};
+		ok = sink_put(sink, sig, sizeof(sig)) && chunk_put(sink, "IHDR", p, l, 1);
+		for (int i = 0; i < nb && ok; i++) {
+			const uint8_t *parts[3];
+			size_t lens[3];
+			int n = 0;
+			if (i == 0) {
+				parts[n] = zhead;
+				lens[n++] = 2;
+			}
+			parts[n] = bands[i].out;
+			lens[n++] = bands[i].out_len;
+			if (i == nb - 1) {
+				parts[n] = ztail;
+				lens[n++] = 4;
+			}
+			ok = chunk_put(sink, "IDAT", parts, lens, n);
+		}
+		ok = ok && chunk_put(sink, "IEND", NULL, NULL, 0);
+	}
+	for (int i = 0; i < nb; i++)
+		free(bands[i].out);
+	return ok;
+}
+
+bool os_png_encode(const os_image *img, uint8_t **out, size_t *out_len,
+                   const os_png_options *opt)
+{
+	struct sink sink = {.fd = -1};
+	if (!encode(img, &sink, opt)) {
+		free(sink.buf);
+		return false;
+	}
+	*out = sink.buf;
+	*out_len = sink.len;
+	return true;
+}
+
+bool os_png_write_fd(const os_image *img, int fd, const os_png_options *opt)
+{
+	if (fd < 0)
+		return os_fail("cannot write PNG: bad file descriptor %d", fd);
+	struct sink sink = {.fd = fd};
+	return encode(img, &sink, opt);
+}
+
+/*
+ * Opens a new file next to `path` (same directory, so rename is atomic)
+ * named ".BASE.XXXXXXXX", mode 0666 less the umask like any new file.
+ * *tmp is malloc'ed.
+ */
+static int temp_open(const char *path, char **tmp)
+{
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
+	if (base[0] == '\0') {
+		os_fail("cannot write PNG to %s: not a file name", path);
+		return -1;
+	}
+	size_t n = dirlen + strlen(base) + 16;
+	char *name = malloc(n);
+	if (name == NULL) {
+		os_fail("out of memory");
+		return -1;
+	}
+	static const char digits[] = "abcdefghijklmnopqrstuvwxyz234567";
+	for (int attempt = 0; attempt < 64; attempt++) {
+		uint8_t rnd[8];
+		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
+			for (size_t i = 0; i < sizeof(rnd); i++)
+				rnd[i] = (uint8_t)(rand() ^ getpid() ^ attempt);
+		}
+		char suffix[9];
+		for (size_t i = 0; i < 8; i++)
+			suffix[i] = digits[rnd[i] & 31];
+		suffix[8] = '\0';
+		snprintf(name, n, "%.*s.%s.%s", (int)dirlen, path, base, suffix);
+		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+		if (fd >= 0) {
+			*tmp = name;
+			return fd;
+		}
+		if (errno != EEXIST) {
+			int e = errno;
+			if (dirlen == 0)
+				os_fail("cannot write PNG to %s: cannot create a file in the "
+				        "current directory: %s", path, strerror(e));
+			else
+				os_fail("cannot write PNG to %s: cannot create a file in "
+				        "%.*s: %s", path, (int)dirlen, path, strerror(e));
+			free(name);
+			return -1;
+		}
+	}
+	os_fail("cannot write PNG to %s: no free temporary name", path);
+	free(name);
+	return -1;
+}
+
+/*
+ * Readers see either the old file or the whole new one, never a partial
+ * PNG. No fsync: a screenshot is not worth a disk flush per capture, and
+ * a crash may lose the new file but never leaves a torn one in its place.
+ */
+bool os_png_write_file(const os_image *img, const char *path,
+                       const os_png_options *opt)
+{
+	if (path == NULL || path[0] == '\0')
+		return os_fail("cannot write PNG: empty file name");
+	char *tmp = NULL;
+	int fd = temp_open(path, &tmp);
+	if (fd < 0)
+		return false;
+	struct sink sink = {.fd = fd};
+	if (!encode(img, &sink, opt)) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", os_error());
+		os_fail("%s: %s", path, why);
+		goto err_close;
+	}
+	if (close(fd) != 0) {
+		fd = -1;
+		os_fail("cannot write PNG to %s: %s", path, strerror(errno));
+		goto err_unlink;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0) {
+		os_fail("cannot write PNG to %s: %s", path, strerror(errno));
+		goto err_unlink;
+	}
+	free(tmp);
+	return true;
+
+err_close:
+	close(fd);
+err_unlink:
+	unlink(tmp);
+	free(tmp);
+	return false;
+}
+
+/* ---- decoding ------------------------------------------------------- */
+
+struct source {
+	const uint8_t *data;
+	size_t len, pos;
+};
+
+static void source_read(png_structp png, png_bytep out, size_t n)
+{
+	struct source *s = png_get_io_ptr(png);
+	if (n > s->len - s->pos)
+		png_error(png, "truncated data");
+	memcpy(out, s->data + s->pos, n);
+	s->pos += n;
+}
+
+os_image *os_png_decode(const uint8_t *data, size_t len)
+{
+	if (data == NULL || len < 8 || png_sig_cmp(data, 0, 8) != 0) {
+		os_fail("not a PNG image");
+		return NULL;
+	}
+	struct png_ctx ctx = {{0}};
+	struct source src = {data, len, 0};
+	png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &ctx,
+	                                         png_error_fn, png_warning_fn);
+	if (png == NULL) {
+		os_fail("PNG: cannot create the decoder (out of memory)");
+		return NULL;
+	}
+	png_infop info = png_create_info_struct(png);
+	if (info == NULL) {
+		png_destroy_read_struct(&png, NULL, NULL);
+		os_fail("PNG: cannot create the decoder (out of memory)");
+		return NULL;
+	}
+	/* Assigned after setjmp, so volatile: the longjmp path frees them. */
+	os_image *volatile img = NULL;
+	png_bytep *volatile rows = NULL;
+	if (setjmp(png_jmpbuf(png))) {
+		png_destroy_read_struct(&png, &info, NULL);
+		free(rows);
+		os_image_destroy(img);
+		os_fail("cannot decode PNG: %s", ctx.message);
+		return NULL;
+	}
+	png_set_read_fn(png, &src, source_read);
+	png_set_user_limits(png, 16384, 16384);
+	png_read_info(png, info);
+
+	png_uint_32 w = png_get_image_width(png, info);
+	png_uint_32 h = png_get_image_height(png, info);
+	int depth = png_get_bit_depth(png, info);
+	int type = png_get_color_type(png, info);
+	if ((unsigned long)w * h > DECODE_MAX_PIXELS)
+		png_error(png, "image too large");
+	if (type == PNG_COLOR_TYPE_PALETTE)
+		png_set_palette_to_rgb(png);
+	if (type == PNG_COLOR_TYPE_GRAY && depth < 8)
+		png_set_expand_gray_1_2_4_to_8(png);
+	if (png_get_valid(png, info, PNG_INFO_tRNS))
+		png_set_tRNS_to_alpha(png);
+	if (depth == 16)
+		png_set_strip_16(png);
+	if (type == PNG_COLOR_TYPE_GRAY || type == PNG_COLOR_TYPE_GRAY_ALPHA)
+		png_set_gray_to_rgb(png);
+	png_set_bgr(png);
+	png_set_filler(png, 0xff, PNG_FILLER_AFTER);
+	png_set_interlace_handling(png);
+	png_read_update_info(png, info);
+	if (png_get_rowbytes(png, info) != (size_t)w * 4)
+		png_error(png, "unexpected row layout after conversion");
+
+	img = os_image_create((int)w, (int)h);
+	if (img == NULL)
+		png_error(png, "out of memory");
+	rows = malloc(sizeof(*rows) * h);
+	if (rows == NULL)
+		png_error(png, "out of memory");
+	for (png_uint_32 y = 0; y < h; y++)
+		rows[y] = img->pixels + (size_t)y * (size_t)img->stride;
+	png_read_image(png, rows);
+	png_read_end(png, NULL);
+	png_destroy_read_struct(&png, &info, NULL);
+	free(rows);
+	return img;
+}
+
+os_image *os_png_read_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		os_fail("cannot open %s: %s", path, strerror(errno));
+		return NULL;
+	}
+	os_image *img = NULL;
+	uint8_t *buf = NULL;
+	struct stat st;
+	if (fstat(fd, &st) != 0) {
+		os_fail("cannot read %s: %s", path, strerror(errno));
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		os_fail("cannot read %s: not a regular file", path);
+		goto out;
+	}
+	if ((unsigned long long)st.st_size > DECODE_MAX_FILE) {
+		os_fail("cannot read %s: larger than %lu bytes", path, DECODE_MAX_FILE);
+		goto out;
+	}
+	size_t len = (size_t)st.st_size, got = 0;
+	buf = malloc(len ? len : 1);
+	if (buf == NULL) {
+		os_fail("out of memory");
+		goto out;
+	}
+	while (got < len) {
+		ssize_t r = read(fd, buf + got, len - got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			os_fail("cannot read %s: %s", path,
+			        r < 0 ? strerror(errno) : "file shrank while reading");
+			goto out;
+		}
+		got += (size_t)r;
+	}
+	img = os_png_decode(buf, len);
+	if (img == NULL) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", os_error());
+		os_fail("%s: %s", path, why);
+	}
+out:
+	free(buf);
+	close(fd);
+	return img;
+}

@@ -1,0 +1,472 @@
+#!/usr/bin/env python3
+"""
+fakellm — a scripted model server on loopback for deskhand's tests.
+
+It speaks both wire formats, streamed (server-sent events) and whole:
+  POST /v1/chat/completions, /chat/completions   OpenAI Chat Completions
+  POST /v1/messages                              Anthropic Messages
+and answers each request with the next scripted turn. It records every
+request (path, headers, parsed body, arrival time) so a test can assert what
+the model was sent.
+
+Use in a test (in-process, a thread):
+
+    sys.path.insert(0, os.path.join(SRCDIR, "tests", "fake_llm"))
+    from fakellm import FakeLLM
+    with FakeLLM([{"text": "Hello"}]) as srv:
+        base = srv.base_url("openai")        # http://127.0.0.1:PORT/v1
+        ... run deskhand or provider_probe with --base base ...
+        srv.requests[0]["body"]["messages"]
+
+or as a process:  python3 fakellm.py SCRIPT.json [--log requests.jsonl]
+which prints "port N" on its first line and serves until killed. SCRIPT.json
+is {"turns": [...]} or a bare list of turns.
+
+A turn (every key optional):
+  text           the assistant's text
+  tool_calls     [{"id": "call_1", "name": "execute",
+                   "arguments": {...} or "raw JSON text, possibly broken"}]
+  stop           stop/finish reason (default: tool use when there are calls)
+  stream         true/false forces the answer's form (default: as requested;
+                 false answers stream:true requests with whole JSON)
+  text_splits    byte offsets where the text is split into deltas
+  text_chunk     or: bytes per text delta (default: 16 characters)
+  arg_splits     byte offsets (of the UTF-8 arguments) where they are split
+  arg_chunk      or: bytes per argument fragment (default: 20 bytes)
+                 Splits land wherever asked: inside \\" or \\u00e9 escapes,
+                 inside a multi-byte character (the fragment's JSON string then
+                 carries the raw partial bytes, as a careless server would).
+  net_chunk      write the HTTP body this many bytes at a time (1: byte by byte)
+  crlf           end SSE lines with CRLF
+  comments       interleave ": keep-alive" comment lines and pings
+  delay          seconds to sleep between events (a slow server)
+  delay_headers  seconds to wait before answering at all
+  usage          {"input": N, "output": M}
+  faults         a list; each request first consumes one fault, then the turn:
+      {"status": 429, "retry_after": "1", "body": {...} or "text"}
+      {"status": 500} / {"status": 401, "body": {"error": {"message": "..."}}}
+      {"cut_after_events": N}  stream N events of this turn, then close the socket
+      {"close": true}          close the connection without any answer
+      {"garbage": "text"}      200 with this body (content type application/json)
+      {"garbage_stream": "x"}  200 text/event-stream whose data line is this text
+      {"stream_error": {"type": "overloaded_error", "message": "Overloaded"}}
+                               an error event in an otherwise empty stream
+      any fault may carry "repeat": N (used for N requests) and "delay" (s)
+When no turn is left the server answers 500 {"error": {"message": "fakellm: no turn left"}}.
+"""
+import json
+import os
+import socket
+import sys
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+def jbytes(b):
+    """A JSON string literal of raw bytes: escapes what JSON requires and
+    passes every other byte through, even half of a UTF-8 character."""
+    out = bytearray(b'"')
+    for c in b:
+        if c == 0x22:
+            out += b'\\"'
+        elif c == 0x5C:
+            out += b'\\\\'
+        elif c < 0x20:
+            out += b'\\u%04x' % c
+        else:
+            out.append(c)
+    out += b'"'
+    return bytes(out)
+
+
+def jdump(o):
+    return json.dumps(o, ensure_ascii=False, separators=(",", ":")).encode()
+
+
+def split_at(data, splits=None, chunk=None):
+    """Cuts bytes at the given offsets, or into pieces of `chunk` bytes."""
+    if splits:
+        pts = sorted(set(p for p in splits if 0 < p < len(data)))
+        out, prev = [], 0
+        for p in pts:
+            out.append(data[prev:p])
+            prev = p
+        out.append(data[prev:])
+        return out
+    if chunk:
+        return [data[i:i + chunk] for i in range(0, len(data), chunk)] or [b""]
+    return [data]
+
+
+def text_pieces(turn):
+    raw = turn.get("text", "").encode()
+    if not raw:
+        return []
+    if turn.get("text_splits") or turn.get("text_chunk"):
+        return split_at(raw, turn.get("text_splits"), turn.get("text_chunk"))
+    s = turn.get("text", "")
+    return [s[i:i + 16].encode() for i in range(0, len(s), 16)]
+
+
+def call_args(call):
+    a = call.get("arguments", {})
+    return (a if isinstance(a, str) else json.dumps(a, ensure_ascii=False)).encode()
+
+
+def arg_pieces(turn, call):
+    raw = call_args(call)
+    if turn.get("arg_splits") is not None:
+        return split_at(raw, turn.get("arg_splits"))
+    return split_at(raw, None, turn.get("arg_chunk", 20))
+
+
+def call_id(call, k):
+    return call.get("id") or "call_%d" % (k + 1)
+
+
+# ---- OpenAI ------------------------------------------------------------------
+
+def openai_events(turn, model):
+    calls = turn.get("tool_calls", [])
+    pre = b'{"id":"chatcmpl-fake","object":"chat.completion.chunk","created":0,"model":' + \
+        jdump(model) + b',"choices":[{"index":0,"delta":'
+    post = b',"finish_reason":null}]}'
+    yield pre + b'{"role":"assistant","content":""}' + post
+    for piece in text_pieces(turn):
+        yield pre + b'{"content":' + jbytes(piece) + b'}' + post
+    for k, call in enumerate(calls):
+        head = {"index": k, "id": call_id(call, k), "type": "function",
+                "function": {"name": call["name"], "arguments": ""}}
+        yield pre + b'{"tool_calls":[' + jdump(head) + b']}' + post
+        for piece in arg_pieces(turn, call):
+            yield pre + b'{"tool_calls":[{"index":%d,"function":{"arguments":' % k + \
+                jbytes(piece) + b'}}]}' + post
+    stop = turn.get("stop") or ("tool_calls" if calls else "stop")
+    yield pre + b'{}' + b',"finish_reason":' + jdump(stop) + b'}]}'
+    u = turn.get("usage", {"input": 11, "output": 7})
+    yield jdump({"id": "chatcmpl-fake", "object": "chat.completion.chunk", "choices": [],
+                 "usage": {"prompt_tokens": u["input"], "completion_tokens": u["output"]}})
+    yield b"[DONE]"
+
+
+def openai_whole(turn, model):
+    calls = turn.get("tool_calls", [])
+    msg = {"role": "assistant", "content": turn.get("text") or None}
+    if calls:
+        msg["tool_calls"] = [{"id": call_id(c, k), "type": "function",
+                              "function": {"name": c["name"],
+                                           "arguments": call_args(c).decode()}}
+                             for k, c in enumerate(calls)]
+    u = turn.get("usage", {"input": 11, "output": 7})
+    return jdump({"id": "chatcmpl-fake", "object": "chat.completion", "model": model,
+                  "choices": [{"index": 0, "message": msg,
+                               "finish_reason": turn.get("stop") or
+                               ("tool_calls" if calls else "stop")}],
+                  "usage": {"prompt_tokens": u["input"], "completion_tokens": u["output"]}})
+
+
+# ---- Anthropic ---------------------------------------------------------------
+
+def anthropic_events(turn, model):
+    calls = turn.get("tool_calls", [])
+    u = turn.get("usage", {"input": 11, "output": 7})
+    yield "message_start", jdump({"type": "message_start", "message": {
+        "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+        "content": [], "stop_reason": None,
+        "usage": {"input_tokens": u["input"], "output_tokens": 1}}})
+    idx = 0
+    pieces = text_pieces(turn)
+    if pieces:
+        yield "content_block_start", jdump({"type": "content_block_start", "index": idx,
+                                            "content_block": {"type": "text", "text": ""}})
+        for piece in pieces:
+            yield "content_block_delta", \
+                b'{"type":"content_block_delta","index":%d,"delta":{"type":"text_delta","text":' \
+                % idx + jbytes(piece) + b'}}'
+        yield "content_block_stop", jdump({"type": "content_block_stop", "index": idx})
+        idx += 1
+    for k, call in enumerate(calls):
+        yield "content_block_start", jdump({"type": "content_block_start", "index": idx,
+                                            "content_block": {"type": "tool_use",
+                                                              "id": call_id(call, k),
+                                                              "name": call["name"],
+                                                              "input": {}}})
+        for piece in arg_pieces(turn, call):
+            yield "content_block_delta", \
+                b'{"type":"content_block_delta","index":%d,"delta":' % idx + \
+                b'{"type":"input_json_delta","partial_json":' + jbytes(piece) + b'}}'
+        yield "content_block_stop", jdump({"type": "content_block_stop", "index": idx})
+        idx += 1
+    stop = turn.get("stop") or ("tool_use" if calls else "end_turn")
+    yield "message_delta", jdump({"type": "message_delta",
+                                  "delta": {"stop_reason": stop, "stop_sequence": None},
+                                  "usage": {"output_tokens": u["output"]}})
+    yield "message_stop", jdump({"type": "message_stop"})
+
+
+def anthropic_whole(turn, model):
+    calls = turn.get("tool_calls", [])
+    content = []
+    if turn.get("text"):
+        content.append({"type": "text", "text": turn["text"]})
+    for k, c in enumerate(calls):
+        a = c.get("arguments", {})
+        content.append({"type": "tool_use", "id": call_id(c, k), "name": c["name"],
+                        "input": json.loads(a) if isinstance(a, str) else a})
+    u = turn.get("usage", {"input": 11, "output": 7})
+    return jdump({"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
+                  "content": content,
+                  "stop_reason": turn.get("stop") or ("tool_use" if calls else "end_turn"),
+                  "usage": {"input_tokens": u["input"], "output_tokens": u["output"]}})
+
+
+# ---- the server ----------------------------------------------------------------
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server_version = "fakellm/1"
+
+    def log_message(self, *args):
+        pass
+
+    def handle(self):
+        # A client that went away (killed, cancelled, cut) is not an error.
+        try:
+            super().handle()
+        except (ConnectionResetError, BrokenPipeError, TimeoutError):
+            pass
+
+    # -- helpers
+    def _sleep(self, s):
+        if s:
+            self.server.fake.stopping.wait(s)
+
+    def _send_json(self, status, body, extra=()):
+        data = body if isinstance(body, bytes) else (
+            jdump(body) if not isinstance(body, str) else body.encode())
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        for k, v in extra:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _start_stream(self):
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        self.wfile.flush()
+
+    def _chunk(self, data, net_chunk=None):
+        for piece in split_at(data, None, net_chunk) if net_chunk else [data]:
+            if not piece:
+                continue
+            self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
+            self.wfile.flush()
+            if net_chunk:
+                time.sleep(0.0005)
+
+    def _end_stream(self):
+        self.wfile.write(b"0\r\n\r\n")
+        self.wfile.flush()
+
+    def _cut(self):
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+    # -- the request
+    def do_POST(self):
+        fake = self.server.fake
+        n = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(n) if n else b""
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            body = {"_raw": raw.decode("utf-8", "replace")}
+        path = self.path.split("?")[0]
+        fmt = "anthropic" if path.endswith("/v1/messages") else \
+            "openai" if path.endswith("/chat/completions") else None
+        fake._record({"time": time.monotonic(), "path": path, "format": fmt,
+                      "headers": {k.lower(): v for k, v in self.headers.items()},
+                      "body": body})
+        try:
+            self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass
+        if fmt is None:
+            return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
+        turn, fault = fake._next()
+        try:
+            if turn is None:
+                return self._send_json(500, {"error": {"message": "fakellm: no turn left"}})
+            self._sleep(turn.get("delay_headers") or (fault or {}).get("delay"))
+            if fault:
+                return self._fault(fault, turn, fmt, body)
+            self._answer(turn, fmt, body)
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+
+    def _fault(self, fault, turn, fmt, body):
+        if "status" in fault:
+            extra = []
+            if "retry_after" in fault:
+                extra.append(("Retry-After", str(fault["retry_after"])))
+            b = fault.get("body", {"error": {"type": "api_error",
+                                             "message": "fakellm status %d" % fault["status"]}})
+            return self._send_json(fault["status"], b, extra)
+        if fault.get("close"):
+            return self._cut()
+        if "garbage" in fault:
+            return self._send_json(200, fault["garbage"])
+        if "garbage_stream" in fault:
+            self._start_stream()
+            self._chunk(b"data: " + fault["garbage_stream"].encode() + b"\n\n")
+            return self._end_stream()
+        if "stream_error" in fault:
+            self._start_stream()
+            err = {"type": "error", "error": fault["stream_error"]}
+            if fmt == "openai":
+                self._chunk(b"data: " + jdump({"error": fault["stream_error"]}) + b"\n\n")
+            else:
+                self._chunk(b"event: error\ndata: " + jdump(err) + b"\n\n")
+            return self._end_stream()
+        if "cut_after_events" in fault:
+            return self._answer(turn, fmt, body, cut_after=fault["cut_after_events"])
+        raise ValueError("fakellm: unknown fault %r" % fault)
+
+    def _answer(self, turn, fmt, body, cut_after=None):
+        model = body.get("model", "fake") if isinstance(body, dict) else "fake"
+        stream = turn.get("stream")
+        if stream is None:
+            stream = bool(isinstance(body, dict) and body.get("stream"))
+        if not stream:
+            whole = openai_whole if fmt == "openai" else anthropic_whole
+            return self._send_json(200, whole(turn, model))
+        eol = b"\r\n" if turn.get("crlf") else b"\n"
+        net = turn.get("net_chunk")
+        self._start_stream()
+        events = (((None, d) for d in openai_events(turn, model)) if fmt == "openai"
+                  else anthropic_events(turn, model))
+        for i, (name, data) in enumerate(events):
+            if cut_after is not None and i >= cut_after:
+                return self._cut()
+            out = b""
+            if turn.get("comments"):
+                out += b": keep-alive" + eol
+                if fmt == "anthropic" and i == 1:
+                    out += b"event: ping" + eol + b'data: {"type":"ping"}' + eol + eol
+            if name:
+                out += b"event: " + name.encode() + eol
+            out += b"data: " + data + eol + eol
+            self._chunk(out, net)
+            self._sleep(turn.get("delay"))
+            if self.server.fake.stopping.is_set():
+                return self._cut()
+        self._end_stream()
+
+
+class FakeLLM:
+    """The scripted server, run in a thread of the test process."""
+
+    def __init__(self, turns, log_path=None, host="127.0.0.1"):
+        if isinstance(turns, dict):
+            turns = turns.get("turns", [])
+        self.turns = [dict(t) for t in turns]
+        self.log_path = log_path
+        self.requests = []
+        self.stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._turn = 0
+        self._fault = 0
+        self._repeat = 0
+        self.httpd = ThreadingHTTPServer((host, 0), _Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.fake = self
+        self.port = self.httpd.server_address[1]
+        self._thread = None
+
+    def base_url(self, fmt="openai"):
+        """--base for a provider: OpenAI's includes /v1, Anthropic's and Ollama's do not."""
+        root = "http://127.0.0.1:%d" % self.port
+        return root + "/v1" if fmt == "openai" else root
+
+    def start(self):
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self):
+        self.stopping.set()
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def wait_requests(self, n, timeout=30.0):
+        """Waits (bounded) until at least n requests arrived; returns the count."""
+        deadline = time.monotonic() + timeout
+        while len(self.requests) < n and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return len(self.requests)
+
+    def turns_left(self):
+        return len(self.turns) - self._turn
+
+    def _record(self, entry):
+        with self._lock:
+            entry["n"] = len(self.requests)
+            self.requests.append(entry)
+            if self.log_path:
+                with open(self.log_path, "a") as f:
+                    f.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+    def _next(self):
+        """The turn for this request and the fault to apply (None: the answer)."""
+        with self._lock:
+            if self._turn >= len(self.turns):
+                return None, None
+            turn = self.turns[self._turn]
+            faults = turn.get("faults", [])
+            if self._fault < len(faults):
+                f = faults[self._fault]
+                self._repeat += 1
+                if self._repeat >= f.get("repeat", 1):
+                    self._fault += 1
+                    self._repeat = 0
+                return turn, f
+            self._turn += 1
+            self._fault = 0
+            return turn, None
+
+
+def main(argv):
+    if len(argv) < 2 or argv[1] in ("-h", "--help"):
+        print(__doc__)
+        return 2
+    with open(argv[1]) as f:
+        script = json.load(f)
+    log = argv[argv.index("--log") + 1] if "--log" in argv else None
+    srv = FakeLLM(script, log_path=log)
+    print("port %d" % srv.port, flush=True)
+    try:
+        srv.httpd.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

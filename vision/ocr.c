@@ -1,0 +1,541 @@
+/*
+ * vision/ocr — finding text on the screen with Tesseract, locally.
+ *
+ * The image is turned to grey, enlarged (screen fonts are small for
+ * Tesseract), recognised once in sparse-text mode, and read back symbol by
+ * symbol so that a match inside a longer word ("Save" in "Save...") gets the
+ * box of its own letters. Matching is done here, not by Tesseract:
+ * case-folded code points within one line, a space in the query matching
+ * the gap between two words.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "config.h"
+#include "vision/vision-internal.h"
+
+void vision_matches_free(vision_match *m, size_t count)
+{
+	if (m == NULL)
+		return;
+	for (size_t i = 0; i < count; i++)
+		free(m[i].text);
+	free(m);
+}
+
+static bool find_on_capture(os_display *d, const os_rect *r, const char *text,
+                            vision_match **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	if (!vision_ocr_available())  /* the reason, before touching the display */
+		return vision_ocr_find(NULL, text, 0, out, count);
+	os_image *img = os_capture(d, r);
+	if (img == NULL)
+		return vision_fail_os("OCR: capture failed");
+	bool ok = vision_ocr_find(img, text, 0, out, count);
+	os_image_destroy(img);
+	return ok;
+}
+
+bool vision_ocr_find_screen(os_display *d, const os_rect *region,
+                            const char *text, vision_match **out, size_t *count)
+{
+	if (!find_on_capture(d, region, text, out, count))
+		return false;
+	int ox = region ? region->x : 0, oy = region ? region->y : 0;
+	for (size_t i = 0; i < *count; i++) {
+		(*out)[i].x += ox;
+		(*out)[i].y += oy;
+	}
+	return true;
+}
+
+bool vision_ocr_find_view(os_display *d, const vision_view *view,
+                          const char *text, vision_match **out, size_t *count)
+{
+	if (view == NULL || view->model_w <= 0 || view->screen_w <= 0)
+		return vision_fail("find_text: no screenshot was taken yet");
+	os_rect r = {view->screen_x, view->screen_y, view->screen_w, view->screen_h};
+	if (!find_on_capture(d, &r, text, out, count))
+		return false;
+	for (size_t i = 0; i < *count; i++) {
+		vision_match *m = &(*out)[i];
+		/* corners: first and last screen pixel of the box -> model pixels */
+		int x0, y0, x1, y1;
+		vision_screen_to_model(view, r.x + m->x, r.y + m->y, &x0, &y0);
+		vision_screen_to_model(view, r.x + m->x + m->width - 1,
+		                       r.y + m->y + m->height - 1, &x1, &y1);
+		m->x = x0;
+		m->y = y0;
+		m->width = x1 - x0 + 1;
+		m->height = y1 - y0 + 1;
+	}
+	return true;
+}
+
+#if DESKHAND_HAVE_OCR
+
+#include <dlfcn.h>
+#include <locale.h>
+#include <tesseract/capi.h>
+#include <wctype.h>
+
+/*
+ * Debian's Tesseract runs its LSTM on four OpenMP threads that spin while
+ * waiting. On a small, busy machine that costs ten times the single-thread
+ * time (measured: 12.5 s instead of 1.2 s for a 1920x1080 screen on two
+ * shared cores). OMP_THREAD_LIMIT is read when libgomp loads, before main,
+ * so it cannot be set from here; making every parallel region inactive
+ * (max active levels 0) has the same effect. Found at run time so that a
+ * Tesseract built without OpenMP needs nothing. A user who sets
+ * OMP_THREAD_LIMIT or OMP_NUM_THREADS keeps their choice.
+ */
+static void ocr_single_thread(void)
+{
+	if (getenv("OMP_THREAD_LIMIT") != NULL || getenv("OMP_NUM_THREADS") != NULL)
+		return;
+	void (*set_levels)(int) = (void (*)(int))dlsym(RTLD_DEFAULT,
+	                                                "omp_set_max_active_levels");
+	if (set_levels != NULL)
+		set_levels(0);
+}
+
+bool vision_ocr_available(void)
+{
+	return true;
+}
+
+/* ---- UTF-8 and case folding ------------------------------------------- */
+
+/* Decodes one code point; returns its length, 0 on invalid UTF-8. */
+static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
+{
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	size_t len;
+	uint32_t c, min;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2, c = s[0] & 0x1f, min = 0x80;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3, c = s[0] & 0x0f, min = 0x800;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4, c = s[0] & 0x07, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		c = (c << 6) | (s[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	*cp = c;
+	return len;
+}
+
+static size_t utf8_encode(uint32_t c, char *out)
+{
+	if (c < 0x80) {
+		out[0] = (char)c;
+		return 1;
+	}
+	if (c < 0x800) {
+		out[0] = (char)(0xc0 | (c >> 6));
+		out[1] = (char)(0x80 | (c & 0x3f));
+		return 2;
+	}
+	if (c < 0x10000) {
+		out[0] = (char)(0xe0 | (c >> 12));
+		out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
+		out[2] = (char)(0x80 | (c & 0x3f));
+		return 3;
+	}
+	out[0] = (char)(0xf0 | (c >> 18));
+	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
+	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
+	out[3] = (char)(0x80 | (c & 0x3f));
+	return 4;
+}
+
+/* Simple case folding through the C.UTF-8 locale (ASCII when unavailable). */
+static uint32_t fold(uint32_t c, locale_t loc)
+{
+	if (c < 0x80)
+		return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+	if (loc == (locale_t)0)
+		return c;
+	return (uint32_t)towlower_l((wint_t)c, loc);
+}
+
+static bool is_space(uint32_t c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+	       c == '\f' || c == 0xa0;
+}
+
+static bool is_word_char(uint32_t c, locale_t loc)
+{
+	if (c < 0x80)
+		return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') ||
+		       (c >= 'A' && c <= 'Z') || c == '_';
+	return loc == (locale_t)0 || iswalnum_l((wint_t)c, loc);
+}
+
+/* ---- recognised lines ------------------------------------------------- */
+
+typedef struct ocr_char {
+	uint32_t cp, folded;
+	int x0, y0, x1, y1;    /* box; x1 < 0 for the gap between words */
+	int word;              /* index into the word confidences */
+} ocr_char;
+
+typedef struct ocr_text {
+	ocr_char *chars;
+	size_t n, cap;
+	size_t *line_start;    /* index of each line's first char */
+	size_t lines, lines_cap;
+	float *conf;           /* per word */
+	size_t words, words_cap;
+} ocr_text;
+
+static void text_free(ocr_text *t)
+{
+	free(t->chars);
+	free(t->line_start);
+	free(t->conf);
+}
+
+static bool grow(void **p, size_t *cap, size_t need, size_t size)
+{
+	if (need <= *cap)
+		return true;
+	size_t n = *cap ? *cap * 2 : 64;
+	while (n < need)
+		n *= 2;
+	void *q = realloc(*p, n * size);
+	if (q == NULL)
+		return vision_fail("out of memory");
+	*p = q;
+	*cap = n;
+	return true;
+}
+
+static bool push_char(ocr_text *t, ocr_char c)
+{
+	if (!grow((void **)&t->chars, &t->cap, t->n + 1, sizeof(ocr_char)))
+		return false;
+	t->chars[t->n++] = c;
+	return true;
+}
+
+/* Reads the recognition result symbol by symbol into lines of chars. */
+static bool text_read(TessBaseAPI *api, ocr_text *t, locale_t loc)
+{
+	TessResultIterator *it = TessBaseAPIGetIterator(api);
+	if (it == NULL)
+		return true;  /* nothing recognised */
+	const TessPageIterator *pit = TessResultIteratorGetPageIteratorConst(it);
+	bool ok = true;
+	do {
+		char *sym = TessResultIteratorGetUTF8Text(it, RIL_SYMBOL);
+		if (sym == NULL)
+			continue;
+		int x0, y0, x1, y1;
+		if (!TessPageIteratorBoundingBox(pit, RIL_SYMBOL, &x0, &y0, &x1, &y1)) {
+			TessDeleteText(sym);
+			continue;
+		}
+		bool new_line = t->lines == 0 ||
+		                TessPageIteratorIsAtBeginningOf(pit, RIL_TEXTLINE);
+		bool new_word = new_line || t->words == 0 ||
+		                TessPageIteratorIsAtBeginningOf(pit, RIL_WORD);
+		if (new_line) {
+			ok = grow((void **)&t->line_start, &t->lines_cap, t->lines + 1,
+			          sizeof(size_t));
+			if (ok)
+				t->line_start[t->lines++] = t->n;
+		} else if (new_word) {
+			ok = push_char(t, (ocr_char){' ', ' ', 0, 0, -1, -1, -1});
+		}
+		if (ok && new_word) {
+			ok = grow((void **)&t->conf, &t->words_cap, t->words + 1,
+			          sizeof(float));
+			if (ok)
+				t->conf[t->words++] = TessResultIteratorConfidence(it, RIL_WORD);
+		}
+		const unsigned char *s = (const unsigned char *)sym;
+		size_t n = strlen(sym);
+		while (ok && n > 0) {
+			uint32_t cp;
+			size_t len = utf8_decode(s, n, &cp);
+			if (len == 0) {
+				cp = 0xfffd;
+				len = 1;
+			}
+			ok = push_char(t, (ocr_char){cp, fold(cp, loc), x0, y0, x1, y1,
+			                             (int)t->words - 1});
+			s += len;
+			n -= len;
+		}
+		TessDeleteText(sym);
+	} while (ok && TessResultIteratorNext(it, RIL_SYMBOL));
+	TessResultIteratorDelete(it);
+	return ok;
+}
+
+/* ---- matching --------------------------------------------------------- */
+
+/* The query as folded code points, white space runs collapsed to ' '. */
+static uint32_t *query_fold(const char *text, size_t *qn, locale_t loc)
+{
+	size_t n = strlen(text);
+	uint32_t *q = malloc(sizeof(uint32_t) * (n + 1));
+	if (q == NULL) {
+		vision_fail("out of memory");
+		return NULL;
+	}
+	const unsigned char *s = (const unsigned char *)text;
+	size_t k = 0;
+	while (n > 0) {
+		uint32_t cp;
+		size_t len = utf8_decode(s, n, &cp);
+		if (len == 0) {
+			free(q);
+			vision_fail("the text to find is not valid UTF-8");
+			return NULL;
+		}
+		s += len;
+		n -= len;
+		if (is_space(cp)) {
+			if (k > 0 && q[k - 1] != ' ')
+				q[k++] = ' ';
+			continue;
+		}
+		q[k++] = fold(cp, loc);
+	}
+	while (k > 0 && q[k - 1] == ' ')
+		k--;
+	if (k == 0) {
+		free(q);
+		vision_fail("the text to find is empty");
+		return NULL;
+	}
+	*qn = k;
+	return q;
+}
+
+typedef struct match_list {
+	vision_match *m;
+	size_t n, cap;
+} match_list;
+
+static bool add_match(match_list *l, const ocr_text *t, size_t s, size_t e,
+                      int upscale, bool whole_words)
+{
+	int x0 = 0, y0 = 0, x1 = -1, y1 = -1;
+	double conf = 0;
+	int words = 0, last_word = -1;
+	char *txt = malloc((e - s) * 4 + 1);
+	if (txt == NULL)
+		return vision_fail("out of memory");
+	size_t tl = 0;
+	for (size_t i = s; i < e; i++) {
+		const ocr_char *c = &t->chars[i];
+		tl += utf8_encode(c->cp, txt + tl);
+		if (c->x1 < 0)
+			continue;
+		if (x1 < 0) {
+			x0 = c->x0, y0 = c->y0, x1 = c->x1, y1 = c->y1;
+		} else {
+			if (c->x0 < x0) x0 = c->x0;
+			if (c->y0 < y0) y0 = c->y0;
+			if (c->x1 > x1) x1 = c->x1;
+			if (c->y1 > y1) y1 = c->y1;
+		}
+		if (c->word != last_word) {
+			conf += t->conf[c->word];
+			words++;
+			last_word = c->word;
+		}
+	}
+	txt[tl] = '\0';
+	if (!grow((void **)&l->m, &l->cap, l->n + 1, sizeof(vision_match))) {
+		free(txt);
+		return false;
+	}
+	vision_match *m = &l->m[l->n++];
+	m->x = x0 / upscale;
+	m->y = y0 / upscale;
+	m->width = (x1 + upscale - 1) / upscale - m->x;
+	m->height = (y1 + upscale - 1) / upscale - m->y;
+	m->confidence = words ? (float)(conf / words) : 0.0f;
+	m->whole_words = whole_words;
+	m->text = txt;
+	return true;
+}
+
+static int match_cmp(const void *a, const void *b)
+{
+	const vision_match *x = a, *y = b;
+	if (x->whole_words != y->whole_words)
+		return x->whole_words ? -1 : 1;
+	/* confidences differing by less than a point count as equal, so that
+	 * reading order decides between two clean matches */
+	float d = x->confidence - y->confidence;
+	if (d >= 1.0f || d <= -1.0f)
+		return d > 0 ? -1 : 1;
+	if (x->y != y->y)
+		return x->y < y->y ? -1 : 1;
+	return (x->x > y->x) - (x->x < y->x);
+}
+
+static bool find_all(const ocr_text *t, const uint32_t *q, size_t qn,
+                     int upscale, locale_t loc, match_list *out)
+{
+	for (size_t li = 0; li < t->lines; li++) {
+		size_t ls = t->line_start[li];
+		size_t le = li + 1 < t->lines ? t->line_start[li + 1] : t->n;
+		for (size_t s = ls; s + qn <= le;) {
+			size_t k = 0;
+			while (k < qn && t->chars[s + k].folded == q[k])
+				k++;
+			if (k < qn) {
+				s++;
+				continue;
+			}
+			bool starts = s == ls || !is_word_char(t->chars[s - 1].cp, loc);
+			bool ends = s + qn == le || !is_word_char(t->chars[s + qn].cp, loc);
+			if (!add_match(out, t, s, s + qn, upscale, starts && ends))
+				return false;
+			s += qn;
+		}
+	}
+	return true;
+}
+
+/* ---- the engine ------------------------------------------------------- */
+
+/* Grey, enlarged copy of img: (w*up) x (h*up), one byte per pixel. */
+static uint8_t *grey_enlarged(const os_image *img, int up, int *gw, int *gh)
+{
+	int w = img->width * up, h = img->height * up;
+	uint8_t *g = malloc((size_t)w * (size_t)h);
+	if (g == NULL) {
+		vision_fail("out of memory for OCR (%dx%d)", w, h);
+		return NULL;
+	}
+	for (int y = 0; y < img->height; y++) {
+		const uint8_t *p = img->pixels + (size_t)y * img->stride;
+		uint8_t *row = g + (size_t)y * up * (size_t)w;
+		for (int x = 0; x < img->width; x++) {
+			uint8_t v = (uint8_t)((p[4 * x + 2] * 77 + p[4 * x + 1] * 150 +
+			                       p[4 * x] * 29) >> 8);
+			memset(row + (size_t)x * up, v, (size_t)up);
+		}
+		for (int r = 1; r < up; r++)
+			memcpy(row + (size_t)r * w, row, (size_t)w);
+	}
+	*gw = w;
+	*gh = h;
+	return g;
+}
+
+bool vision_ocr_find(const os_image *img, const char *text, int upscale,
+                     vision_match **out, size_t *count)
+{
+	*out = NULL;
+	*count = 0;
+	if (upscale <= 0)  /* HiDPI screens already draw text large */
+		upscale = img->height > 1600 ? 1 : 2;
+	if (upscale > 4)
+		return vision_fail("OCR: enlargement %d is too large (1..4)", upscale);
+	if (img->width <= 0 || img->height <= 0)
+		return vision_fail("OCR: empty image");
+	bool ok = false;
+	locale_t loc = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	size_t qn = 0;
+	uint32_t *q = query_fold(text, &qn, loc);
+	if (q == NULL)
+		goto out_locale;
+	int gw, gh;
+	uint8_t *grey = grey_enlarged(img, upscale, &gw, &gh);
+	if (grey == NULL)
+		goto out_query;
+	ocr_single_thread();
+	TessBaseAPI *api = TessBaseAPICreate();
+	if (api == NULL) {
+		vision_fail("OCR: cannot create a Tesseract instance");
+		goto out_grey;
+	}
+	/* Tesseract reports on stderr by default; library code must not print. */
+	TessBaseAPISetVariable(api, "debug_file", "/dev/null");
+	if (TessBaseAPIInit3(api, NULL, "eng") != 0) {
+		vision_fail("OCR: Tesseract could not load its English data (install "
+		            "tesseract-ocr-eng, or set TESSDATA_PREFIX to the folder "
+		            "holding eng.traineddata)");
+		goto out_api;
+	}
+	TessBaseAPISetVariable(api, "debug_file", "/dev/null");
+	TessBaseAPISetPageSegMode(api, PSM_SPARSE_TEXT);
+	TessBaseAPISetImage(api, grey, gw, gh, 1, gw);
+	TessBaseAPISetSourceResolution(api, 96 * upscale);
+	if (TessBaseAPIRecognize(api, NULL) != 0) {
+		vision_fail("OCR: Tesseract failed to recognise the image");
+		goto out_end;
+	}
+	ocr_text t = {0};
+	match_list l = {0};
+	if (!text_read(api, &t, loc) || !find_all(&t, q, qn, upscale, loc, &l)) {
+		vision_matches_free(l.m, l.n);
+		text_free(&t);
+		goto out_end;
+	}
+	text_free(&t);
+	if (l.n > 1)
+		qsort(l.m, l.n, sizeof(vision_match), match_cmp);
+	*out = l.m;
+	*count = l.n;
+	ok = true;
+out_end:
+	TessBaseAPIEnd(api);
+out_api:
+	TessBaseAPIDelete(api);
+out_grey:
+	free(grey);
+out_query:
+	free(q);
+out_locale:
+	if (loc != (locale_t)0)
+		freelocale(loc);
+	return ok;
+}
+
+#else /* !DESKHAND_HAVE_OCR */
+
+bool vision_ocr_available(void)
+{
+	return false;
+}
+
+bool vision_ocr_find(const os_image *img, const char *text, int upscale,
+                     vision_match **out, size_t *count)
+{
+	(void)img;
+	(void)text;
+	(void)upscale;
+	*out = NULL;
+	*count = 0;
+	return vision_fail("OCR is not built in: install libtesseract-dev, "
+	                   "libleptonica-dev and tesseract-ocr-eng, then run "
+	                   "meson setup --reconfigure -Docr=enabled build");
+}
+
+#endif

@@ -1,0 +1,109 @@
+/*
+ * vision/settle — wait until the screen stops changing instead of sleeping a
+ * fixed time after each action.
+ *
+ * Each check is one borrowed capture (MIT-SHM: a fraction of a millisecond
+ * at 1920x1080) and one XXH3 hash of every row, which runs near memory
+ * speed; no copy of the previous picture is kept. Checks are scheduled on
+ * absolute deadlines so that capture time does not stretch the interval.
+ */
+#include <errno.h>
+#include <time.h>
+#include <xxhash.h>
+
+#include "vision/vision-internal.h"
+
+void vision_settle_opts_init(vision_settle_opts *opts)
+{
+	opts->interval_ms = 15;
+	opts->stable_checks = 2;
+	opts->cap_ms = 2000;
+}
+
+uint64_t vision_image_hash(const os_image *img)
+{
+	size_t row = (size_t)img->width * 4;
+	if ((size_t)img->stride == row)
+		return XXH3_64bits(img->pixels, row * (size_t)img->height);
+	/* padded rows: chain the rows, each seeded with the hash so far */
+	uint64_t h = 0;
+	for (int y = 0; y < img->height; y++)
+		h = XXH3_64bits_withSeed(img->pixels + (size_t)y * img->stride, row, h);
+	return h;
+}
+
+static int64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void sleep_until(int64_t t)
+{
+	struct timespec ts = {.tv_sec = t / 1000000000, .tv_nsec = t % 1000000000};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+static bool check(os_display *d, const os_rect *region, uint64_t *hash)
+{
+	const os_image *img = os_capture_borrow(d, region);
+	if (img == NULL)
+		return vision_fail_os("settle: capture failed");
+	*hash = vision_image_hash(img);
+	return true;
+}
+
+bool vision_settle(os_display *d, const os_rect *region,
+                   const vision_settle_opts *opts, vision_settle_result *result)
+{
+	vision_settle_opts def;
+	if (opts == NULL) {
+		vision_settle_opts_init(&def);
+		opts = &def;
+	}
+	if (opts->interval_ms < 1 || opts->stable_checks < 1 || opts->cap_ms < 0)
+		return vision_fail("settle: invalid options (interval %d ms, %d checks, "
+		                   "cap %d ms)", opts->interval_ms, opts->stable_checks,
+		                   opts->cap_ms);
+	*result = (vision_settle_result){0};
+	int64_t start = now_ns();
+	int64_t interval = (int64_t)opts->interval_ms * 1000000;
+	int64_t cap = start + (int64_t)opts->cap_ms * 1000000;
+	uint64_t prev = 0, cur = 0;
+	if (!check(d, region, &prev))
+		return false;
+	result->checks = 1;
+	int stable = 0;
+	int64_t next = start + interval;
+	for (;;) {
+		if (next > cap) {
+			if (now_ns() >= cap)
+				break;
+			next = cap;
+		}
+		sleep_until(next);
+		if (!check(d, region, &cur))
+			return false;
+		result->checks++;
+		if (cur == prev) {
+			if (++stable >= opts->stable_checks) {
+				result->settled = true;
+				break;
+			}
+		} else {
+			stable = 0;
+			result->changed = true;
+			prev = cur;
+		}
+		int64_t t = now_ns();
+		next += interval;
+		if (next < t)
+			next = t;  /* a slow capture: never queue up checks */
+		if (t >= cap)
+			break;
+	}
+	result->waited_ms = (int)((now_ns() - start + 500000) / 1000000);
+	return true;
+}

@@ -1,0 +1,78 @@
+/*
+ * vision/shot — the model's view of the screen and zoomed crops: pick the
+ * monitor, capture it (borrowed, no copy), scale it to the model's size.
+ */
+#include <stdlib.h>
+
+#include "vision/vision-internal.h"
+
+void vision_shot_opts_init(vision_shot_opts *opts)
+{
+	opts->max_w = VISION_DEFAULT_MAX_W;
+	opts->max_h = VISION_DEFAULT_MAX_H;
+	opts->monitor = -1;
+	opts->grid = false;
+}
+
+os_image *vision_shot(os_display *d, const vision_shot_opts *opts,
+                      vision_view *view)
+{
+	vision_shot_opts def;
+	if (opts == NULL) {
+		vision_shot_opts_init(&def);
+		opts = &def;
+	}
+	int max_w = opts->max_w > 0 ? opts->max_w : VISION_DEFAULT_MAX_W;
+	int max_h = opts->max_h > 0 ? opts->max_h : VISION_DEFAULT_MAX_H;
+	os_rect mon;
+	if (!vision_monitor(d, opts->monitor, &mon))
+		return NULL;
+	vision_view v = {mon.x, mon.y, mon.width, mon.height, 0, 0};
+	if (!vision_fit(mon.width, mon.height, max_w, max_h, &v.model_w, &v.model_h))
+		return NULL;
+	const os_image *cap = os_capture_borrow(d, &mon);
+	if (cap == NULL) {
+		vision_fail_os("screenshot: capture failed");
+		return NULL;
+	}
+	/* vision_scale copies when the sizes are equal */
+	os_image *img = vision_scaled(cap, v.model_w, v.model_h);
+	if (img == NULL)
+		return NULL;
+	if (opts->grid)
+		vision_grid(img, 0);
+	*view = v;
+	return img;
+}
+
+#define ZOOM_MAX_ENLARGE 8
+
+os_image *vision_zoom(os_display *d, const vision_view *view,
+                      int x0, int y0, int x1, int y1, int max_w, int max_h,
+                      vision_view *zoom_view)
+{
+	os_rect r;
+	if (!vision_model_rect_to_screen(view, x0, y0, x1, y1, &r))
+		return NULL;
+	if (max_w <= 0)
+		max_w = view->model_w;
+	if (max_h <= 0)
+		max_h = view->model_h;
+	/* Fit, allowing enlargement up to ZOOM_MAX_ENLARGE: fit an enlarged
+	 * copy's size into the maximum. */
+	int ow, oh;
+	if (!vision_fit(r.width * ZOOM_MAX_ENLARGE, r.height * ZOOM_MAX_ENLARGE,
+	                max_w, max_h, &ow, &oh))
+		return NULL;
+	const os_image *cap = os_capture_borrow(d, &r);
+	if (cap == NULL) {
+		vision_fail_os("zoom: capture failed");
+		return NULL;
+	}
+	os_image *img = vision_scaled(cap, ow, oh);
+	if (img == NULL)
+		return NULL;
+	if (zoom_view != NULL)
+		*zoom_view = (vision_view){r.x, r.y, r.width, r.height, ow, oh};
+	return img;
+}

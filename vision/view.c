@@ -1,0 +1,213 @@
+/*
+ * vision/view — the relation between a model image and the screen: fitting
+ * a monitor into the model's maximum size, mapping coordinates both ways,
+ * choosing the monitor. Pure arithmetic in 64-bit integers: no rounding
+ * drift, and the same spans the scaler averages over.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "vision/vision-internal.h"
+
+static _Thread_local char vision_err_buf[512];
+
+const char *vision_error(void)
+{
+	return vision_err_buf;
+}
+
+bool vision_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(vision_err_buf, sizeof(vision_err_buf), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+bool vision_fail_os(const char *what)
+{
+	return vision_fail("%s: %s", what, os_error());
+}
+
+/* round(a / b) for a >= 0, b > 0 */
+static int64_t div_round(int64_t a, int64_t b)
+{
+	return (2 * a + b) / (2 * b);
+}
+
+bool vision_fit(int screen_w, int screen_h, int max_w, int max_h,
+                int *model_w, int *model_h)
+{
+	if (screen_w <= 0 || screen_h <= 0)
+		return vision_fail("invalid screen size %dx%d", screen_w, screen_h);
+	if (max_w <= 0 || max_h <= 0)
+		return vision_fail("invalid maximum size %dx%d", max_w, max_h);
+	if (screen_w <= max_w && screen_h <= max_h) {
+		*model_w = screen_w;
+		*model_h = screen_h;
+		return true;
+	}
+	/* The binding axis is the one with the smaller ratio max/screen:
+	 * compare max_w/screen_w with max_h/screen_h without division. */
+	int64_t w, h;
+	if ((int64_t)max_w * screen_h <= (int64_t)max_h * screen_w) {
+		w = max_w;
+		h = div_round((int64_t)screen_h * max_w, screen_w);
+		if (h > max_h)
+			h = max_h;
+	} else {
+		h = max_h;
+		w = div_round((int64_t)screen_w * max_h, screen_h);
+		if (w > max_w)
+			w = max_w;
+	}
+	*model_w = w < 1 ? 1 : (int)w;
+	*model_h = h < 1 ? 1 : (int)h;
+	return true;
+}
+
+bool vision_fit_side(int screen_w, int screen_h, int max_side,
+                     int *model_w, int *model_h)
+{
+	return vision_fit(screen_w, screen_h, max_side, max_side, model_w, model_h);
+}
+
+static bool view_valid(const vision_view *v)
+{
+	if (v == NULL || v->screen_w <= 0 || v->screen_h <= 0 || v->model_w <= 0 ||
+	    v->model_h <= 0)
+		return vision_fail("no valid view: no screenshot was taken yet");
+	return true;
+}
+
+/* floor((2m+1) * S / 2M): the screen pixel under the centre of m's span. */
+static int axis_to_screen(int m, int S, int M)
+{
+	return (int)(((2 * (int64_t)m + 1) * S) / (2 * (int64_t)M));
+}
+
+static int axis_to_model(int s, int S, int M)
+{
+	return (int)(((2 * (int64_t)s + 1) * M) / (2 * (int64_t)S));
+}
+
+bool vision_model_to_screen(const vision_view *v, int mx, int my,
+                            int *sx, int *sy)
+{
+	if (!view_valid(v))
+		return false;
+	if (mx < 0 || my < 0 || mx >= v->model_w || my >= v->model_h)
+		return vision_fail("coordinate %d,%d is outside the %dx%d screenshot "
+		                   "(valid: 0..%d, 0..%d)", mx, my, v->model_w,
+		                   v->model_h, v->model_w - 1, v->model_h - 1);
+	*sx = v->screen_x + axis_to_screen(mx, v->screen_w, v->model_w);
+	*sy = v->screen_y + axis_to_screen(my, v->screen_h, v->model_h);
+	return true;
+}
+
+bool vision_screen_to_model(const vision_view *v, int sx, int sy,
+                            int *mx, int *my)
+{
+	if (!view_valid(v))
+		return false;
+	int rx = sx - v->screen_x, ry = sy - v->screen_y;
+	if (rx < 0 || ry < 0 || rx >= v->screen_w || ry >= v->screen_h)
+		return vision_fail("point %d,%d is not on the monitor the model sees "
+		                   "(%dx%d+%d+%d)", sx, sy, v->screen_w, v->screen_h,
+		                   v->screen_x, v->screen_y);
+	*mx = axis_to_model(rx, v->screen_w, v->model_w);
+	*my = axis_to_model(ry, v->screen_h, v->model_h);
+	return true;
+}
+
+bool vision_model_rect_to_screen(const vision_view *v, int x0, int y0,
+                                 int x1, int y1, os_rect *out)
+{
+	if (!view_valid(v))
+		return false;
+	if (x0 < 0 || y0 < 0 || x1 > v->model_w || y1 > v->model_h || x0 >= x1 ||
+	    y0 >= y1)
+		return vision_fail("region [%d,%d,%d,%d] is not a rectangle inside the "
+		                   "%dx%d screenshot (need 0 <= x0 < x1 <= %d, "
+		                   "0 <= y0 < y1 <= %d)", x0, y0, x1, y1, v->model_w,
+		                   v->model_h, v->model_w, v->model_h);
+	int64_t S = v->screen_w, M = v->model_w;
+	int sx0 = (int)((x0 * S) / M);
+	int sx1 = (int)((x1 * S + M - 1) / M);
+	S = v->screen_h;
+	M = v->model_h;
+	int sy0 = (int)((y0 * S) / M);
+	int sy1 = (int)((y1 * S + M - 1) / M);
+	out->x = v->screen_x + sx0;
+	out->y = v->screen_y + sy0;
+	out->width = sx1 - sx0;
+	out->height = sy1 - sy0;
+	return true;
+}
+
+static bool rect_contains(const os_rect *r, int x, int y)
+{
+	return x >= r->x && y >= r->y && x < r->x + r->width && y < r->y + r->height;
+}
+
+static int64_t rect_distance2(const os_rect *r, int x, int y)
+{
+	int64_t dx = 0, dy = 0;
+	if (x < r->x)
+		dx = r->x - x;
+	else if (x >= r->x + r->width)
+		dx = x - (r->x + r->width - 1);
+	if (y < r->y)
+		dy = r->y - y;
+	else if (y >= r->y + r->height)
+		dy = y - (r->y + r->height - 1);
+	return dx * dx + dy * dy;
+}
+
+int vision_pick_monitor(const os_rect *mons, int n, int want, int px, int py)
+{
+	if (n <= 0)
+		return -1;
+	if (want >= 0)
+		return want < n ? want : -1;
+	for (int i = 0; i < n; i++)
+		if (rect_contains(&mons[i], px, py))
+			return i;
+	int best = 0;
+	for (int i = 1; i < n; i++)
+		if (rect_distance2(&mons[i], px, py) < rect_distance2(&mons[best], px, py))
+			best = i;
+	return best;
+}
+
+#define VISION_MAX_MONITORS 32
+
+bool vision_monitor(os_display *d, int want, os_rect *mon)
+{
+	os_rect mons[VISION_MAX_MONITORS];
+	int n = os_monitors(d, mons, VISION_MAX_MONITORS);
+	if (n > VISION_MAX_MONITORS)
+		n = VISION_MAX_MONITORS;
+	int px = 0, py = 0;
+	if (want < 0 && !os_pointer(d, &px, &py))
+		return vision_fail_os("cannot read the pointer to choose a monitor");
+	int i = vision_pick_monitor(mons, n, want, px, py);
+	if (i < 0)
+		return vision_fail("no monitor %d: the screen has %d (0..%d)", want, n,
+		                   n - 1);
+	/* A monitor may reach past the root window (xrandr --setmonitor takes
+	 * any geometry): the view covers what is on the screen. */
+	os_rect m = mons[i];
+	int sw, sh;
+	os_screen_size(d, &sw, &sh);
+	int x0 = m.x > 0 ? m.x : 0, y0 = m.y > 0 ? m.y : 0;
+	int x1 = m.x + m.width < sw ? m.x + m.width : sw;
+	int y1 = m.y + m.height < sh ? m.y + m.height : sh;
+	if (x1 <= x0 || y1 <= y0)
+		return vision_fail("monitor %d (%dx%d%+d%+d) lies outside the screen",
+		                   i, m.width, m.height, m.x, m.y);
+	*mon = (os_rect){x0, y0, x1 - x0, y1 - y0};
+	return true;
+}

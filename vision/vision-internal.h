@@ -1,0 +1,39 @@
+/*
+ * Private to vision/: the error setter, the built-in font and the pixel
+ * helpers shared by the drawing code. Never included outside vision/
+ * (tests/ excepted).
+ */
+#ifndef DESKHAND_VISION_INTERNAL_H
+#define DESKHAND_VISION_INTERNAL_H
+
+#include <stdint.h>
+
+#include "vision/vision.h"
+
+/* Sets vision_error() from a printf format. Always returns false. */
+bool vision_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Copies os_error() into vision_error(), prefixed by `what`. Returns false. */
+bool vision_fail_os(const char *what);
+
+/* vision/font.c: printable ASCII 32..126, one byte per row, MSB leftmost. */
+extern const int vision_font_width;
+extern const int vision_font_height;
+extern const uint8_t vision_font_glyphs[95][13];
+
+typedef struct vision_rgb {
+	uint8_t r, g, b;
+} vision_rgb;
+
+/* Blends colour c over pixel (x,y) with opacity alpha/256; clipped. */
+void vision_blend_pixel(os_image *img, int x, int y, vision_rgb c, int alpha);
+/* Fills a rectangle (clipped) with c at opacity alpha/256 (256: opaque). */
+void vision_fill_rect(os_image *img, int x, int y, int w, int h, vision_rgb c,
+                      int alpha);
+/*
+ * Draws a label like vision_draw_label with a background of opacity
+ * bg_alpha/256. Returns the box width.
+ */
+int vision_draw_label_alpha(os_image *img, int x, int y, const char *text,
+                            int scale, int bg_alpha);
+
+#endif
