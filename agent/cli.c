@@ -25,7 +25,7 @@ static const struct synopsis synopses[] = {
 	{"windows", "deskhand windows [--activate ID]"},
 	{"exec", "deskhand exec [--sandbox off|standard|strict] [--timeout SEC] [--max-output N] [--workspace DIR] [--display] LANG"},
 	{"doctor", "deskhand doctor"},
-	{"scan", "deskhand scan [--lang L] [--json] FILE|-"},
+	{"scan", "deskhand scan [--lang shell|python|javascript] [--json] [--rules FILE] [--no-user-rules] [--check-rules] [--normalized] FILE|-"},
 };
 
 const char *cli_synopsis(const char *cmd)

@@ -36,5 +36,7 @@ const char *cli_synopsis(const char *cmd);
 /* Sub-commands: argv[0] is the sub-command's name. Return an exit code. */
 int cmd_screen(int argc, char **argv);
 int cmd_cursor(int argc, char **argv);
+/* deskhand scan: exits 0 clean, 1 findings, 2 error (see cmd_scan.c). */
+int cmd_scan(int argc, char **argv);
 
 #endif

@@ -17,6 +17,7 @@ struct command {
 static const struct command commands[] = {
 	{"screen", cmd_screen, "print the screen size, then one line per monitor"},
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
+	{"scan", cmd_scan, "check code for dangerous operations (exit 0 clean, 1 findings, 2 error)"},
 };
 
 static void print_help(FILE *f)
