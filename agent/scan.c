@@ -304,6 +304,11 @@ static void norm_free(struct norm *n)
 	memset(n, 0, sizeof(*n));
 }
 
+static bool is_word(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+}
+
 /* -- shell -- */
 
 #define MAX_HEREDOCS 8
@@ -331,10 +336,18 @@ static void normalize_shell(struct norm *n, const unsigned char *s, size_t len)
 				continue;
 			}
 			if (c == '\\' && i + 1 < len) {
-				emit(n, c, line);
+				/* Quote removal as the shell does it: r\m is rm. */
+				if (!is_word((unsigned char)s[i + 1]))
+					emit(n, c, line);
 				emit(n, s[i + 1], line);
 				prev = s[i + 1];
 				i += 2;
+				continue;
+			}
+			if ((c == '\'' || c == '"') && i + 1 < len && s[i + 1] == c &&
+			    (is_word((unsigned char)last_emitted(n)) ||
+			     (i + 2 < len && is_word(s[i + 2])))) {
+				i += 2; /* an empty quote inside a word: r''m is rm */
 				continue;
 			}
 			if (c == '#' && (prev == '\n' || is_hblank(prev) || prev == ';' ||
