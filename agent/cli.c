@@ -26,7 +26,7 @@ static const struct synopsis synopses[] = {
 	{"exec", "deskhand exec [--sandbox off|standard|strict] [--timeout SEC] [--max-output N] [--workspace DIR] [--display] LANG"},
 	{"doctor", "deskhand doctor"},
 	{"find-text", "deskhand find-text [--all] [--monitor N] TEXT..."},
-	{"scan", "deskhand scan [--lang L] [--json] FILE|-"},
+	{"scan", "deskhand scan [--lang shell|python|javascript] [--json] [--rules FILE] [--no-user-rules] [--check-rules] [--normalized] FILE|-"},
 };
 
 const char *cli_synopsis(const char *cmd)

@@ -45,5 +45,7 @@ int cmd_drag(int argc, char **argv);
 int cmd_scroll(int argc, char **argv);
 int cmd_type(int argc, char **argv);
 int cmd_key(int argc, char **argv);
+/* deskhand scan: exits 0 clean, 1 findings, 2 error (see cmd_scan.c). */
+int cmd_scan(int argc, char **argv);
 
 #endif

@@ -28,6 +28,7 @@ static const struct command commands[] = {
 	{"scroll", cmd_scroll, "wheel clicks (default 3), here or --at X Y"},
 	{"type", cmd_type, "type Unicode text exactly"},
 	{"key", cmd_key, "press key combinations (xdotool names: ctrl+shift+t)"},
+	{"scan", cmd_scan, "check code for dangerous operations (exit 0 clean, 1 findings, 2 error)"},
 };
 
 static void print_help(FILE *f)

@@ -1,0 +1,683 @@
+/*
+ * agent/audit — JSON-lines audit log: writing with single appends and
+ * fsync on decisions, default paths, and the verifier. See audit.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "agent/audit.h"
+
+static _Thread_local char audit_err_buf[512];
+
+const char *agent_audit_error(void)
+{
+	return audit_err_buf;
+}
+
+static bool audit_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static bool audit_fail(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(audit_err_buf, sizeof(audit_err_buf), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+struct agent_audit {
+	int fd;
+	char *path;
+};
+
+agent_audit *agent_audit_open(const char *path)
+{
+	agent_audit *a = calloc(1, sizeof(*a));
+	if (a == NULL) {
+		audit_fail("out of memory");
+		return NULL;
+	}
+	a->path = strdup(path);
+	if (a->path == NULL) {
+		audit_fail("out of memory");
+		free(a);
+		return NULL;
+	}
+	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (a->fd < 0) {
+		audit_fail("cannot open the audit log %s: %s", path, strerror(errno));
+		free(a->path);
+		free(a);
+		return NULL;
+	}
+	return a;
+}
+
+void agent_audit_close(agent_audit *a)
+{
+	if (a == NULL)
+		return;
+	(void)fsync(a->fd);
+	close(a->fd);
+	free(a->path);
+	free(a);
+}
+
+const char *agent_audit_path(const agent_audit *a)
+{
+	return a->path;
+}
+
+/* ---- default path ------------------------------------------------------ */
+
+static bool valid_conversation_id(const char *id)
+{
+	size_t n = strlen(id);
+	if (n == 0 || n > 128 || id[0] == '.')
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char c = id[i];
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '.' || c == '_' || c == '-'))
+			return false;
+	}
+	return true;
+}
+
+/* mkdir -p with mode 0700 for what it creates. */
+static bool make_dirs(char *path)
+{
+	for (char *p = path + 1;; p++) {
+		if (*p != '/' && *p != '\0')
+			continue;
+		char saved = *p;
+		*p = '\0';
+		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
+			audit_fail("cannot create %s: %s", path, strerror(errno));
+			*p = saved;
+			return false;
+		}
+		*p = saved;
+		if (saved == '\0')
+			break;
+	}
+	struct stat st;
+	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+		return audit_fail("%s is not a directory", path);
+	return true;
+}
+
+char *agent_audit_default_path(const char *conversation_id)
+{
+	if (conversation_id == NULL || !valid_conversation_id(conversation_id)) {
+		audit_fail("invalid conversation id (1-128 of A-Z a-z 0-9 . _ -, not starting with '.')");
+		return NULL;
+	}
+	char dir[PATH_MAX];
+	int k;
+	const char *xdg = getenv("XDG_DATA_HOME");
+	if (xdg != NULL && xdg[0] == '/') {
+		k = snprintf(dir, sizeof(dir), "%s/deskhand/audit", xdg);
+	} else {
+		const char *home = getenv("HOME");
+		if (home == NULL || home[0] != '/') {
+			struct passwd *pw = getpwuid(getuid());
+			home = pw != NULL ? pw->pw_dir : NULL;
+		}
+		if (home == NULL) {
+			audit_fail("no home directory: set HOME or XDG_DATA_HOME");
+			return NULL;
+		}
+		k = snprintf(dir, sizeof(dir), "%s/.local/share/deskhand/audit", home);
+	}
+	if (k < 0 || (size_t)k >= sizeof(dir)) {
+		audit_fail("the data directory path is too long");
+		return NULL;
+	}
+	if (!make_dirs(dir))
+		return NULL;
+	size_t need = strlen(dir) + strlen(conversation_id) + 8;
+	char *path = malloc(need);
+	if (path == NULL) {
+		audit_fail("out of memory");
+		return NULL;
+	}
+	snprintf(path, need, "%s/%s.jsonl", dir, conversation_id);
+	return path;
+}
+
+/* ---- writing ----------------------------------------------------------- */
+
+/*
+ * Valid UTF-8 copy of s[0..len): invalid sequences and NULs become U+FFFD.
+ * *lossy tells whether anything was replaced. Caller frees.
+ */
+static char *utf8_clean(const char *s, size_t len, bool *lossy)
+{
+	*lossy = false;
+	if (len > (SIZE_MAX - 1) / 3)
+		return NULL;
+	char *out = malloc(len * 3 + 1);
+	if (out == NULL)
+		return NULL;
+	size_t o = 0, i = 0;
+	while (i < len) {
+		unsigned char c = (unsigned char)s[i];
+		if (c != 0 && c < 0x80) {
+			out[o++] = (char)c;
+			i++;
+			continue;
+		}
+		size_t need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+		bool ok = need > 0 && i + need <= len;
+		for (size_t k = 1; ok && k < need; k++)
+			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
+				ok = false;
+		if (ok && need == 3) {
+			unsigned char c1 = (unsigned char)s[i + 1];
+			if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))
+				ok = false;
+		}
+		if (ok && need == 4) {
+			unsigned char c1 = (unsigned char)s[i + 1];
+			if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
+				ok = false;
+		}
+		if (ok) {
+			memcpy(out + o, s + i, need);
+			o += need;
+			i += need;
+		} else {
+			memcpy(out + o, "\xef\xbf\xbd", 3);
+			o += 3;
+			i++;
+			*lossy = true;
+		}
+	}
+	out[o] = '\0';
+	return out;
+}
+
+/* Adds a string field, made valid UTF-8. */
+static bool add_text(cJSON *obj, const char *key, const char *s, size_t len, bool *lossy)
+{
+	bool l = false;
+	char *clean = utf8_clean(s != NULL ? s : "", s != NULL ? len : 0, &l);
+	if (clean == NULL)
+		return false;
+	cJSON *item = cJSON_AddStringToObject(obj, key, clean);
+	free(clean);
+	if (lossy != NULL)
+		*lossy = l;
+	return item != NULL;
+}
+
+static bool add_str(cJSON *obj, const char *key, const char *s)
+{
+	return add_text(obj, key, s, s != NULL ? strlen(s) : 0, NULL);
+}
+
+static void timestamp(char out[32])
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	struct tm tm;
+	gmtime_r(&ts.tv_sec, &tm);
+	size_t n = strftime(out, 32, "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(out + n, 32 - n, ".%03ldZ", ts.tv_nsec / 1000000);
+}
+
+/* A new line object with ts, event and, when id is not NULL, id and kind. */
+static cJSON *line_new(const char *event, const char *id, agent_policy_kind kind)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (o == NULL)
+		return NULL;
+	char ts[32];
+	timestamp(ts);
+	if (cJSON_AddStringToObject(o, "ts", ts) == NULL ||
+	    cJSON_AddStringToObject(o, "event", event) == NULL)
+		goto fail;
+	if (id != NULL) {
+		if (!add_str(o, "id", id) ||
+		    cJSON_AddStringToObject(o, "kind", agent_policy_kind_name(kind)) == NULL)
+			goto fail;
+	}
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
+/* Writes the object as one line with one write(); consumes obj. */
+static bool line_write(agent_audit *a, cJSON *obj, bool sync)
+{
+	bool ok = false;
+	char *text = NULL;
+	if (obj == NULL) {
+		audit_fail("out of memory");
+		goto out;
+	}
+	text = cJSON_PrintUnformatted(obj);
+	if (text == NULL) {
+		audit_fail("out of memory");
+		goto out;
+	}
+	size_t n = strlen(text);
+	text[n] = '\n'; /* replaces the NUL; length tracked explicitly */
+	off_t before = lseek(a->fd, 0, SEEK_END);
+	ssize_t w;
+	do
+		w = write(a->fd, text, n + 1);
+	while (w < 0 && errno == EINTR);
+	if (w < 0) {
+		audit_fail("cannot write the audit log %s: %s", a->path, strerror(errno));
+		goto out;
+	}
+	if ((size_t)w != n + 1) {
+		/* A short write (disk full): take the partial line back. */
+		int saved = errno;
+		if (before >= 0)
+			(void)ftruncate(a->fd, before);
+		audit_fail("cannot write the audit log %s: short write (%s)", a->path,
+		           saved ? strerror(saved) : "disk full?");
+		goto out;
+	}
+	if (sync && fsync(a->fd) != 0) {
+		audit_fail("cannot flush the audit log %s: %s", a->path, strerror(errno));
+		goto out;
+	}
+	ok = true;
+out:
+	free(text);
+	cJSON_Delete(obj);
+	return ok;
+}
+
+static cJSON *settings_json(const agent_policy_settings *s)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (o == NULL)
+		return NULL;
+	if (cJSON_AddBoolToObject(o, "auto_run", s->auto_run) == NULL ||
+	    cJSON_AddStringToObject(o, "safe_mode", agent_policy_safe_mode_name(s->safe_mode)) == NULL ||
+	    cJSON_AddBoolToObject(o, "os_auto_approve", s->os_auto_approve) == NULL) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static bool bad_args(const agent_audit *a, const char *id)
+{
+	if (a == NULL)
+		return !audit_fail("no audit log");
+	if (id == NULL)
+		return !audit_fail("an audit event needs an action id");
+	return false;
+}
+
+bool agent_audit_session(agent_audit *a, const char *conversation_id,
+                         const agent_policy_settings *s)
+{
+	if (a == NULL)
+		return audit_fail("no audit log");
+	cJSON *o = line_new("session", NULL, 0);
+	cJSON *set = settings_json(s);
+	if (o == NULL || set == NULL || !add_str(o, "conversation", conversation_id) ||
+	    cJSON_AddNumberToObject(o, "pid", (double)getpid()) == NULL) {
+		cJSON_Delete(set);
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	cJSON_AddItemToObject(o, "settings", set);
+	return line_write(a, o, true);
+}
+
+bool agent_audit_setting(agent_audit *a, const agent_policy_settings *s, const char *command)
+{
+	if (a == NULL)
+		return audit_fail("no audit log");
+	cJSON *o = line_new("setting", NULL, 0);
+	cJSON *set = settings_json(s);
+	if (o == NULL || set == NULL || !add_str(o, "command", command)) {
+		cJSON_Delete(set);
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	cJSON_AddItemToObject(o, "settings", set);
+	return line_write(a, o, true);
+}
+
+bool agent_audit_proposed_code(agent_audit *a, const char *id, agent_policy_kind kind,
+                               const char *language, const char *code, size_t len)
+{
+	if (bad_args(a, id))
+		return false;
+	cJSON *o = line_new("proposed", id, kind);
+	bool lossy = false;
+	if (o == NULL || !add_str(o, "language", language) ||
+	    !add_text(o, "code", code, len, &lossy) ||
+	    (lossy && cJSON_AddTrueToObject(o, "code_lossy") == NULL)) {
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	return line_write(a, o, false);
+}
+
+bool agent_audit_proposed_action(agent_audit *a, const char *id, agent_policy_kind kind,
+                                 const cJSON *action)
+{
+	if (bad_args(a, id))
+		return false;
+	cJSON *o = line_new("proposed", id, kind);
+	cJSON *copy = action != NULL ? cJSON_Duplicate(action, true) : cJSON_CreateObject();
+	if (o == NULL || copy == NULL) {
+		cJSON_Delete(copy);
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	cJSON_AddItemToObject(o, "action", copy);
+	return line_write(a, o, false);
+}
+
+bool agent_audit_scanned(agent_audit *a, const char *id, agent_policy_kind kind,
+                         const agent_scan_result *res)
+{
+	if (bad_args(a, id))
+		return false;
+	cJSON *o = line_new("scanned", id, kind);
+	cJSON *arr = cJSON_CreateArray();
+	if (o == NULL || arr == NULL)
+		goto fail;
+	cJSON_AddItemToObject(o, "findings", arr);
+	for (size_t i = 0; res != NULL && i < res->count; i++) {
+		const agent_scan_finding *f = &res->findings[i];
+		cJSON *fo = cJSON_CreateObject();
+		if (fo == NULL)
+			goto fail_o;
+		cJSON_AddItemToArray(arr, fo);
+		if (!add_str(fo, "rule", f->rule_id) ||
+		    cJSON_AddStringToObject(fo, "severity", agent_scan_severity_name(f->severity)) == NULL ||
+		    cJSON_AddNumberToObject(fo, "line", f->line) == NULL ||
+		    !add_str(fo, "message", f->message) || !add_str(fo, "excerpt", f->excerpt))
+			goto fail_o;
+	}
+	if (cJSON_AddStringToObject(o, "worst", agent_scan_severity_name(
+	                                res != NULL ? res->worst : AGENT_SCAN_NONE)) == NULL)
+		goto fail_o;
+	return line_write(a, o, false);
+fail:
+	cJSON_Delete(arr);
+fail_o:
+	cJSON_Delete(o);
+	return line_write(a, NULL, false);
+}
+
+static bool simple(agent_audit *a, const char *event, const char *id, agent_policy_kind kind,
+                   const char *by, const char *reason, bool sync)
+{
+	if (bad_args(a, id))
+		return false;
+	cJSON *o = line_new(event, id, kind);
+	if (o == NULL || (by != NULL && cJSON_AddStringToObject(o, "by", by) == NULL) ||
+	    !add_str(o, "reason", reason != NULL ? reason : "")) {
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	return line_write(a, o, sync);
+}
+
+bool agent_audit_asked(agent_audit *a, const char *id, agent_policy_kind kind,
+                       const char *reason)
+{
+	return simple(a, "asked", id, kind, NULL, reason, false);
+}
+
+bool agent_audit_approved(agent_audit *a, const char *id, agent_policy_kind kind,
+                          bool by_user, const char *reason)
+{
+	return simple(a, "approved", id, kind, by_user ? "user" : "policy", reason, true);
+}
+
+bool agent_audit_denied(agent_audit *a, const char *id, agent_policy_kind kind,
+                        bool no_answer, const char *reason)
+{
+	return simple(a, "denied", id, kind, no_answer ? "no-answer" : "user", reason, true);
+}
+
+bool agent_audit_blocked(agent_audit *a, const char *id, agent_policy_kind kind,
+                         const char *reason)
+{
+	return simple(a, "blocked", id, kind, "policy", reason, true);
+}
+
+bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,
+                          int status, long duration_ms, const char *error)
+{
+	if (bad_args(a, id))
+		return false;
+	cJSON *o = line_new("executed", id, kind);
+	if (o == NULL || cJSON_AddNumberToObject(o, "status", status) == NULL ||
+	    cJSON_AddNumberToObject(o, "duration_ms", (double)duration_ms) == NULL ||
+	    (error != NULL && !add_str(o, "error", error))) {
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	return line_write(a, o, false);
+}
+
+/* ---- verification ------------------------------------------------------ */
+
+struct id_state {
+	char *id;
+	unsigned by_user;   /* approvals not yet used by an execution */
+	unsigned by_policy;
+	int stopped_line;   /* line of a denied/blocked, 0 if none */
+	const char *stopped_by;
+};
+
+static bool report(agent_audit_report *rep, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static bool report(agent_audit_report *rep, int line, const char *fmt, ...)
+{
+	rep->bad_line = line;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(rep->problem, sizeof(rep->problem), fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+static bool valid_ts(const char *s)
+{
+	/* YYYY-MM-DDTHH:MM:SS.mmmZ */
+	static const char shape[] = "dddd-dd-ddTdd:dd:dd.dddZ";
+	if (strlen(s) != sizeof(shape) - 1)
+		return false;
+	for (size_t i = 0; shape[i]; i++) {
+		if (shape[i] == 'd' ? (s[i] < '0' || s[i] > '9') : s[i] != shape[i])
+			return false;
+	}
+	return true;
+}
+
+static bool valid_kind(const char *s)
+{
+	for (unsigned k = 0; k < AGENT_POLICY_KIND_COUNT; k++)
+		if (strcmp(s, agent_policy_kind_name((agent_policy_kind)k)) == 0)
+			return true;
+	return false;
+}
+
+bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep)
+{
+	static const char *const events[] = {"session", "setting", "proposed", "scanned", "asked",
+	                                     "approved", "denied", "blocked", "executed"};
+	memset(rep, 0, sizeof(*rep));
+	struct id_state *ids = NULL;
+	size_t n_ids = 0, cap_ids = 0;
+	bool ok = true;
+	size_t pos = 0;
+	int lineno = 0;
+	while (pos < len && ok) {
+		lineno++;
+		const char *line = text + pos;
+		const char *nl = memchr(line, '\n', len - pos);
+		if (nl == NULL) {
+			ok = report(rep, lineno, "incomplete last line (no newline)");
+			break;
+		}
+		size_t llen = (size_t)(nl - line);
+		pos += llen + 1;
+		rep->lines++;
+		const char *end = NULL;
+		cJSON *o = cJSON_ParseWithLengthOpts(line, llen, &end, false);
+		if (o == NULL || !cJSON_IsObject(o)) {
+			cJSON_Delete(o);
+			ok = report(rep, lineno, "not a JSON object");
+			break;
+		}
+		for (const char *p = end; p < line + llen; p++) {
+			if (*p != ' ' && *p != '\t' && *p != '\r') {
+				ok = report(rep, lineno, "text after the JSON object");
+				break;
+			}
+		}
+		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "ts");
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+		const char *event = cJSON_IsString(ev) ? ev->valuestring : NULL;
+		bool known = false;
+		for (size_t k = 0; event != NULL && k < sizeof(events) / sizeof(events[0]); k++)
+			if (strcmp(event, events[k]) == 0)
+				known = true;
+		if (!ok) {
+			/* reported above */
+		} else if (!cJSON_IsString(ts) || !valid_ts(ts->valuestring)) {
+			ok = report(rep, lineno, "missing or malformed \"ts\"");
+		} else if (!known) {
+			ok = report(rep, lineno, "unknown or missing \"event\"");
+		} else if (strcmp(event, "session") != 0 && strcmp(event, "setting") != 0) {
+			if (!cJSON_IsString(id) || id->valuestring[0] == '\0')
+				ok = report(rep, lineno, "%s without an \"id\"", event);
+			else if (!cJSON_IsString(kind) || !valid_kind(kind->valuestring))
+				ok = report(rep, lineno, "%s with a missing or unknown \"kind\"", event);
+		}
+		if (ok && cJSON_IsString(id) && strcmp(event, "session") != 0 &&
+		    strcmp(event, "setting") != 0) {
+			struct id_state *st = NULL;
+			for (size_t k = 0; k < n_ids; k++)
+				if (strcmp(ids[k].id, id->valuestring) == 0)
+					st = &ids[k];
+			if (st == NULL) {
+				if (n_ids == cap_ids) {
+					size_t c = cap_ids ? cap_ids * 2 : 32;
+					struct id_state *v = realloc(ids, c * sizeof(*v));
+					if (v == NULL) {
+						ok = report(rep, lineno, "out of memory");
+						cJSON_Delete(o);
+						break;
+					}
+					ids = v;
+					cap_ids = c;
+				}
+				st = &ids[n_ids];
+				memset(st, 0, sizeof(*st));
+				st->id = strdup(id->valuestring);
+				if (st->id == NULL) {
+					ok = report(rep, lineno, "out of memory");
+					cJSON_Delete(o);
+					break;
+				}
+				n_ids++;
+			}
+			if (strcmp(event, "approved") == 0) {
+				const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by");
+				if (!cJSON_IsString(by) || (strcmp(by->valuestring, "user") != 0 &&
+				                            strcmp(by->valuestring, "policy") != 0))
+					ok = report(rep, lineno, "approved without \"by\": \"user\" or \"policy\"");
+				else if (strcmp(by->valuestring, "user") == 0)
+					st->by_user++;
+				else
+					st->by_policy++;
+			} else if (strcmp(event, "denied") == 0 || strcmp(event, "blocked") == 0) {
+				if (st->stopped_line == 0) {
+					st->stopped_line = lineno;
+					st->stopped_by = strcmp(event, "denied") == 0 ? "denied" : "blocked";
+				}
+			} else if (strcmp(event, "executed") == 0) {
+				rep->executed++;
+				if (st->stopped_line != 0)
+					ok = report(rep, lineno, "\"%s\" executed after it was %s (line %d)",
+					            id->valuestring, st->stopped_by, st->stopped_line);
+				else if (st->by_user > 0) {
+					st->by_user--;
+					rep->by_user++;
+				} else if (st->by_policy > 0) {
+					st->by_policy--;
+					rep->by_policy++;
+				} else {
+					ok = report(rep, lineno, "\"%s\" executed without an approval",
+					            id->valuestring);
+				}
+			}
+		}
+		cJSON_Delete(o);
+	}
+	for (size_t k = 0; k < n_ids; k++)
+		free(ids[k].id);
+	free(ids);
+	return ok;
+}
+
+bool agent_audit_verify_file(const char *path, agent_audit_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	FILE *f = fopen(path, "rbe");
+	if (f == NULL)
+		return report(rep, 0, "cannot open %s: %s", path, strerror(errno));
+	size_t cap = 65536, len = 0;
+	char *buf = malloc(cap);
+	if (buf == NULL) {
+		fclose(f);
+		return report(rep, 0, "out of memory");
+	}
+	for (;;) {
+		if (len == cap) {
+			char *b = realloc(buf, cap * 2);
+			if (b == NULL) {
+				free(buf);
+				fclose(f);
+				return report(rep, 0, "out of memory");
+			}
+			buf = b;
+			cap *= 2;
+		}
+		size_t k = fread(buf + len, 1, cap - len, f);
+		len += k;
+		if (k == 0)
+			break;
+	}
+	bool err = ferror(f) != 0;
+	fclose(f);
+	if (err) {
+		free(buf);
+		return report(rep, 0, "cannot read %s", path);
+	}
+	bool ok = agent_audit_verify(buf, len, rep);
+	free(buf);
+	return ok;
+}

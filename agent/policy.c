@@ -1,0 +1,502 @@
+/*
+ * agent/policy — the decision of run / ask / block, settings at start and
+ * under magic commands, and the kill-switch predicate. Pure: see policy.h.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "agent/policy.h"
+
+/* ---- names ------------------------------------------------------------- */
+
+static const char *const kind_names[AGENT_POLICY_KIND_COUNT] = {
+	[AGENT_POLICY_CODE] = "code",
+	[AGENT_POLICY_CODE_DISPLAY] = "code_display",
+	[AGENT_POLICY_OS_INPUT] = "os_input",
+	[AGENT_POLICY_OS_OBSERVE] = "os_observe",
+};
+
+const char *agent_policy_kind_name(agent_policy_kind kind)
+{
+	if ((unsigned)kind >= AGENT_POLICY_KIND_COUNT)
+		return "unknown";
+	return kind_names[kind];
+}
+
+static const char *const safe_names[AGENT_POLICY_SAFE_COUNT] = {
+	[AGENT_POLICY_SAFE_OFF] = "off",
+	[AGENT_POLICY_SAFE_ASK] = "ask",
+	[AGENT_POLICY_SAFE_AUTO] = "auto",
+};
+
+const char *agent_policy_safe_mode_name(agent_policy_safe_mode mode)
+{
+	if ((unsigned)mode >= AGENT_POLICY_SAFE_COUNT)
+		return "unknown";
+	return safe_names[mode];
+}
+
+bool agent_policy_safe_mode_parse(const char *s, agent_policy_safe_mode *out)
+{
+	if (s == NULL)
+		return false;
+	for (unsigned i = 0; i < AGENT_POLICY_SAFE_COUNT; i++) {
+		if (strcmp(s, safe_names[i]) == 0) {
+			*out = (agent_policy_safe_mode)i;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *agent_policy_verdict_name(agent_policy_verdict v)
+{
+	switch (v) {
+	case AGENT_POLICY_RUN:
+		return "run";
+	case AGENT_POLICY_ASK:
+		return "ask";
+	case AGENT_POLICY_BLOCK:
+		return "block";
+	}
+	return "unknown";
+}
+
+/* ---- actions ----------------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	agent_policy_kind kind;
+} actions[AGENT_ACTION_COUNT] = {
+	[AGENT_ACTION_KEY] = {"key", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_TYPE] = {"type", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_MOUSE_MOVE] = {"mouse_move", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_LEFT_CLICK] = {"left_click", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_RIGHT_CLICK] = {"right_click", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_MIDDLE_CLICK] = {"middle_click", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_DOUBLE_CLICK] = {"double_click", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_TRIPLE_CLICK] = {"triple_click", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_LEFT_CLICK_DRAG] = {"left_click_drag", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_LEFT_MOUSE_DOWN] = {"left_mouse_down", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_LEFT_MOUSE_UP] = {"left_mouse_up", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_SCROLL] = {"scroll", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_HOLD_KEY] = {"hold_key", AGENT_POLICY_OS_INPUT},
+	[AGENT_ACTION_SCREENSHOT] = {"screenshot", AGENT_POLICY_OS_OBSERVE},
+	[AGENT_ACTION_CURSOR_POSITION] = {"cursor_position", AGENT_POLICY_OS_OBSERVE},
+	[AGENT_ACTION_ZOOM] = {"zoom", AGENT_POLICY_OS_OBSERVE},
+	[AGENT_ACTION_WAIT] = {"wait", AGENT_POLICY_OS_OBSERVE},
+	[AGENT_ACTION_FIND_TEXT] = {"find_text", AGENT_POLICY_OS_OBSERVE},
+};
+
+bool agent_policy_action_lookup(const char *name, agent_policy_action *action,
+                                agent_policy_kind *kind)
+{
+	if (name == NULL)
+		return false;
+	for (unsigned i = 0; i < AGENT_ACTION_COUNT; i++) {
+		if (strcmp(name, actions[i].name) == 0) {
+			if (action != NULL)
+				*action = (agent_policy_action)i;
+			if (kind != NULL)
+				*kind = actions[i].kind;
+			return true;
+		}
+	}
+	return false;
+}
+
+const char *agent_policy_action_name(agent_policy_action action)
+{
+	if ((unsigned)action >= AGENT_ACTION_COUNT)
+		return "unknown";
+	return actions[action].name;
+}
+
+agent_policy_kind agent_policy_action_kind(agent_policy_action action)
+{
+	/* Out of range counts as input: the stricter class. */
+	if ((unsigned)action >= AGENT_ACTION_COUNT)
+		return AGENT_POLICY_OS_INPUT;
+	return actions[action].kind;
+}
+
+/* ---- the decision ------------------------------------------------------ */
+
+static agent_policy_decision decision(agent_policy_verdict v, const char *reason)
+{
+	agent_policy_decision d;
+	memset(&d, 0, sizeof(d));
+	d.verdict = v;
+	snprintf(d.reason, sizeof(d.reason), "%s", reason);
+	return d;
+}
+
+static bool is_code(agent_policy_kind k)
+{
+	return k == AGENT_POLICY_CODE || k == AGENT_POLICY_CODE_DISPLAY;
+}
+
+/* Whether a human must answer before this runs, findings aside. */
+static bool question_due(const agent_policy_input *in, const char **why)
+{
+	switch (in->kind) {
+	case AGENT_POLICY_CODE:
+		*why = "code needs your yes (auto_run is off)";
+		return !in->auto_run;
+	case AGENT_POLICY_CODE_DISPLAY:
+		if (!in->os_auto_approve) {
+			*why = "code with access to the display needs your yes";
+			return true;
+		}
+		*why = "code needs your yes (auto_run is off)";
+		return !in->auto_run;
+	case AGENT_POLICY_OS_INPUT:
+		*why = "desktop input needs your yes";
+		return !in->os_auto_approve;
+	case AGENT_POLICY_OS_OBSERVE:
+	case AGENT_POLICY_KIND_COUNT:
+		break;
+	}
+	*why = "";
+	return false;
+}
+
+agent_policy_decision agent_policy_decide(const agent_policy_input *in)
+{
+	if ((unsigned)in->kind >= AGENT_POLICY_KIND_COUNT ||
+	    (unsigned)in->safe_mode >= AGENT_POLICY_SAFE_COUNT) {
+		agent_policy_decision d =
+			decision(AGENT_POLICY_BLOCK, "invalid input to the policy: unknown kind or safe mode");
+		d.end_run = true;
+		return d;
+	}
+
+	if (in->scanned && in->findings > 0) {
+		agent_policy_decision d = decision(AGENT_POLICY_ASK, "");
+		d.show_findings = true;
+		snprintf(d.reason, sizeof(d.reason),
+		         "the safety scan found %u issue%s (worst: %s)", in->findings,
+		         in->findings == 1 ? "" : "s",
+		         agent_scan_severity_name(in->worst));
+		return d;
+	}
+
+	const char *why = "";
+	bool ask = question_due(in, &why);
+
+	if (is_code(in->kind) && !in->scanned && in->safe_mode != AGENT_POLICY_SAFE_OFF) {
+		if (in->safe_mode == AGENT_POLICY_SAFE_ASK && ask) {
+			agent_policy_decision d = decision(AGENT_POLICY_ASK, why);
+			d.offer_scan = true;
+			return d;
+		}
+		agent_policy_decision d = decision(AGENT_POLICY_ASK,
+			in->safe_mode == AGENT_POLICY_SAFE_AUTO
+				? "safe mode auto: scan before deciding"
+				: "safe mode ask under auto_run: scan before running");
+		d.scan_first = true;
+		return d;
+	}
+
+	if (ask)
+		return decision(AGENT_POLICY_ASK, why);
+
+	if (in->kill_tripped) {
+		agent_policy_decision d;
+		if (in->interactive) {
+			d = decision(AGENT_POLICY_ASK,
+			             "kill switch: automatic control stopped; this action needs your yes");
+		} else {
+			d = decision(AGENT_POLICY_BLOCK,
+			             "kill switch: automatic control stopped; the run ends");
+			d.end_run = true;
+		}
+		d.kill_tripped = true;
+		return d;
+	}
+
+	switch (in->kind) {
+	case AGENT_POLICY_OS_OBSERVE:
+		return decision(AGENT_POLICY_RUN, "observation: runs without a question");
+	case AGENT_POLICY_CODE:
+		return decision(AGENT_POLICY_RUN, in->scanned ? "auto_run; the scan found nothing" : "auto_run");
+	default:
+		return decision(AGENT_POLICY_RUN, "os_auto_approve set at start");
+	}
+}
+
+/* ---- settings ---------------------------------------------------------- */
+
+static const char banner_text[] =
+	"************************************************************************\n"
+	"*  WARNING: --os-auto-approve is set.                                  *\n"
+	"*  deskhand will move the mouse, click and type on this desktop, and   *\n"
+	"*  run code that can reach the display, WITHOUT asking you first.      *\n"
+	"*  To stop it: push the mouse pointer into a screen corner, or move    *\n"
+	"*  the mouse yourself. Control then returns to you.                    *\n"
+	"************************************************************************\n";
+
+agent_policy_startup agent_policy_settings_startup(const agent_policy_settings *requested)
+{
+	agent_policy_startup st;
+	memset(&st, 0, sizeof(st));
+	st.settings = *requested;
+	if ((unsigned)st.settings.safe_mode >= AGENT_POLICY_SAFE_COUNT) {
+		st.settings.safe_mode = AGENT_POLICY_SAFE_ASK;
+		st.notices[st.n_notices++] = "unknown safe mode: using safe mode ask";
+	}
+	if (st.settings.auto_run && st.settings.safe_mode != AGENT_POLICY_SAFE_OFF) {
+		st.settings.auto_run = false;
+		st.notices[st.n_notices++] =
+			st.settings.safe_mode == AGENT_POLICY_SAFE_ASK
+				? "auto_run switched off because safe mode is ask (%auto_run true switches it on again)"
+				: "auto_run switched off because safe mode is auto (%auto_run true switches it on again)";
+	}
+	if (st.settings.os_auto_approve)
+		st.banner = banner_text;
+	return st;
+}
+
+const char *agent_policy_settings_stop(agent_policy_settings *s)
+{
+	s->os_auto_approve = false;
+	s->auto_run = false;
+	return "automatic control stopped: every action now needs your yes "
+	       "(auto_run is off; os_auto_approve stays off until restart)";
+}
+
+/* ---- magic commands ---------------------------------------------------- */
+
+static const struct {
+	const char *name;
+	agent_policy_magic_cmd cmd;
+} magics[] = {
+	{"auto_run", AGENT_MAGIC_AUTO_RUN},
+	{"safe_mode", AGENT_MAGIC_SAFE_MODE},
+	{"reset", AGENT_MAGIC_RESET},
+	{"undo", AGENT_MAGIC_UNDO},
+	{"verbose", AGENT_MAGIC_VERBOSE},
+	{"tokens", AGENT_MAGIC_TOKENS},
+	{"save_message", AGENT_MAGIC_SAVE_MESSAGE},
+	{"load_message", AGENT_MAGIC_LOAD_MESSAGE},
+	{"markdown", AGENT_MAGIC_MARKDOWN},
+	{"info", AGENT_MAGIC_INFO},
+	{"help", AGENT_MAGIC_HELP},
+	{"os_auto_approve", AGENT_MAGIC_OS_AUTO_APPROVE},
+};
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
+}
+
+/* Name comparison where '-' in the typed name stands for '_'. */
+static bool name_is(const char *typed, size_t len, const char *name)
+{
+	if (strlen(name) != len)
+		return false;
+	for (size_t i = 0; i < len; i++) {
+		char c = typed[i] == '-' ? '_' : typed[i];
+		if (c != name[i])
+			return false;
+	}
+	return true;
+}
+
+agent_policy_magic_cmd agent_policy_magic_parse(const char *line, agent_policy_magic *out)
+{
+	agent_policy_magic m = {AGENT_MAGIC_NONE, NULL, 0};
+	if (out != NULL)
+		*out = m;
+	if (line == NULL)
+		return AGENT_MAGIC_NONE;
+	const char *p = line;
+	while (is_blank(*p))
+		p++;
+	if (*p != '%')
+		return AGENT_MAGIC_NONE;
+	p++;
+	const char *name = p;
+	while (*p != '\0' && !is_blank(*p))
+		p++;
+	size_t name_len = (size_t)(p - name);
+	while (is_blank(*p))
+		p++;
+	const char *arg = p;
+	const char *end = arg + strlen(arg);
+	while (end > arg && is_blank(end[-1]))
+		end--;
+
+	m.cmd = AGENT_MAGIC_UNKNOWN;
+	m.arg = name;
+	m.arg_len = name_len;
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++) {
+		if (name_is(name, name_len, magics[i].name)) {
+			m.cmd = magics[i].cmd;
+			m.arg = arg;
+			m.arg_len = (size_t)(end - arg);
+			break;
+		}
+	}
+	if (out != NULL)
+		*out = m;
+	return m.cmd;
+}
+
+const char *agent_policy_magic_name(agent_policy_magic_cmd cmd)
+{
+	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
+		if (magics[i].cmd == cmd)
+			return magics[i].name;
+	return "";
+}
+
+static bool arg_is(const agent_policy_magic *m, const char *word)
+{
+	return m->arg_len == strlen(word) && memcmp(m->arg, word, m->arg_len) == 0;
+}
+
+static agent_policy_change say(char *msg, size_t size, agent_policy_change c,
+                               const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static agent_policy_change say(char *msg, size_t size, agent_policy_change c,
+                               const char *fmt, ...)
+{
+	if (msg != NULL && size > 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(msg, size, fmt, ap);
+		va_end(ap);
+	}
+	return c;
+}
+
+agent_policy_change agent_policy_magic_apply(agent_policy_settings *s,
+                                             const agent_policy_magic *m,
+                                             char *msg, size_t msg_size)
+{
+	if (m->cmd == AGENT_MAGIC_OS_AUTO_APPROVE)
+		return say(msg, msg_size, AGENT_POLICY_REFUSED,
+		           "os_auto_approve can only be set when deskhand starts "
+		           "(--os-auto-approve or the config file)");
+
+	if (m->cmd == AGENT_MAGIC_AUTO_RUN) {
+		bool want;
+		if (m->arg_len == 0)
+			return say(msg, msg_size, AGENT_POLICY_UNCHANGED, "auto_run is %s",
+			           s->auto_run ? "on" : "off");
+		if (arg_is(m, "true") || arg_is(m, "on"))
+			want = true;
+		else if (arg_is(m, "false") || arg_is(m, "off"))
+			want = false;
+		else
+			return say(msg, msg_size, AGENT_POLICY_INVALID,
+			           "usage: %%auto_run [true|false]");
+		if (s->auto_run == want)
+			return say(msg, msg_size, AGENT_POLICY_UNCHANGED, "auto_run is already %s",
+			           want ? "on" : "off");
+		s->auto_run = want;
+		if (!want)
+			return say(msg, msg_size, AGENT_POLICY_CHANGED,
+			           "auto_run is off: every code block needs your yes");
+		return say(msg, msg_size, AGENT_POLICY_CHANGED,
+		           "auto_run is on: ordinary code runs without asking; desktop "
+		           "actions and blocks with scan findings still ask%s",
+		           s->safe_mode == AGENT_POLICY_SAFE_OFF ? "" : " (every block is scanned first)");
+	}
+
+	if (m->cmd == AGENT_MAGIC_SAFE_MODE) {
+		static const char *const what[AGENT_POLICY_SAFE_COUNT] = {
+			[AGENT_POLICY_SAFE_OFF] = "code is not scanned",
+			[AGENT_POLICY_SAFE_ASK] = "you are offered a scan before each block",
+			[AGENT_POLICY_SAFE_AUTO] = "every block is scanned",
+		};
+		if (m->arg_len == 0)
+			return say(msg, msg_size, AGENT_POLICY_UNCHANGED, "safe mode is %s",
+			           agent_policy_safe_mode_name(s->safe_mode));
+		for (unsigned i = 0; i < AGENT_POLICY_SAFE_COUNT; i++) {
+			if (!arg_is(m, safe_names[i]))
+				continue;
+			if (s->safe_mode == (agent_policy_safe_mode)i)
+				return say(msg, msg_size, AGENT_POLICY_UNCHANGED,
+				           "safe mode is already %s", safe_names[i]);
+			s->safe_mode = (agent_policy_safe_mode)i;
+			return say(msg, msg_size, AGENT_POLICY_CHANGED, "safe mode is %s: %s",
+			           safe_names[i], what[i]);
+		}
+		return say(msg, msg_size, AGENT_POLICY_INVALID, "usage: %%safe_mode off|ask|auto");
+	}
+
+	return say(msg, msg_size, AGENT_POLICY_REFUSED, "%%%s is not a setting",
+	           agent_policy_magic_name(m->cmd));
+}
+
+/* ---- the kill switch --------------------------------------------------- */
+
+static bool on_monitor(int x, int y, const agent_policy_rect *r)
+{
+	return x >= r->x && y >= r->y && (long)x < (long)r->x + r->width &&
+	       (long)y < (long)r->y + r->height;
+}
+
+static bool on_any(int x, int y, const agent_policy_rect *mons, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (on_monitor(x, y, &mons[i]))
+			return true;
+	return false;
+}
+
+static void say_reason(char *reason, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say_reason(char *reason, size_t size, const char *fmt, ...)
+{
+	if (reason != NULL && size > 0) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(reason, size, fmt, ap);
+		va_end(ap);
+	}
+}
+
+agent_policy_kill agent_policy_killswitch(agent_policy_point p,
+                                          const agent_policy_rect *mons,
+                                          size_t n, const agent_policy_point *last,
+                                          char *reason, size_t reason_size)
+{
+	if (reason != NULL && reason_size > 0)
+		reason[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		const agent_policy_rect *r = &mons[i];
+		if (r->width <= 0 || r->height <= 0 || !on_monitor(p.x, p.y, r))
+			continue;
+		/* The four corner pixels and the outward direction of each. */
+		const int cx[4] = {r->x, r->x + r->width - 1, r->x, r->x + r->width - 1};
+		const int cy[4] = {r->y, r->y, r->y + r->height - 1, r->y + r->height - 1};
+		const int dx[4] = {-1, 1, -1, 1};
+		const int dy[4] = {-1, -1, 1, 1};
+		for (int c = 0; c < 4; c++) {
+			int ax = p.x - cx[c], ay = p.y - cy[c];
+			if (ax < -AGENT_POLICY_CORNER_PX || ax > AGENT_POLICY_CORNER_PX ||
+			    ay < -AGENT_POLICY_CORNER_PX || ay > AGENT_POLICY_CORNER_PX)
+				continue;
+			if (on_any(cx[c] + dx[c], cy[c], mons, n) ||
+			    on_any(cx[c], cy[c] + dy[c], mons, n) ||
+			    on_any(cx[c] + dx[c], cy[c] + dy[c], mons, n))
+				continue; /* another monitor continues there */
+			say_reason(reason, reason_size,
+			           "kill switch: the pointer (%d,%d) is in a screen corner (%d,%d)",
+			           p.x, p.y, cx[c], cy[c]);
+			return AGENT_POLICY_KILL_CORNER;
+		}
+	}
+	if (last != NULL && (last->x != p.x || last->y != p.y)) {
+		say_reason(reason, reason_size,
+		           "kill switch: someone moved the pointer (deskhand left it at %d,%d; it is at %d,%d)",
+		           last->x, last->y, p.x, p.y);
+		return AGENT_POLICY_KILL_MOVED;
+	}
+	return AGENT_POLICY_KILL_NONE;
+}

