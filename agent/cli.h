@@ -11,6 +11,9 @@
 #define DESKHAND_AGENT_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "executors/exec.h"
 
 enum {
 	CLI_OK = 0,
@@ -36,5 +39,21 @@ const char *cli_synopsis(const char *cmd);
 /* Sub-commands: argv[0] is the sub-command's name. Return an exit code. */
 int cmd_screen(int argc, char **argv);
 int cmd_cursor(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+
+/* deskhand exec's arguments. */
+typedef struct cli_exec_args {
+	exec_lang lang;
+	sandbox_profile sandbox;
+	unsigned timeout_s;
+	size_t max_output;
+	const char *workspace;     /* NULL: the current directory; points into argv */
+	bool display;
+} cli_exec_args;
+
+/* Parses exec's argv (argv[0] is "exec"). Returns CLI_OK, or CLI_USAGE after
+ * printing the error and the usage line. */
+int cli_exec_parse(int argc, char **argv, cli_exec_args *out);
 
 #endif

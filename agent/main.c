@@ -17,6 +17,8 @@ struct command {
 static const struct command commands[] = {
 	{"screen", cmd_screen, "print the screen size, then one line per monitor"},
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
+	{"exec", cmd_exec, "run code from standard input in a sandboxed interpreter"},
+	{"doctor", cmd_doctor, "report which sandbox layers and profiles work here"},
 };
 
 static void print_help(FILE *f)
