@@ -325,6 +325,12 @@ bool sandbox_child_confine(const sandbox_plan *plan, uid_t uid, gid_t gid,
 	int err;
 	if (plan->profile == SANDBOX_OFF)
 		return true;
+	/* The supervisor made itself non-dumpable and this copy inherited it,
+	 * which hands /proc/self to root and would lock us out of our own
+	 * uid_map. The code's process is the code's, so it may be dumpable
+	 * (execve makes it so anyway). */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+		return failed(fail, "prctl(PR_SET_DUMPABLE)", errno);
 	/* A second user namespace: the code sees its real uid again, and holds
 	 * no capability over the namespaces the first one owns (mounts, pid
 	 * namespace and its pid_max, network). */

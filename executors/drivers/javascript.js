@@ -12,7 +12,13 @@
   let busy = false;
   let onInterrupt = null;
 
-  const describe = (e) => (e && e.stack) ? String(e.stack) : util.inspect(e);
+  // An error's stack, cut where this driver's own frames begin.
+  const describe = (e) => {
+    if (!e || !e.stack) return util.inspect(e);
+    const lines = String(e.stack).split('\n');
+    const cut = lines.findIndex((l) => /^\s+at (sigintHandlersWrap|Script\.runInThisContext|new Script|run \(\[eval\])/.test(l));
+    return (cut > 0 ? lines.slice(0, cut) : lines).join('\n');
+  };
   process.on('SIGINT', () => { if (onInterrupt) onInterrupt(); });
   process.on('uncaughtException', (e) => { process.stderr.write(describe(e) + '\n'); });
   process.on('unhandledRejection', (e) => {
@@ -25,14 +31,16 @@
   async function run(src) {
     const filename = `<block ${++n}>`;
     try {
-      let value;
+      // Compiling shows the offending line under a SyntaxError; running
+      // does not decorate errors with the driver's own source.
+      let script;
       try {
-        value = vm.runInThisContext(src, { filename, breakOnSigint: true });
+        script = new vm.Script(src, { filename });
       } catch (e) {
         if (!(e instanceof SyntaxError) || !/await is only valid/.test(e.message)) throw e;
-        value = vm.runInThisContext(`(async () => {\n${src}\n})()`,
-                                    { filename, lineOffset: -1, breakOnSigint: true });
+        script = new vm.Script(`(async () => {\n${src}\n})()`, { filename, lineOffset: -1 });
       }
+      let value = script.runInThisContext({ displayErrors: false, breakOnSigint: true });
       if (value && typeof value.then === 'function') {
         value = await new Promise((resolve, reject) => {
           onInterrupt = () => reject(Object.assign(new Error('Interrupted'),
