@@ -10,7 +10,9 @@
  * as root, changes nothing on the machine. Never add a call whose "ordinary"
  * outcome does something.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
