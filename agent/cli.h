@@ -11,6 +11,9 @@
 #define DESKHAND_AGENT_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include "executors/exec.h"
 
 enum {
 	CLI_OK = 0,
@@ -47,5 +50,21 @@ int cmd_type(int argc, char **argv);
 int cmd_key(int argc, char **argv);
 /* deskhand scan: exits 0 clean, 1 findings, 2 error (see cmd_scan.c). */
 int cmd_scan(int argc, char **argv);
+int cmd_exec(int argc, char **argv);
+int cmd_doctor(int argc, char **argv);
+
+/* deskhand exec's arguments. */
+typedef struct cli_exec_args {
+	exec_lang lang;
+	sandbox_profile sandbox;
+	unsigned timeout_s;
+	size_t max_output;
+	const char *workspace;     /* NULL: the current directory; points into argv */
+	bool display;
+} cli_exec_args;
+
+/* Parses exec's argv (argv[0] is "exec"). Returns CLI_OK, or CLI_USAGE after
+ * printing the error and the usage line. */
+int cli_exec_parse(int argc, char **argv, cli_exec_args *out);
 
 #endif

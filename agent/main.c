@@ -29,6 +29,8 @@ static const struct command commands[] = {
 	{"type", cmd_type, "type Unicode text exactly"},
 	{"key", cmd_key, "press key combinations (xdotool names: ctrl+shift+t)"},
 	{"scan", cmd_scan, "check code for dangerous operations (exit 0 clean, 1 findings, 2 error)"},
+	{"exec", cmd_exec, "run code from standard input in a sandboxed interpreter"},
+	{"doctor", cmd_doctor, "report which sandbox layers and profiles work here"},
 };
 
 static void print_help(FILE *f)

@@ -1,0 +1,1102 @@
+/*
+ * executors/exec — sessions: the process tree, the run loop, timeouts,
+ * interrupts and restarts.
+ *
+ * Processes of one session:
+ *
+ *   deskhand ──clone(namespaces)──> supervisor ──fork──> interpreter ──> code's children
+ *
+ * The supervisor is the first process of the session's namespaces (pid 1
+ * of its pid namespace; under `off` a child subreaper). It reaps orphans,
+ * relays an interrupt as SIGINT to the interpreter's process group, reports
+ * the interpreter's exit, and by exiting takes every process of the session
+ * with it (the kernel kills a pid namespace whose init dies; under `off` it
+ * kills its descendants one generation after another). It never execs: it
+ * is a copy of deskhand running only the async-signal-safe code below,
+ * made non-dumpable so the code cannot read its memory.
+ *
+ * Descriptors (all others are closed in both children):
+ *   supervisor: 0-2 /dev/null, 3 control socket to deskhand, 4-7 the
+ *               interpreter's ends of the pipes (until it is forked)
+ *   interpreter: 0 /dev/null, 1 stdout pipe, 2 stderr pipe, 3 blocks in,
+ *               4 end-of-block reports out
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "executors/exec-internal.h"
+#include "executors/sandbox-internal.h"
+
+extern char **environ;
+
+#ifndef P_PIDFD
+#define P_PIDFD 3       /* Linux 5.4; glibc 2.36's idtype_t lacks the name */
+#endif
+
+#define GRACE_MS 2000           /* after SIGINT, before killing everything */
+#define READY_TIMEOUT_MS 30000  /* from clone to a successful execve */
+#define DRAIN_MS 1000           /* reading what a dead interpreter left */
+
+/* Supervisor -> deskhand, one datagram each. */
+struct sup_msg {
+	char kind;        /* 'R' interpreter started, 'E' set-up failed, 'X' interpreter exited */
+	int status;       /* 'X': wait status */
+	int err;          /* 'E': errno */
+	char step[120];   /* 'E': what failed */
+};
+
+struct exec_session {
+	exec_lang lang;
+	bool display;
+	sandbox_profile profile;
+	unsigned timeout_ms;
+	size_t max_output;
+	char *workspace;
+	char *interp;
+	char *argv[10];
+	char **envp;
+	sandbox_plan *plan;
+	uid_t uid;
+	gid_t gid;
+
+	bool alive;
+	bool started;              /* an interpreter ran at least once */
+	char ended_why[96];        /* how the previous interpreter ended */
+	pid_t sup_pid;
+	int sup_pidfd, sup_fd, code_fd, ctl_fd, out_fd, err_fd;
+
+	int intr_r, intr_w;
+	bool own_intr;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void exec_config_init(exec_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->sandbox = SANDBOX_STANDARD;
+	cfg->timeout_ms = EXEC_DEFAULT_TIMEOUT_MS;
+	cfg->max_output = EXEC_DEFAULT_MAX_OUTPUT;
+}
+
+void exec_result_finish(exec_result *res)
+{
+	if (res == NULL)
+		return;
+	free(res->output);
+	memset(res, 0, sizeof(*res));
+}
+
+/* ===================================================================== */
+/* Child side: async-signal-safe only (see executors/sandbox_child.c).   */
+/* ===================================================================== */
+
+/*
+ * Moves src[i] to target[i] for n descriptors, whatever overlaps exist
+ * between the two sets, then closes every descriptor above the highest
+ * target. Targets are small and distinct.
+ */
+static bool child_place_fds(const int *src, const int *target, int n)
+{
+	int tmp[8];
+	int top = 0;
+	for (int i = 0; i < n; i++) {
+		tmp[i] = fcntl(src[i], F_DUPFD_CLOEXEC, 64);
+		if (tmp[i] < 0)
+			return false;
+		if (target[i] > top)
+			top = target[i];
+	}
+	for (int i = 0; i < n; i++) {
+		if (dup2(tmp[i], target[i]) < 0)
+			return false;
+		close(tmp[i]);
+	}
+	return syscall(SYS_close_range, top + 1, ~0u, 0) == 0 || errno == ENOSYS;
+}
+
+static void child_reset_signals(void)
+{
+	struct sigaction dfl;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (int sig = 1; sig < NSIG; sig++)
+		sigaction(sig, &dfl, NULL);     /* SIGKILL/SIGSTOP refuse: fine */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static void child_copy_step(struct sup_msg *m, const char *step)
+{
+	size_t n = strlen(step);
+	if (n >= sizeof(m->step))
+		n = sizeof(m->step) - 1;
+	memcpy(m->step, step, n);
+	m->step[n] = '\0';
+}
+
+static void child_report(int fd, bool sock, const char *step, int err)
+{
+	struct sup_msg m;
+	memset(&m, 0, sizeof(m));
+	m.kind = 'E';
+	m.err = err;
+	child_copy_step(&m, step);
+	if (sock)
+		send(fd, &m, sizeof(m), MSG_NOSIGNAL);
+	else if (write(fd, &m, sizeof(m)) < 0)
+		return;
+}
+
+/* The interpreter's process, forked by the supervisor: fds 4-7 hold its
+ * pipe ends, st_w reports a failure before exec (close-on-exec, so a
+ * successful exec shows as end of file). */
+static _Noreturn void interpreter_main(const exec_session *s, int st_w)
+{
+	sandbox_failure fail = {"", 0};
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	/* Its own session and process group: SIGINT to the group reaches the
+	 * code and whatever it runs in the foreground. */
+	setsid();
+	child_reset_signals();
+	static const int target[] = {0, 1, 2, 3, 4, 5};
+	int src[] = {0, 6, 7, 4, 5, st_w};
+	if (!child_place_fds(src, target, 6)) {
+		child_report(st_w, false, "arranging descriptors", errno);
+		_exit(127);
+	}
+	st_w = 5;
+	fcntl(st_w, F_SETFD, FD_CLOEXEC);
+	if (chdir(s->workspace) != 0) {
+		child_report(st_w, false, "entering the workspace", errno);
+		_exit(127);
+	}
+	if (!sandbox_child_confine(s->plan, s->uid, s->gid, &fail)) {
+		child_report(st_w, false, fail.step, fail.err);
+		_exit(127);
+	}
+	execve(s->interp, s->argv, s->envp);
+	child_report(st_w, false, "starting the interpreter", errno);
+	_exit(127);
+}
+
+static bool parse_pid(const char *name, pid_t *out)
+{
+	long v = 0;
+	if (*name == '\0')
+		return false;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9' || v > INT_MAX / 10)
+			return false;
+		v = v * 10 + (*name - '0');
+	}
+	*out = (pid_t)v;
+	return true;
+}
+
+/* Reads the parent pid from /proc/PID/stat without stdio. */
+static pid_t parent_of(pid_t pid)
+{
+	char path[40] = "/proc/", buf[512];
+	size_t n = 6;
+	char digits[16];
+	int d = 0;
+	do {
+		digits[d++] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid > 0);
+	while (d > 0)
+		path[n++] = digits[--d];
+	memcpy(path + n, "/stat", 6);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	char *p = strrchr(buf, ')');       /* the name may contain anything */
+	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
+		return -1;
+	long v = 0;
+	for (p += 4; *p >= '0' && *p <= '9'; p++)
+		v = v * 10 + (*p - '0');
+	return (pid_t)v;
+}
+
+/* SIGKILLs every process whose parent is this one (a subreaper's view). */
+static void kill_children(void)
+{
+	pid_t self = getpid();
+	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	char buf[8192];
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			const char *name = buf + off + 19;
+			pid_t pid;
+			if (parse_pid(name, &pid) && parent_of(pid) == self)
+				kill(pid, SIGKILL);
+			off += reclen;
+		}
+	}
+	close(dfd);
+}
+
+/*
+ * Ends the session from inside: in a pid namespace, exiting is enough;
+ * under `off` the supervisor is a subreaper, so it kills its children,
+ * reaps them, and repeats until orphans stop appearing.
+ */
+static _Noreturn void supervisor_finish(const exec_session *s, pid_t interp)
+{
+	if (s->profile == SANDBOX_OFF) {
+		for (int round = 0; round < 2000; round++) {
+			kill(-interp, SIGKILL);
+			kill_children();
+			int st;
+			pid_t w;
+			while ((w = waitpid(-1, &st, WNOHANG)) > 0)
+				;
+			if (w < 0 && errno == ECHILD)
+				break;
+			struct timespec ts = {0, 2 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+	}
+	_exit(0);
+}
+
+static _Noreturn void supervisor_main(const exec_session *s, int sup, int code_r,
+                                      int ctl_w, int out_w, int err_w)
+{
+	sandbox_failure fail = {"", 0};
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	child_reset_signals();
+	/* If deskhand died before the line above, nobody holds the other end. */
+	struct pollfd alive = {sup, POLLIN, 0};
+	if (poll(&alive, 1, 0) > 0 && (alive.revents & POLLHUP))
+		_exit(1);
+	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (devnull < 0) {
+		child_report(sup, true, "opening /dev/null", errno);
+		_exit(1);
+	}
+	static const int target[] = {0, 1, 2, 3, 4, 5, 6, 7};
+	int src[] = {devnull, devnull, devnull, sup, code_r, ctl_w, out_w, err_w};
+	if (!child_place_fds(src, target, 8)) {
+		child_report(sup, true, "arranging descriptors", errno);
+		_exit(1);
+	}
+	sup = 3;
+	setsid();
+	if (!sandbox_child_enter_ns(s->plan, s->uid, s->gid, &fail)) {
+		child_report(sup, true, fail.step, fail.err);
+		_exit(1);
+	}
+	if (s->profile == SANDBOX_OFF && prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0) {
+		child_report(sup, true, "becoming a subreaper", errno);
+		_exit(1);
+	}
+	sigset_t chld;
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &chld, NULL);
+	int sfd = signalfd(-1, &chld, SFD_CLOEXEC | SFD_NONBLOCK);
+	int st[2];
+	if (sfd < 0 || pipe2(st, O_CLOEXEC) != 0) {
+		child_report(sup, true, "creating the supervisor's descriptors", errno);
+		_exit(1);
+	}
+	pid_t interp = sandbox_raw_clone(0);
+	if (interp < 0) {
+		child_report(sup, true, "forking the interpreter", errno);
+		_exit(1);
+	}
+	if (interp == 0)
+		interpreter_main(s, st[1]);
+	close(st[1]);
+	for (int fd = 4; fd <= 7; fd++)
+		close(fd);
+
+	struct sup_msg m;
+	memset(&m, 0, sizeof(m));
+	ssize_t got;
+	do
+		got = read(st[0], &m, sizeof(m));
+	while (got < 0 && errno == EINTR);
+	close(st[0]);
+	if (got == (ssize_t)sizeof(m)) {
+		send(sup, &m, sizeof(m), MSG_NOSIGNAL);
+		supervisor_finish(s, interp);
+	}
+	memset(&m, 0, sizeof(m));
+	m.kind = 'R';
+	send(sup, &m, sizeof(m), MSG_NOSIGNAL);
+
+	for (;;) {
+		struct pollfd p[2] = {{sup, POLLIN, 0}, {sfd, POLLIN, 0}};
+		if (poll(p, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			supervisor_finish(s, interp);
+		}
+		if (p[1].revents & POLLIN) {
+			struct signalfd_siginfo si;
+			while (read(sfd, &si, sizeof(si)) > 0)
+				;
+			int status;
+			pid_t w;
+			while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+				if (w == interp) {
+					memset(&m, 0, sizeof(m));
+					m.kind = 'X';
+					m.status = status;
+					send(sup, &m, sizeof(m), MSG_NOSIGNAL);
+					supervisor_finish(s, interp);
+				}
+			}
+		}
+		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
+			char cmd = 0;
+			ssize_t n = recv(sup, &cmd, 1, 0);
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0 || cmd == 'K')
+				supervisor_finish(s, interp);
+			if (cmd == 'I')
+				kill(-interp, SIGINT);
+		}
+	}
+}
+
+/* ===================================================================== */
+/* Parent side                                                            */
+/* ===================================================================== */
+
+static void set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
+/* Stops every process of the session and reaps its supervisor; the
+ * descriptors stay open so that what was written can still be read. */
+static void session_terminate(exec_session *s)
+{
+	if (!s->alive || s->sup_pid <= 0)
+		return;
+	if (s->profile == SANDBOX_OFF) {
+		/* The supervisor hunts down the descendants itself. */
+		char k = 'K';
+		send(s->sup_fd, &k, 1, MSG_NOSIGNAL);
+		struct pollfd p = {s->sup_pidfd, POLLIN, 0};
+		int r;
+		do
+			r = poll(&p, 1, 3000);
+		while (r < 0 && errno == EINTR);
+		if (r <= 0)
+			kill(s->sup_pid, SIGKILL);
+	} else {
+		/* pid 1 of the namespace: the kernel kills the rest with it. */
+		kill(s->sup_pid, SIGKILL);
+	}
+	int status;
+	while (waitpid(s->sup_pid, &status, 0) < 0 && errno == EINTR)
+		;
+	s->sup_pid = 0;
+}
+
+static void session_kill(exec_session *s)
+{
+	if (!s->alive)
+		return;
+	session_terminate(s);
+	close_fd(&s->sup_pidfd);
+	close_fd(&s->sup_fd);
+	close_fd(&s->code_fd);
+	close_fd(&s->ctl_fd);
+	close_fd(&s->out_fd);
+	close_fd(&s->err_fd);
+	s->alive = false;
+}
+
+static bool session_start(exec_session *s)
+{
+	int code_p[2] = {-1, -1}, ctl_p[2] = {-1, -1}, out_p[2] = {-1, -1},
+	    err_p[2] = {-1, -1}, sup_sp[2] = {-1, -1};
+	if (pipe2(code_p, O_CLOEXEC) != 0 || pipe2(ctl_p, O_CLOEXEC) != 0 ||
+	    pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0 ||
+	    socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sup_sp) != 0) {
+		exec_fail("cannot create the session's pipes: %s", strerror(errno));
+		goto fail;
+	}
+	pid_t pid = sandbox_raw_clone(sandbox_plan_clone_flags(s->plan));
+	if (pid < 0) {
+		int err = errno;
+		exec_fail("cannot start the %s sandbox: creating its namespaces failed: %s%s",
+		          sandbox_profile_name(s->profile), strerror(err),
+		          err == EPERM || err == ENOSPC ?
+		          " (are unprivileged user namespaces disabled? `deskhand doctor` tells)" : "");
+		goto fail;
+	}
+	if (pid == 0)
+		supervisor_main(s, sup_sp[1], code_p[0], ctl_p[1], out_p[1], err_p[1]);
+	close_fd(&code_p[0]);
+	close_fd(&ctl_p[1]);
+	close_fd(&out_p[1]);
+	close_fd(&err_p[1]);
+	close_fd(&sup_sp[1]);
+	s->sup_pid = pid;
+	s->sup_pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	s->sup_fd = sup_sp[0];
+	s->code_fd = code_p[1];
+	s->ctl_fd = ctl_p[0];
+	s->out_fd = out_p[0];
+	s->err_fd = err_p[0];
+	s->alive = true;
+	if (s->sup_pidfd < 0) {
+		exec_fail("pidfd_open: %s (Linux 5.3 or newer is needed)", strerror(errno));
+		session_kill(s);
+		return false;
+	}
+	set_nonblock(s->code_fd);
+	set_nonblock(s->ctl_fd);
+	set_nonblock(s->out_fd);
+	set_nonblock(s->err_fd);
+	set_nonblock(s->sup_fd);
+
+	long long deadline = now_ms() + READY_TIMEOUT_MS;
+	for (;;) {
+		long long left = deadline - now_ms();
+		if (left <= 0) {
+			exec_fail("the %s interpreter did not start within %d s",
+			          exec_lang_name(s->lang), READY_TIMEOUT_MS / 1000);
+			session_kill(s);
+			return false;
+		}
+		struct pollfd p[2] = {{s->sup_fd, POLLIN, 0}, {s->sup_pidfd, POLLIN, 0}};
+		int r = poll(p, 2, (int)left);
+		if (r < 0 && errno != EINTR) {
+			exec_fail("poll: %s", strerror(errno));
+			session_kill(s);
+			return false;
+		}
+		struct sup_msg m;
+		ssize_t n = recv(s->sup_fd, &m, sizeof(m), MSG_DONTWAIT);
+		if (n == (ssize_t)sizeof(m) && m.kind == 'R')
+			break;
+		if (n == (ssize_t)sizeof(m) && m.kind == 'E') {
+			m.step[sizeof(m.step) - 1] = '\0';
+			if (s->profile == SANDBOX_OFF)
+				exec_fail("cannot start %s: %s: %s", s->interp, m.step, strerror(m.err));
+			else
+				exec_fail("the %s sandbox could not be set up (%s: %s); it never runs "
+				          "weaker than promised — `deskhand doctor` lists what this "
+				          "machine supports", sandbox_profile_name(s->profile), m.step,
+				          strerror(m.err));
+			session_kill(s);
+			return false;
+		}
+		if (n == 0 || (p[1].revents & POLLIN)) {
+			exec_fail("the session's supervisor ended before the interpreter started");
+			session_kill(s);
+			return false;
+		}
+	}
+	s->started = true;
+	return true;
+fail:
+	for (int i = 0; i < 2; i++) {
+		close_fd(&code_p[i]);
+		close_fd(&ctl_p[i]);
+		close_fd(&out_p[i]);
+		close_fd(&err_p[i]);
+		close_fd(&sup_sp[i]);
+	}
+	return false;
+}
+
+static const char *env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (; env != NULL && *env != NULL; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
+void exec_session_destroy(exec_session *s)
+{
+	if (s == NULL)
+		return;
+	session_kill(s);
+	if (s->own_intr) {
+		close_fd(&s->intr_r);
+		close_fd(&s->intr_w);
+	}
+	sandbox_plan_destroy(s->plan);
+	sandbox_env_destroy(s->envp);
+	free(s->interp);
+	free(s->workspace);
+	free(s);
+}
+
+static exec_session *session_create(exec_lang lang, bool display, const exec_config *cfg,
+                                    int intr_r, int intr_w)
+{
+	exec_config def;
+	if (cfg == NULL) {
+		exec_config_init(&def);
+		cfg = &def;
+	}
+	if ((unsigned)lang >= EXEC_LANG_COUNT)
+		return exec_fail("unknown language"), NULL;
+	exec_session *s = calloc(1, sizeof(*s));
+	if (s == NULL)
+		return exec_fail("out of memory"), NULL;
+	s->sup_pidfd = s->sup_fd = s->code_fd = s->ctl_fd = s->out_fd = s->err_fd = -1;
+	s->intr_r = intr_r;
+	s->intr_w = intr_w;
+	s->lang = lang;
+	s->display = display;
+	s->profile = cfg->sandbox;
+	s->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : EXEC_DEFAULT_TIMEOUT_MS;
+	s->max_output = cfg->max_output ? cfg->max_output : EXEC_DEFAULT_MAX_OUTPUT;
+	s->uid = geteuid();
+	s->gid = getegid();
+	char *const *base = cfg->environ ? cfg->environ : environ;
+
+	char cwd[PATH_MAX];
+	const char *ws = cfg->workspace;
+	if (ws == NULL) {
+		if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			exec_fail("cannot read the current directory: %s", strerror(errno));
+			goto fail;
+		}
+		ws = cwd;
+	}
+	s->workspace = realpath(ws, NULL);
+	if (s->workspace == NULL) {
+		exec_fail("workspace %s: %s", ws, strerror(errno));
+		goto fail;
+	}
+	if (display && env_get(base, "DISPLAY") == NULL) {
+		exec_fail("the display was granted, but DISPLAY is not set");
+		goto fail;
+	}
+	s->interp = exec_interpreter_find(lang, env_get(base, "PATH"), s->workspace, base);
+	if (s->interp == NULL)
+		goto fail;
+	exec_interpreter_argv(lang, s->interp, s->argv);
+	s->envp = sandbox_env_create(s->profile, display, base, s->workspace);
+	if (s->envp == NULL) {
+		exec_fail("%s", sandbox_error());
+		goto fail;
+	}
+	s->plan = sandbox_plan_create(s->profile, display, s->workspace, cfg->limits);
+	if (s->plan == NULL) {
+		exec_fail("%s", sandbox_error());
+		goto fail;
+	}
+	if (intr_r < 0) {
+		int p[2];
+		if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
+			exec_fail("pipe: %s", strerror(errno));
+			goto fail;
+		}
+		s->intr_r = p[0];
+		s->intr_w = p[1];
+		s->own_intr = true;
+	}
+	if (!session_start(s))
+		goto fail;
+	return s;
+fail:
+	exec_session_destroy(s);
+	return NULL;
+}
+
+exec_session *exec_session_create(exec_lang lang, bool display, const exec_config *cfg)
+{
+	return session_create(lang, display, cfg, -1, -1);
+}
+
+const char *exec_session_interpreter(const exec_session *s)
+{
+	return s->interp;
+}
+
+void exec_session_interrupt(exec_session *s)
+{
+	int saved = errno;
+	char c = 'I';
+	if (s != NULL && s->intr_w >= 0 && write(s->intr_w, &c, 1) < 0)
+		errno = saved;
+	errno = saved;
+}
+
+/* A write to the blocks pipe that cannot raise SIGPIPE in deskhand when
+ * the interpreter has just died. */
+static ssize_t write_no_sigpipe(int fd, const char *buf, size_t len)
+{
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
+	ssize_t n = write(fd, buf, len);
+	int err = errno;
+	if (n < 0 && err == EPIPE && !sigismember(&old, SIGPIPE)) {
+		struct timespec zero = {0, 0};
+		sigtimedwait(&pipe_set, NULL, &zero);
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return n;
+}
+
+struct run_state {
+	exec_session *s;
+	exec_output *out;
+	exec_output_fn fn;
+	void *user;
+	bool out_open, err_open;
+};
+
+/* Reads what is there on one output pipe; false at end of file. */
+static bool pump_output(struct run_state *rs, int fd, exec_stream stream)
+{
+	char buf[65536];
+	for (int rounds = 0; rounds < 16; rounds++) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN;
+		}
+		if (n == 0)
+			return false;
+		if (rs->fn != NULL)
+			rs->fn(buf, (size_t)n, stream, rs->user);
+		exec_output_feed(rs->out, stream, buf, (size_t)n);
+		if ((size_t)n < sizeof(buf))
+			return true;
+	}
+	return true;
+}
+
+/* Reads both output pipes until they are empty (or closed), or until
+ * deadline when wait_eof asks to see the writers gone. */
+static void drain_output(struct run_state *rs, bool wait_eof, long long deadline)
+{
+	for (;;) {
+		struct pollfd p[2];
+		int n = 0, io = -1, ie = -1;
+		if (rs->out_open) {
+			io = n;
+			p[n++] = (struct pollfd){rs->s->out_fd, POLLIN, 0};
+		}
+		if (rs->err_open) {
+			ie = n;
+			p[n++] = (struct pollfd){rs->s->err_fd, POLLIN, 0};
+		}
+		if (n == 0)
+			return;
+		long long left = wait_eof ? deadline - now_ms() : 0;
+		int r = poll(p, (nfds_t)n, left > 0 ? (int)left : 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return;
+		if (io >= 0 && p[io].revents)
+			rs->out_open = pump_output(rs, rs->s->out_fd, EXEC_STDOUT);
+		if (ie >= 0 && p[ie].revents)
+			rs->err_open = pump_output(rs, rs->s->err_fd, EXEC_STDERR);
+	}
+}
+
+static const char *signal_name(int sig)
+{
+	const char *abbrev = sigabbrev_np(sig);
+	return abbrev ? abbrev : "?";
+}
+
+static void describe_exit(char *buf, size_t size, int wstatus, int *status)
+{
+	if (WIFEXITED(wstatus)) {
+		*status = WEXITSTATUS(wstatus);
+		snprintf(buf, size, "exited with status %d", *status);
+	} else if (WIFSIGNALED(wstatus)) {
+		*status = 128 + WTERMSIG(wstatus);
+		snprintf(buf, size, "was killed by signal %d (SIG%s)", WTERMSIG(wstatus),
+		         signal_name(WTERMSIG(wstatus)));
+	} else {
+		*status = 128 + SIGKILL;
+		snprintf(buf, size, "ended");
+	}
+}
+
+bool exec_session_run(exec_session *s, const char *code, size_t len,
+                      exec_output_fn fn, void *user, exec_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (memchr(code, '\0', len) != NULL)
+		return exec_fail("the code contains a NUL byte; nothing was run");
+	char restart_note[256] = "";
+	if (s->alive) {
+		/* Did the interpreter end between blocks (a thread called exit)? */
+		struct pollfd p = {s->sup_pidfd, POLLIN, 0};
+		struct sup_msg m;
+		ssize_t c = recv(s->sup_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_PEEK);
+		if ((c == (ssize_t)sizeof(m) && m.kind == 'X') || c == 0 || poll(&p, 1, 0) > 0) {
+			int ignored;
+			describe_exit(s->ended_why, sizeof(s->ended_why),
+			              c == (ssize_t)sizeof(m) ? m.status : SIGKILL, &ignored);
+			session_kill(s);
+		}
+	}
+	if (!s->alive) {
+		bool again = s->started;
+		if (!session_start(s))
+			return false;
+		if (again) {
+			res->restarted = true;
+			snprintf(restart_note, sizeof(restart_note),
+			         "a fresh %s session was started (the previous interpreter %s; "
+			         "its variables are gone). ", exec_lang_name(s->lang), s->ended_why);
+		}
+	}
+	/* Interrupt requests made while nothing ran are stale. */
+	char junk[64];
+	while (read(s->intr_r, junk, sizeof(junk)) > 0)
+		;
+
+	char marker[EXEC_MARKER_LEN + 1];
+	char header[64];
+	if (!exec_marker_new(marker))
+		return false;
+	size_t hlen = exec_frame_header(header, sizeof(header), marker, len);
+	struct run_state rs = {s, exec_output_create(s->max_output), fn, user, true, true};
+	if (rs.out == NULL)
+		return exec_fail("out of memory");
+
+	exec_ctl_reader ctl = {.len = 0};
+	size_t sent = 0, total = hlen + len;
+	long long deadline = now_ms() + s->timeout_ms, grace_end = 0;
+	bool interrupting = false, timed_out = false, interrupted = false;
+	bool got_marker = false, ended = false, killed = false;
+	int status = 0, wstatus = 0;
+	bool have_wstatus = false;
+
+	while (!got_marker && !ended) {
+		struct pollfd p[7];
+		int n = 0;
+		int i_out = -1, i_err = -1, i_ctl, i_sup, i_pid, i_intr, i_code = -1;
+		if (rs.out_open) {
+			i_out = n;
+			p[n++] = (struct pollfd){s->out_fd, POLLIN, 0};
+		}
+		if (rs.err_open) {
+			i_err = n;
+			p[n++] = (struct pollfd){s->err_fd, POLLIN, 0};
+		}
+		i_ctl = n;
+		p[n++] = (struct pollfd){s->ctl_fd, POLLIN, 0};
+		i_sup = n;
+		p[n++] = (struct pollfd){s->sup_fd, POLLIN, 0};
+		i_pid = n;
+		p[n++] = (struct pollfd){s->sup_pidfd, POLLIN, 0};
+		i_intr = n;
+		p[n++] = (struct pollfd){s->intr_r, POLLIN, 0};
+		if (sent < total) {
+			i_code = n;
+			p[n++] = (struct pollfd){s->code_fd, POLLOUT, 0};
+		}
+		long long now = now_ms();
+		long long until = interrupting ? grace_end : deadline;
+		int wait = until - now > 0 ? (int)(until - now) : 0;
+		int r = poll(p, (nfds_t)n, wait);
+		if (r < 0 && errno != EINTR) {
+			exec_fail("poll: %s", strerror(errno));
+			break;
+		}
+		now = now_ms();
+		if (r > 0) {
+			if (i_code >= 0 && p[i_code].revents) {
+				while (sent < total) {
+					const char *src = sent < hlen ? header + sent : code + (sent - hlen);
+					size_t chunk = sent < hlen ? hlen - sent : total - sent;
+					ssize_t w = write_no_sigpipe(s->code_fd, src, chunk);
+					if (w < 0) {
+						if (errno == EINTR)
+							continue;
+						if (errno != EAGAIN)
+							sent = total;   /* interpreter gone: its exit says so */
+						break;
+					}
+					sent += (size_t)w;
+				}
+			}
+			if (i_out >= 0 && p[i_out].revents)
+				rs.out_open = pump_output(&rs, s->out_fd, EXEC_STDOUT);
+			if (i_err >= 0 && p[i_err].revents)
+				rs.err_open = pump_output(&rs, s->err_fd, EXEC_STDERR);
+			if (p[i_ctl].revents) {
+				char buf[256];
+				ssize_t c = read(s->ctl_fd, buf, sizeof(buf));
+				if (c > 0 && exec_ctl_feed(&ctl, marker, buf, (size_t)c, &status))
+					got_marker = true;
+			}
+			if (p[i_sup].revents) {
+				struct sup_msg m;
+				ssize_t c = recv(s->sup_fd, &m, sizeof(m), MSG_DONTWAIT);
+				if (c == (ssize_t)sizeof(m) && m.kind == 'X') {
+					wstatus = m.status;
+					have_wstatus = true;
+					ended = true;
+				} else if (c == 0) {
+					ended = true;
+				}
+			}
+			if (p[i_pid].revents & POLLIN)
+				ended = true;
+			if (p[i_intr].revents) {
+				while (read(s->intr_r, junk, sizeof(junk)) > 0)
+					;
+				if (!interrupting) {
+					char cmd = 'I';
+					send(s->sup_fd, &cmd, 1, MSG_NOSIGNAL);
+					interrupting = interrupted = true;
+					grace_end = now + GRACE_MS;
+				}
+			}
+		}
+		if (got_marker || ended)
+			break;
+		if (!interrupting && now >= deadline) {
+			char cmd = 'I';
+			send(s->sup_fd, &cmd, 1, MSG_NOSIGNAL);
+			interrupting = timed_out = true;
+			grace_end = now + GRACE_MS;
+		} else if (interrupting && now >= grace_end) {
+			killed = true;
+			break;
+		}
+	}
+
+	char how[96] = "";
+	if (got_marker && !timed_out) {
+		drain_output(&rs, false, 0);
+	} else if (ended) {
+		/* The interpreter is gone; the supervisor is taking the rest of
+		 * the session down. Read what they wrote until the pipes close. */
+		drain_output(&rs, true, now_ms() + DRAIN_MS);
+		if (!have_wstatus) {
+			/* The supervisor itself died; its status is all there is. */
+			siginfo_t si;
+			memset(&si, 0, sizeof(si));
+			if (waitid((idtype_t)P_PIDFD, (id_t)s->sup_pidfd, &si, WEXITED | WNOWAIT) == 0)
+				wstatus = si.si_code == CLD_EXITED ? si.si_status << 8 : si.si_status;
+			else
+				wstatus = SIGKILL;
+		}
+		describe_exit(how, sizeof(how), wstatus, &status);
+		session_kill(s);
+	} else if (killed || timed_out) {
+		/* Nothing survives a timeout, even a block that obeyed SIGINT:
+		 * what it started in the background goes too. */
+		drain_output(&rs, false, 0);
+		session_terminate(s);
+		drain_output(&rs, true, now_ms() + DRAIN_MS);
+		session_kill(s);
+	}
+
+	const char *lang = exec_lang_name(s->lang);
+	char msg[sizeof(res->message)];
+	msg[0] = '\0';
+	if (timed_out) {
+		status = EXEC_STATUS_TIMEOUT;
+		snprintf(msg, sizeof(msg), "timed out after %u s: interrupted, then every process "
+		         "of the session was stopped; the next block starts a fresh %s session",
+		         (s->timeout_ms + 999) / 1000, lang);
+		snprintf(s->ended_why, sizeof(s->ended_why), "was stopped after a timeout");
+	} else if (interrupted && killed) {
+		status = EXEC_STATUS_INTERRUPTED;
+		snprintf(msg, sizeof(msg), "interrupted: the block did not stop within %d s, so "
+		         "every process of the session was stopped; the next block starts a "
+		         "fresh %s session", GRACE_MS / 1000, lang);
+		snprintf(s->ended_why, sizeof(s->ended_why), "was stopped after an interrupt");
+	} else if (ended) {
+		if (interrupted && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGINT)
+			status = EXEC_STATUS_INTERRUPTED;
+		snprintf(msg, sizeof(msg), "%sthe %s interpreter %s during the block; the next "
+		         "block starts a fresh session", interrupted ? "interrupted: " : "",
+		         lang, how);
+		snprintf(s->ended_why, sizeof(s->ended_why), "%s", how);
+	} else if (interrupted) {
+		snprintf(msg, sizeof(msg), "interrupted");
+	}
+	res->status = status;
+	res->timed_out = timed_out;
+	res->interrupted = interrupted;
+	res->session_ended = !s->alive;
+	snprintf(res->message, sizeof(res->message), "%s%s", restart_note, msg);
+	/* Trailing space of the note alone is noise. */
+	size_t ml = strlen(res->message);
+	while (ml > 0 && res->message[ml - 1] == ' ')
+		res->message[--ml] = '\0';
+	res->output = exec_output_text(rs.out, &res->output_len, &res->output_head_len,
+	                               &res->chars_total, &res->chars_omitted);
+	exec_output_destroy(rs.out);
+	if (res->output == NULL) {
+		res->output = calloc(1, 1);
+		res->output_len = res->output_head_len = 0;
+	}
+	return true;
+}
+
+/* ---- sets ------------------------------------------------------------- */
+
+struct exec_sessions {
+	exec_config cfg;
+	char *workspace;
+	char **environ;
+	sandbox_limits limits;
+	bool have_limits;
+	exec_session *s[EXEC_LANG_COUNT][2];
+	int intr_r, intr_w;
+};
+
+exec_sessions *exec_sessions_create(const exec_config *cfg)
+{
+	exec_sessions *set = calloc(1, sizeof(*set));
+	if (set == NULL)
+		return exec_fail("out of memory"), NULL;
+	set->intr_r = set->intr_w = -1;
+	if (cfg != NULL)
+		set->cfg = *cfg;
+	else
+		exec_config_init(&set->cfg);
+	char cwd[PATH_MAX];
+	const char *ws = set->cfg.workspace;
+	if (ws == NULL) {
+		if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			exec_fail("cannot read the current directory: %s", strerror(errno));
+			goto fail;
+		}
+		ws = cwd;
+	}
+	if ((set->workspace = strdup(ws)) == NULL)
+		goto oom;
+	set->cfg.workspace = set->workspace;
+	char *const *base = set->cfg.environ ? set->cfg.environ : environ;
+	size_t n = 0;
+	while (base[n] != NULL)
+		n++;
+	if ((set->environ = calloc(n + 1, sizeof(char *))) == NULL)
+		goto oom;
+	for (size_t i = 0; i < n; i++)
+		if ((set->environ[i] = strdup(base[i])) == NULL)
+			goto oom;
+	set->cfg.environ = set->environ;
+	if (set->cfg.limits != NULL) {
+		set->limits = *set->cfg.limits;
+		set->cfg.limits = &set->limits;
+	}
+	int p[2];
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0) {
+		exec_fail("pipe: %s", strerror(errno));
+		goto fail;
+	}
+	set->intr_r = p[0];
+	set->intr_w = p[1];
+	return set;
+oom:
+	exec_fail("out of memory");
+fail:
+	exec_sessions_destroy(set);
+	return NULL;
+}
+
+void exec_sessions_destroy(exec_sessions *set)
+{
+	if (set == NULL)
+		return;
+	for (int l = 0; l < EXEC_LANG_COUNT; l++)
+		for (int d = 0; d < 2; d++)
+			exec_session_destroy(set->s[l][d]);
+	close_fd(&set->intr_r);
+	close_fd(&set->intr_w);
+	sandbox_env_destroy(set->environ);
+	free(set->workspace);
+	free(set);
+}
+
+bool exec_sessions_run(exec_sessions *set, exec_lang lang, bool display,
+                       const char *code, size_t len, exec_output_fn fn, void *user,
+                       exec_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if ((unsigned)lang >= EXEC_LANG_COUNT)
+		return exec_fail("unknown language");
+	exec_session **slot = &set->s[lang][display ? 1 : 0];
+	if (*slot == NULL) {
+		*slot = session_create(lang, display, &set->cfg, set->intr_r, set->intr_w);
+		if (*slot == NULL)
+			return false;
+	}
+	return exec_session_run(*slot, code, len, fn, user, res);
+}
+
+void exec_sessions_interrupt(exec_sessions *set)
+{
+	int saved = errno;
+	char c = 'I';
+	if (set != NULL && set->intr_w >= 0 && write(set->intr_w, &c, 1) < 0)
+		errno = saved;
+	errno = saved;
+}
+
+void exec_sessions_reset(exec_sessions *set, exec_lang lang, bool display)
+{
+	if ((unsigned)lang >= EXEC_LANG_COUNT)
+		return;
+	exec_session **slot = &set->s[lang][display ? 1 : 0];
+	exec_session_destroy(*slot);
+	*slot = NULL;
+}

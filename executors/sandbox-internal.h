@@ -1,0 +1,105 @@
+/*
+ * executors/sandbox — what the parent-side and child-side halves of the
+ * sandbox share. Not a public header: only executors/ includes it.
+ */
+#ifndef DESKHAND_SANDBOX_INTERNAL_H
+#define DESKHAND_SANDBOX_INTERNAL_H
+
+#include <linux/filter.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+
+#include "executors/sandbox.h"
+
+/* Records a reason for sandbox_error(); returns false. */
+bool sandbox_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+#define SB_PATH_MAX 1024
+
+/*
+ * Landlock, written out here because Debian 12's kernel headers stop at
+ * ABI 2 while the features used (truncate, scoping) came with ABI 3 and 6.
+ * The values are the kernel's UAPI and never change.
+ */
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule 445
+#define SYS_landlock_restrict_self 446
+#endif
+#define SB_LANDLOCK_CREATE_RULESET_VERSION (1u << 0)
+#define SB_LANDLOCK_RULE_PATH_BENEATH 1
+#define SB_LL_FS_EXECUTE (1ull << 0)
+#define SB_LL_FS_WRITE_FILE (1ull << 1)
+#define SB_LL_FS_READ_FILE (1ull << 2)
+#define SB_LL_FS_READ_DIR (1ull << 3)
+#define SB_LL_FS_REMOVE_DIR (1ull << 4)
+#define SB_LL_FS_REMOVE_FILE (1ull << 5)
+#define SB_LL_FS_MAKE_CHAR (1ull << 6)
+#define SB_LL_FS_MAKE_DIR (1ull << 7)
+#define SB_LL_FS_MAKE_REG (1ull << 8)
+#define SB_LL_FS_MAKE_SOCK (1ull << 9)
+#define SB_LL_FS_MAKE_FIFO (1ull << 10)
+#define SB_LL_FS_MAKE_BLOCK (1ull << 11)
+#define SB_LL_FS_MAKE_SYM (1ull << 12)
+#define SB_LL_FS_REFER (1ull << 13)     /* ABI 2 */
+#define SB_LL_FS_TRUNCATE (1ull << 14)  /* ABI 3 */
+#define SB_LL_SCOPE_ABSTRACT_UNIX_SOCKET (1ull << 0)  /* ABI 6 */
+#define SB_LL_SCOPE_SIGNAL (1ull << 1)                /* ABI 6 */
+
+struct sb_landlock_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct sb_landlock_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+/* How the number of tasks is capped. */
+typedef enum sandbox_task_mode {
+	SB_TASKS_NONE,
+	SB_TASKS_PID_MAX,   /* pid_max of the session's pid namespace */
+	SB_TASKS_NPROC,     /* RLIMIT_NPROC inside the session's user namespace */
+} sandbox_task_mode;
+
+struct sandbox_plan {
+	sandbox_profile profile;
+	bool display;
+	char workspace[SB_PATH_MAX];
+	sandbox_limits limits;
+	sandbox_task_mode tasks_mode;
+	int landlock_abi;
+	bool landlock_scope;      /* abstract sockets and signals scoped */
+	bool landlock_fs;         /* strict's write rules */
+	bool workspace_in_tmp;    /* strict must bind it back over its /tmp */
+	bool workspace_in_shm;
+	struct sock_fprog seccomp;
+	char pid_max_text[24];
+	char tmp_options[64];
+};
+
+/* The compiled denylist, built on first use and kept for the process. */
+bool sandbox_seccomp_program(struct sock_fprog *out);
+/* Highest Landlock ABI, 0 when unavailable. */
+int sandbox_landlock_abi(void);
+bool sandbox_kernel_at_least(int major, int minor);
+/* Which task cap works for this process; false (with why) when none. */
+bool sandbox_task_cap(sandbox_task_mode *mode, char *why, size_t why_size);
+
+/*
+ * fork() without glibc's atfork handlers, with namespace flags: a raw
+ * clone(2) whose child continues on a copy of the caller's stack. The child
+ * may only make system calls (see sandbox_child.c).
+ */
+pid_t sandbox_raw_clone(unsigned long flags);
+
+/* Child-side pieces the probe reuses. All async-signal-safe. */
+int sandbox_child_map_ids(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
+                          gid_t outer_gid);
+int sandbox_child_loopback_up(void);
+int sandbox_child_write_file(const char *path, const char *text);
+
+#endif

@@ -1,0 +1,215 @@
+/*
+ * executors/sandbox — the kernel sandbox that deskhand's interpreters run in.
+ *
+ * Three profiles:
+ *   off       no confinement at all (the code runs like a program you start)
+ *   standard  (default) the code may read the machine and use the network,
+ *             but cannot reach the X display, see deskhand's secrets, change
+ *             the system, escape its process tree or exhaust the machine
+ *   strict    standard, plus no network and writes only in the workspace and
+ *             a private temporary directory
+ *
+ * What every profile but `off` applies (each layer is checked; if one that
+ * the profile promises fails, the sandbox refuses to start and says why —
+ * it never runs weaker than promised):
+ *   - a user namespace (the code has no capability over anything outside
+ *     it), a pid namespace with its own /proc (the code sees and signals only
+ *     its own processes; when the session's first process dies every other
+ *     one dies with it) and a mount namespace;
+ *   - a cap on the number of tasks: pid_max of the pid namespace (Linux
+ *     >= 6.14; binds root too) or, without it, RLIMIT_NPROC counted inside
+ *     the session's own user namespace (binds every uid but root);
+ *   - no_new_privs, no capabilities, rlimits (no core files, open files,
+ *     file size, data segment — never the address space, which V8 reserves
+ *     by the gigabyte);
+ *   - a seccomp filter: everything allowed but a denylist answered with
+ *     EPERM (ptrace, the mount family, namespaces, bpf, keyrings, modules,
+ *     clock setting, personality changes, TIOCSTI...) and clone3/io_uring
+ *     answered with ENOSYS so that libc and libuv fall back;
+ *   - the X display out of reach: an empty read-only tmpfs over
+ *     /tmp/.X11-unix (the path socket) and Landlock's abstract-socket
+ *     scoping (the @/tmp/.X11-unix/XN socket), unless the run was granted
+ *     the display;
+ *   - a scrubbed environment (no API keys, tokens, secrets, passwords, no
+ *     DISPLAY/XAUTHORITY/WAYLAND_DISPLAY unless the display was granted).
+ * strict adds a network namespace (a private loopback only) and Landlock
+ * write rules (workspace, private /tmp and /dev/shm, /dev/null & co.).
+ *
+ * Life cycle: the parent prepares a sandbox_plan (everything that allocates:
+ * the compiled seccomp program, paths, the environment); the child, after a
+ * clone() with sandbox_plan_clone_flags(), calls sandbox_child_enter_ns()
+ * in the namespaces' first process and sandbox_child_confine() in the
+ * process that will exec the code. The child functions make system calls
+ * only: no allocation, no stdio, no locks, so they are safe after fork()
+ * or a raw clone() in a multi-threaded program.
+ *
+ * Error convention: functions that can fail return false or NULL and leave
+ * the reason in sandbox_error() (per thread). Nothing here exits or prints.
+ */
+#ifndef DESKHAND_SANDBOX_H
+#define DESKHAND_SANDBOX_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* The reason for the last failure on this thread; never NULL. */
+const char *sandbox_error(void);
+
+typedef enum sandbox_profile {
+	SANDBOX_OFF,
+	SANDBOX_STANDARD,
+	SANDBOX_STRICT,
+} sandbox_profile;
+
+/* "off", "standard", "strict" <-> the enum. Parsing is exact. */
+bool sandbox_profile_from_name(const char *name, sandbox_profile *out);
+const char *sandbox_profile_name(sandbox_profile profile);
+
+/* ---- layers and the probe (deskhand doctor) ------------------------- */
+
+typedef enum sandbox_layer {
+	SANDBOX_LAYER_USERNS,    /* unprivileged user namespace */
+	SANDBOX_LAYER_PIDNS,     /* pid namespace with its own /proc */
+	SANDBOX_LAYER_MOUNTNS,   /* mount namespace, tmpfs mounts */
+	SANDBOX_LAYER_NETNS,     /* network namespace with a loopback */
+	SANDBOX_LAYER_SECCOMP,   /* seccomp filter (libseccomp) */
+	SANDBOX_LAYER_LANDLOCK,  /* Landlock file-system rules */
+	SANDBOX_LAYER_SCOPE,     /* Landlock abstract-unix-socket scoping (ABI 6) */
+	SANDBOX_LAYER_TASKS,     /* a cap on the number of tasks */
+	SANDBOX_LAYER_COUNT
+} sandbox_layer;
+
+/* Short human name of a layer ("user namespace", "seccomp", ...). */
+const char *sandbox_layer_name(sandbox_layer layer);
+
+/* Bit (1u << layer) for each layer a profile needs; a display grant drops
+ * the abstract-socket scoping. `off` needs nothing. */
+unsigned sandbox_profile_layers(sandbox_profile profile, bool display);
+
+typedef struct sandbox_probe {
+	bool ok[SANDBOX_LAYER_COUNT];
+	/* "ok ..." details or why not; NUL-terminated. */
+	char detail[SANDBOX_LAYER_COUNT][200];
+	int landlock_abi;                /* 0 when Landlock is unavailable */
+} sandbox_probe;
+
+/*
+ * Tries each layer for real in short-lived child processes (a namespace is
+ * created, a filter is loaded, a tmpfs is mounted...) and records what
+ * works. Takes a few milliseconds; never changes anything outside the
+ * children. Always fills `out` completely.
+ */
+void sandbox_probe_run(sandbox_probe *out);
+
+/*
+ * Whether `profile` can run given a probe. On false writes the first
+ * missing layer and its reason into why (when why is not NULL).
+ */
+bool sandbox_probe_allows(const sandbox_probe *probe, sandbox_profile profile,
+                          bool display, char *why, size_t why_size);
+
+/* ---- limits ---------------------------------------------------------- */
+
+typedef struct sandbox_limits {
+	uint64_t data_bytes;     /* RLIMIT_DATA */
+	uint64_t file_bytes;     /* RLIMIT_FSIZE (a larger write fails EFBIG) */
+	uint64_t open_files;     /* RLIMIT_NOFILE */
+	unsigned tasks;          /* processes + threads in the session */
+	uint64_t tmp_bytes;      /* size of strict's private /tmp */
+} sandbox_limits;
+
+/*
+ * Defaults: data = half the RAM, at most 8 GiB; files 4 GiB; 4096 open
+ * files; 1024 tasks; 1 GiB of private /tmp. An rlimit is never raised
+ * above the hard limit deskhand itself inherited (so an outer ulimit
+ * still binds).
+ */
+void sandbox_limits_default(sandbox_limits *out);
+
+/* ---- the environment -------------------------------------------------- */
+
+/*
+ * True when an environment variable with this name must not reach
+ * sandboxed code: the model providers' variables (OPENAI_*, ANTHROPIC_*,
+ * DESKHAND_*...), anything whose name contains KEY, TOKEN, SECRET,
+ * PASSWORD, PASSWD or CREDENTIAL (any case), the agent sockets
+ * (SSH_AUTH_SOCK, GPG_AGENT_INFO, DBUS_SESSION_BUS_ADDRESS) and the
+ * display variables (DISPLAY, XAUTHORITY, WAYLAND_DISPLAY) unless
+ * `display` is set, in which case DISPLAY and XAUTHORITY pass.
+ * `name` is the part before '='; `len` its length.
+ */
+bool sandbox_env_blocked(const char *name, size_t len, bool display);
+
+/*
+ * Builds the environment for code under `profile` from `base` (NULL-
+ * terminated "NAME=value" strings): `off` keeps everything; the others drop
+ * what sandbox_env_blocked() names and entries without '='. Then PWD is
+ * set to `workspace` and, under strict, TMPDIR to the private /tmp.
+ * Returns a NULL-terminated array; the caller frees it with
+ * sandbox_env_destroy(). NULL on allocation failure.
+ */
+char **sandbox_env_create(sandbox_profile profile, bool display,
+                          char *const *base, const char *workspace);
+void sandbox_env_destroy(char **env);
+
+/* ---- the plan (parent) and its application (child) ------------------ */
+
+typedef struct sandbox_plan sandbox_plan;
+
+/*
+ * Prepares everything a child needs to enter `profile`: the seccomp
+ * program (compiled once per process and cached), the Landlock ABI, the
+ * paths. `workspace` must be an absolute path of an existing directory
+ * (copied). `limits` NULL means defaults. Fails when the profile cannot
+ * run on this kernel (a layer it needs is missing: "strict needs a network
+ * namespace: ..."), before anything is started.
+ * Ownership: the caller owns the plan (sandbox_plan_destroy).
+ */
+sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
+                                  const char *workspace,
+                                  const sandbox_limits *limits);
+/* NULL is a no-op. */
+void sandbox_plan_destroy(sandbox_plan *plan);
+
+sandbox_profile sandbox_plan_profile(const sandbox_plan *plan);
+
+/*
+ * The namespace flags for the clone() that creates the session's first
+ * process (0 for `off`). That process is then pid 1 of its own pid
+ * namespace: when it exits, the kernel kills every process in it.
+ */
+unsigned long sandbox_plan_clone_flags(const sandbox_plan *plan);
+
+/* Where a child-side step failed: a static step name and an errno. */
+typedef struct sandbox_failure {
+	const char *step;
+	int err;
+} sandbox_failure;
+
+/*
+ * In the first process of the namespaces (right after the clone): maps the
+ * parent's uid/gid to root of the new user namespace, makes mounts private,
+ * hides the X socket directory, mounts a fresh /proc (and strict's private
+ * /tmp and /dev/shm), sets the task cap and brings up the private loopback.
+ * `uid`/`gid` are the parent's effective ids (getuid() inside a fresh user
+ * namespace no longer tells them). No-op for `off`.
+ * Async-signal-safe. Returns false with *fail set.
+ */
+bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
+                            sandbox_failure *fail);
+
+/*
+ * In the process about to exec the code, as the last step before execve:
+ * a nested user namespace mapping the caller's ids back (so `id` shows the
+ * real user and no capability remains over the session's namespaces),
+ * rlimits, no_new_privs, capability sets cleared and locked, SIGXFSZ
+ * ignored (too large writes fail with EFBIG instead of killing), Landlock,
+ * and finally the seccomp filter. Async-signal-safe. Returns false with
+ * *fail set; the process must then not exec.
+ */
+bool sandbox_child_confine(const sandbox_plan *plan, uid_t uid, gid_t gid,
+                           sandbox_failure *fail);
+
+#endif
