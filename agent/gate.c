@@ -10,6 +10,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,20 +88,6 @@ static void proposal_finish(proposal *p)
 	if (p->has_action)
 		agent_computer_action_finish(&p->action);
 	agent_scan_result_destroy(p->scan);
-}
-
-/* The proposal as audit/question JSON text. Caller frees. */
-static char *proposal_json(const proposal *p)
-{
-	if (p->has_action)
-		return agent_computer_to_json(&p->action);
-	cJSON *o = cJSON_CreateObject();
-	cJSON_AddStringToObject(o, "language", p->language);
-	cJSON_AddStringToObject(o, "code", p->code);
-	cJSON_AddBoolToObject(o, "display", p->display);
-	char *s = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	return s;
 }
 
 static bool parse_execute(agent_session *s, const cJSON *args, proposal *p,
@@ -664,7 +651,7 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 		}
 		if (d.verdict == AGENT_POLICY_RUN) {
 			agent_audit_approved(s->audit, p.id, p.kind, false, d.reason);
-			if (s->verbose || p.kind != AGENT_POLICY_CODE)
+			if (s->verbose || p.kind != AGENT_POLICY_CODE || agent_term_json(s->term))
 				agent_term_decision(s->term, p.id, "run", d.reason);
 			approved = true;
 			break;

@@ -36,7 +36,7 @@ export DISPLAY=":$(cat "$work/display")"
 export XDG_DATA_HOME="$work/data"
 echo "demo: private X server on $DISPLAY"
 
-args=(--provider script --script "$here/demo.json" --os --workspace "$work"
+args=(${DEMO_EXTRA:-} --provider script --script "$here/demo.json" --os --workspace "$work"
       --conversation "$work/demo-conversation.json" --audit "$work/audit.jsonl"
       -m "Open a terminal, greet the world in it, and show me.")
 status=0

@@ -110,7 +110,7 @@ static int ignore_errors(Display *d, XErrorEvent *e)
 	return 0;
 }
 
-static int record(int width, int height, int x, int y)
+static int record(int width, int height, int x, int y, unsigned long colour, bool coloured)
 {
 	int scr = DefaultScreen(dpy);
 	if (width <= 0) {
@@ -118,7 +118,8 @@ static int record(int width, int height, int x, int y)
 		height = DisplayHeight(dpy, scr);
 	}
 	XSetWindowAttributes wa;
-	wa.background_pixel = WhitePixel(dpy, scr);
+	/* A coloured window is a target the vision tests look for in screenshots. */
+	wa.background_pixel = coloured ? colour : WhitePixel(dpy, scr);
 	wa.event_mask = ButtonPressMask | ButtonReleaseMask | KeyPressMask |
 	                KeyReleaseMask | PointerMotionMask | StructureNotifyMask |
 	                FocusChangeMask;
@@ -207,6 +208,18 @@ int main(int argc, char **argv)
 	if (argc == 3 && strcmp(argv[1], "--focus") == 0)
 		return focus_named(argv[2]);
 	int w = 0, h = 0, x = 0, y = 0;
+	unsigned long colour = 0;
+	bool coloured = false;
+	if (argc == 5 && strcmp(argv[3], "--color") == 0) {
+		char *end;
+		colour = strtoul(argv[4], &end, 16);
+		if (*end != '\0' || strlen(argv[4]) != 6) {
+			fprintf(stderr, "xrecord: bad colour '%s' (RRGGBB)\n", argv[4]);
+			return 2;
+		}
+		coloured = true;
+		argc = 3;
+	}
 	if (argc == 3 && strcmp(argv[1], "--geometry") == 0) {
 		unsigned uw, uh;
 		int mask = XParseGeometry(argv[2], &x, &y, &uw, &uh);
@@ -217,10 +230,10 @@ int main(int argc, char **argv)
 		w = (int)uw;
 		h = (int)uh;
 	} else if (argc != 1) {
-		fprintf(stderr, "usage: xrecord [--geometry WxH+X+Y] | --state | "
+		fprintf(stderr, "usage: xrecord [--geometry WxH+X+Y [--color RRGGBB]] | --state | "
 		        "--focus TITLE\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	return record(w, h, x, y);
+	return record(w, h, x, y, colour, coloured);
 }

@@ -26,10 +26,12 @@ class Cli(unittest.TestCase):
         self.assertEqual(r.returncode, 0)
         self.assertIn(b"screen", r.stdout)
 
-    def test_unknown_command_is_usage_error(self):
-        r = h.run([h.binary(), "frobnicate"])
+    def test_unknown_option_is_usage_error(self):
+        # Words that name no command are the agent's message; unknown
+        # options are refused before anything starts.
+        r = h.run([h.binary(), "--frobnicate"])
         self.assertEqual(r.returncode, 2)
-        self.assertIn(b"unknown command 'frobnicate'", r.stderr)
+        self.assertIn(b"unknown option --frobnicate", r.stderr)
 
     def test_no_display_set(self):
         env = X.env()

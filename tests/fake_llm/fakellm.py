@@ -305,6 +305,8 @@ class _Handler(BaseHTTPRequestHandler):
         if fmt is None:
             return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
         turn, fault = fake._next()
+        if callable(turn):
+            turn = turn(body, fmt)
         try:
             if turn is None:
                 return self._send_json(500, {"error": {"message": "fakellm: no turn left"}})
@@ -380,7 +382,9 @@ class FakeLLM:
     def __init__(self, turns, log_path=None, host="127.0.0.1"):
         if isinstance(turns, dict):
             turns = turns.get("turns", [])
-        self.turns = [dict(t) for t in turns]
+        # A turn may also be a function(body, fmt) -> turn, called when its
+        # request arrives: a model that answers from what it was sent.
+        self.turns = [t if callable(t) else dict(t) for t in turns]
         self.log_path = log_path
         self.requests = []
         self.stopping = threading.Event()
@@ -439,7 +443,7 @@ class FakeLLM:
             if self._turn >= len(self.turns):
                 return None, None
             turn = self.turns[self._turn]
-            faults = turn.get("faults", [])
+            faults = [] if callable(turn) else turn.get("faults", [])
             if self._fault < len(faults):
                 f = faults[self._fault]
                 self._repeat += 1
