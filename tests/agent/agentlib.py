@@ -63,17 +63,22 @@ class Run:
 
 def check_audit(testcase, events):
     """Every executed action follows an approval (by the user or the policy)
-    of the same id, and nothing runs after a denial or a block."""
-    approved, closed = set(), set()
+    of its proposal, and nothing runs after a denial or a block. Models
+    reuse call ids across turns, so each "proposed" starts the id afresh."""
+    state = {}
     for e in events:
         i = e.get("id")
-        if e["event"] == "approved":
-            approved.add(i)
+        if e["event"] == "proposed":
+            state[i] = "proposed"
+        elif e["event"] == "approved":
+            testcase.assertEqual(state.get(i), "proposed", "approval out of order: %r" % e)
+            state[i] = "approved"
         elif e["event"] in ("denied", "blocked"):
-            closed.add(i)
+            state[i] = "closed"
         elif e["event"] == "executed":
-            testcase.assertIn(i, approved, "executed without approval: %r" % e)
-            testcase.assertNotIn(i, closed, "executed after denial: %r" % e)
+            testcase.assertEqual(state.get(i), "approved",
+                                 "executed without approval: %r" % e)
+            state[i] = "done"
 
 
 def tool_results(body, fmt):
