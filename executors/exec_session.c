@@ -947,7 +947,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	}
 
 	const char *lang = exec_lang_name(s->lang);
-	char msg[sizeof(res->message)];
+	char msg[300];
 	msg[0] = '\0';
 	if (timed_out) {
 		status = EXEC_STATUS_TIMEOUT;
