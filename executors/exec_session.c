@@ -629,7 +629,8 @@ static exec_session *session_create(exec_lang lang, bool display, const exec_con
 		exec_fail("%s", sandbox_error());
 		goto fail;
 	}
-	s->plan = sandbox_plan_create(s->profile, display, s->workspace, cfg->limits);
+	s->plan = sandbox_plan_create(s->profile, display, s->workspace,
+	                              env_get(base, "DISPLAY"), cfg->limits);
 	if (s->plan == NULL) {
 		exec_fail("%s", sandbox_error());
 		goto fail;

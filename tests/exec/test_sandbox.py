@@ -226,6 +226,18 @@ class Display(unittest.TestCase):
         self.assertEqual(self.probe("--sandbox", "strict", "--display"),
                          "path open\nabstract refused\nDISPLAY %s\n" % self.x.display)
 
+    def test_tcp_display_is_refused_by_standard(self):
+        # A forwarded display (ssh -X) is a TCP port that standard's network
+        # reaches: it refuses rather than pretend; strict or a grant run.
+        env = env_with(DISPLAY="localhost:10.0")
+        r = deskhand_exec("python", "print(1)", env=env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(b"reached over TCP", r.stderr)
+        self.assertEqual(deskhand_exec("python", "print(1)", "--sandbox", "strict",
+                                       env=env).stdout, b"1\n")
+        self.assertEqual(deskhand_exec("python", "print(1)", "--display", env=env).stdout,
+                         b"1\n")
+
     def test_display_sessions_are_separate(self):
         res = run_blocks(["python:x = 1", "python+display:print('x' in globals())",
                           "python:print(x)"], env=self.x.env())
