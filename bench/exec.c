@@ -118,7 +118,7 @@ int main(int argc, char **argv)
 	exec_session_destroy(s);
 
 	/* 2. set-up cost per session and 3. first block */
-	double setup[3], first[3];
+	double setup[3], setup_min[3], first[3];
 	for (int p = SANDBOX_OFF; p <= SANDBOX_STRICT; p++) {
 		cfg.sandbox = (sandbox_profile)p;
 		for (int i = 0; i < setup_rounds; i++) {
@@ -130,6 +130,7 @@ int main(int argc, char **argv)
 			exec_session_destroy(x);
 		}
 		setup[p] = median(t, setup_rounds);
+		setup_min[p] = t[0];             /* sorted by median() */
 		for (int i = 0; i < setup_rounds; i++) {
 			double t0 = now_us();
 			exec_session *x = exec_session_create(EXEC_PYTHON, false, &cfg);
@@ -141,12 +142,13 @@ int main(int argc, char **argv)
 		}
 		first[p] = median(t, setup_rounds);
 	}
-	printf("\nsession set-up, clone to execve (median of %d):\n", setup_rounds);
-	printf("  %-9s %8.0f us\n", "off", setup[SANDBOX_OFF]);
+	printf("\nsession set-up, clone to execve (median of %d, min in brackets):\n",
+	       setup_rounds);
+	printf("  %-9s %8.0f us [%5.0f]\n", "off", setup[SANDBOX_OFF], setup_min[SANDBOX_OFF]);
 	for (int p = SANDBOX_STANDARD; p <= SANDBOX_STRICT; p++)
-		printf("  %-9s %8.0f us  (sandbox: +%.0f us)\n",
-		       sandbox_profile_name((sandbox_profile)p), setup[p],
-		       setup[p] - setup[SANDBOX_OFF]);
+		printf("  %-9s %8.0f us [%5.0f]  sandbox: +%.0f us [+%.0f]\n",
+		       sandbox_profile_name((sandbox_profile)p), setup[p], setup_min[p],
+		       setup[p] - setup[SANDBOX_OFF], setup_min[p] - setup_min[SANDBOX_OFF]);
 	printf("new python session + first print(1) (median of %d):\n", setup_rounds);
 	for (int p = SANDBOX_OFF; p <= SANDBOX_STRICT; p++)
 		printf("  %-9s %8.0f us\n", sandbox_profile_name((sandbox_profile)p), first[p]);
