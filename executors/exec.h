@@ -138,7 +138,7 @@ typedef struct exec_result {
 	size_t chars_omitted;
 	/* What deskhand has to say about the run, or "" ("timed out after
 	 * 120 s: interrupted, then every process was killed; ..."). */
-	char message[320];
+	char message[600];
 } exec_result;
 
 /* Frees what the result owns and zeroes it. NULL is a no-op. */

@@ -629,7 +629,8 @@ static exec_session *session_create(exec_lang lang, bool display, const exec_con
 		exec_fail("%s", sandbox_error());
 		goto fail;
 	}
-	s->plan = sandbox_plan_create(s->profile, display, s->workspace, cfg->limits);
+	s->plan = sandbox_plan_create(s->profile, display, s->workspace,
+	                              env_get(base, "DISPLAY"), cfg->limits);
 	if (s->plan == NULL) {
 		exec_fail("%s", sandbox_error());
 		goto fail;
@@ -947,7 +948,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	}
 
 	const char *lang = exec_lang_name(s->lang);
-	char msg[sizeof(res->message)];
+	char msg[300];
 	msg[0] = '\0';
 	if (timed_out) {
 		status = EXEC_STATUS_TIMEOUT;

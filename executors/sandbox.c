@@ -420,8 +420,25 @@ static void fmt_decimal(char *buf, size_t size, unsigned long long v)
 	snprintf(buf, size, "%llu", v);
 }
 
+bool sandbox_display_is_local(const char *name)
+{
+	if (name == NULL || name[0] == '\0' || name[0] == '/')
+		return true;
+	if (strncmp(name, "tcp/", 4) == 0)
+		return false;
+	if (strncmp(name, "unix/", 5) == 0)
+		return true;
+	const char *colon = strrchr(name, ':');
+	if (colon == NULL)
+		return true;                    /* not a display name Xlib accepts */
+	size_t host = (size_t)(colon - name);
+	if (host > 0 && name[host - 1] == ':')
+		return false;                   /* "host::0" is DECnet: not local either */
+	return host == 0 || (host == 4 && strncmp(name, "unix", 4) == 0);
+}
+
 sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
-                                  const char *workspace,
+                                  const char *workspace, const char *x_display,
                                   const sandbox_limits *limits)
 {
 	if (workspace == NULL || workspace[0] != '/')
@@ -451,6 +468,12 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
 
 	unsigned need = sandbox_profile_layers(profile, display);
 	char why[200];
+	if (profile == SANDBOX_STANDARD && !display && !sandbox_display_is_local(x_display)) {
+		sandbox_fail("the display %s is reached over TCP, which the standard profile "
+		             "(network allowed) cannot fence off: use --sandbox strict, or grant "
+		             "the display", x_display);
+		goto fail;
+	}
 	if (!sandbox_task_cap(&p->tasks_mode, why, sizeof(why))) {
 		sandbox_fail("the %s profile cannot cap the number of tasks here: %s",
 		             sandbox_profile_name(profile), why);

@@ -159,16 +159,27 @@ void sandbox_env_destroy(char **env);
 typedef struct sandbox_plan sandbox_plan;
 
 /*
+ * True when an X display name is reached through a local socket (":0",
+ * "unix:0", ":1.0", a launchd path), false for TCP ("localhost:10.0",
+ * "host:0", "[::1]:0", "tcp/host:0"). NULL or "" count as local (nothing
+ * to reach).
+ */
+bool sandbox_display_is_local(const char *display_name);
+
+/*
  * Prepares everything a child needs to enter `profile`: the seccomp
  * program (compiled once per process and cached), the Landlock ABI, the
  * paths. `workspace` must be an absolute path of an existing directory
- * (copied). `limits` NULL means defaults. Fails when the profile cannot
- * run on this kernel (a layer it needs is missing: "strict needs a network
- * namespace: ..."), before anything is started.
+ * (copied). `x_display` is the DISPLAY of the environment the session
+ * starts from (NULL when unset): standard keeps the network, so it refuses
+ * a display reached over TCP (an ssh -X forwarding) unless the display is
+ * granted anyway. `limits` NULL means defaults. Fails when the profile
+ * cannot run here (a layer it needs is missing: "the strict profile needs
+ * Landlock ..."), before anything is started.
  * Ownership: the caller owns the plan (sandbox_plan_destroy).
  */
 sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
-                                  const char *workspace,
+                                  const char *workspace, const char *x_display,
                                   const sandbox_limits *limits);
 /* NULL is a no-op. */
 void sandbox_plan_destroy(sandbox_plan *plan);

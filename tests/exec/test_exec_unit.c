@@ -218,6 +218,19 @@ static void env_build(void **state)
 	sandbox_env_destroy(NULL);
 }
 
+static void display_names(void **state)
+{
+	(void)state;
+	static const char *const local[] = {":0", ":1.0", "unix:0", "unix/:3", "/tmp/launch-x/org:0",
+	                                    "", NULL};
+	static const char *const tcp[] = {"localhost:10.0", "host:0", "[::1]:0", "tcp/host:0",
+	                                  "10.0.0.2:1", "host::0"};
+	for (size_t i = 0; i < sizeof(local) / sizeof(local[0]); i++)
+		assert_true(sandbox_display_is_local(local[i]));
+	for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++)
+		assert_false(sandbox_display_is_local(tcp[i]));
+}
+
 /* ---- protocol ---------------------------------------------------------------- */
 
 static void markers_are_fresh_hex(void **state)
@@ -356,6 +369,7 @@ int main(void)
 		cmocka_unit_test(output_default_and_flood),
 		cmocka_unit_test(env_blocked_names),
 		cmocka_unit_test(env_build),
+		cmocka_unit_test(display_names),
 		cmocka_unit_test(markers_are_fresh_hex),
 		cmocka_unit_test(ctl_lines),
 		cmocka_unit_test(names),

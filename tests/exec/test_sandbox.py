@@ -226,6 +226,18 @@ class Display(unittest.TestCase):
         self.assertEqual(self.probe("--sandbox", "strict", "--display"),
                          "path open\nabstract refused\nDISPLAY %s\n" % self.x.display)
 
+    def test_tcp_display_is_refused_by_standard(self):
+        # A forwarded display (ssh -X) is a TCP port that standard's network
+        # reaches: it refuses rather than pretend; strict or a grant run.
+        env = env_with(DISPLAY="localhost:10.0")
+        r = deskhand_exec("python", "print(1)", env=env)
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(b"reached over TCP", r.stderr)
+        self.assertEqual(deskhand_exec("python", "print(1)", "--sandbox", "strict",
+                                       env=env).stdout, b"1\n")
+        self.assertEqual(deskhand_exec("python", "print(1)", "--display", env=env).stdout,
+                         b"1\n")
+
     def test_display_sessions_are_separate(self):
         res = run_blocks(["python:x = 1", "python+display:print('x' in globals())",
                           "python:print(x)"], env=self.x.env())
@@ -270,6 +282,44 @@ class Secrets(unittest.TestCase):
         self.assertLess(len(pids), 10)
         self.assertNotIn(os.getpid(), pids[2:] if os.getpid() > 10 else [])
         self.assertEqual(lines[1:], ["unreadable", "no-mem"])
+
+
+class Lifecycle(unittest.TestCase):
+    def test_dies_with_deskhand(self):
+        # deskhand killed outright (no chance to clean up): the session's
+        # processes go with it.
+        import subprocess
+        p = subprocess.Popen([h.binary(), "exec", "shell"], stdin=subprocess.PIPE,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                             start_new_session=True)
+        p.stdin.write(b"readlink /proc/self/ns/pid; sleep 1000 & sleep 1000")
+        p.stdin.close()
+        ns = p.stdout.readline().decode().strip()
+        self.assertTrue(ns.startswith("pid:["), ns)
+        from execlib import pids_in_namespace
+        self.assertTrue(pids_in_namespace(ns))
+        p.kill()
+        p.wait()
+        self.assertTrue(h.wait_for(lambda: not pids_in_namespace(ns), 5))
+
+    def test_inherited_descriptors_are_closed(self):
+        import subprocess
+        r, w = os.pipe()
+        os.dup2(r, 42)
+        try:
+            res = subprocess.run([h.binary(), "exec", "python"], pass_fds=(42,),
+                                 input=b"import os\nprint(sorted(int(f) for f in "
+                                       b"os.listdir('/proc/self/fd')))",
+                                 capture_output=True, timeout=60)
+        finally:
+            os.close(42)
+            os.close(r)
+            os.close(w)
+        fds = eval(res.stdout)
+        # stdin, stdout, stderr, the driver's two channels, listdir's own.
+        self.assertEqual(fds[:5], [0, 1, 2, 3, 4])
+        self.assertNotIn(42, fds)
+        self.assertLessEqual(len(fds), 6)
 
 
 class Refusal(unittest.TestCase):
