@@ -475,7 +475,9 @@ bool agent_screenshot(agent_session *s, bool settle, struct conv_image *img,
 		vision_settle_opts_init(&so);
 		so.cap_ms = (int)s->opt->settle_ms;
 		vision_settle_result sr;
-		if (!vision_settle(s->display, NULL, &so, &sr)) {
+		/* The monitor the model sees: changes elsewhere do not delay it. */
+		os_rect mon = {s->view.screen_x, s->view.screen_y, s->view.screen_w, s->view.screen_h};
+		if (!vision_settle(s->display, &mon, &so, &sr)) {
 			snprintf(err, errlen, "%s", vision_error());
 			return false;
 		}

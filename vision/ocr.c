@@ -82,28 +82,86 @@ bool vision_ocr_find_view(os_display *d, const vision_view *view,
 #include <wctype.h>
 
 /*
+ * Tesseract is loaded when OCR is first used, not at start-up: with its
+ * dependencies (Leptonica, libstdc++, OpenMP, ICU, image codecs) it is most
+ * of the shared libraries deskhand would otherwise map for every command,
+ * and `deskhand --version` or a click should not pay for them. The header
+ * gives the types; each function is looked up once.
+ */
+#define OCR_FUNCS(X) \
+	X(TessBaseAPICreate) X(TessBaseAPIDelete) X(TessBaseAPIEnd) \
+	X(TessBaseAPIGetIterator) X(TessBaseAPIInit3) X(TessBaseAPIRecognize) \
+	X(TessBaseAPISetImage) X(TessBaseAPISetPageSegMode) \
+	X(TessBaseAPISetSourceResolution) X(TessBaseAPISetVariable) X(TessDeleteText) \
+	X(TessPageIteratorBoundingBox) X(TessPageIteratorIsAtBeginningOf) \
+	X(TessResultIteratorConfidence) X(TessResultIteratorDelete) \
+	X(TessResultIteratorGetPageIteratorConst) X(TessResultIteratorGetUTF8Text) \
+	X(TessResultIteratorNext)
+
+#define OCR_DECLARE(f) static __typeof__(f) *p_##f;
+OCR_FUNCS(OCR_DECLARE)
+
+static void *ocr_lib;
+
+/*
  * Debian's Tesseract runs its LSTM on four OpenMP threads that spin while
  * waiting. On a small, busy machine that costs ten times the single-thread
  * time (measured: 12.5 s instead of 1.2 s for a 1920x1080 screen on two
- * shared cores). OMP_THREAD_LIMIT is read when libgomp loads, before main,
- * so it cannot be set from here; making every parallel region inactive
- * (max active levels 0) has the same effect. Found at run time so that a
- * Tesseract built without OpenMP needs nothing. A user who sets
+ * shared cores). Making every parallel region inactive (max active levels
+ * 0) keeps it on one thread; found through the library's own dependencies
+ * so that a Tesseract built without OpenMP needs nothing. A user who sets
  * OMP_THREAD_LIMIT or OMP_NUM_THREADS keeps their choice.
  */
 static void ocr_single_thread(void)
 {
 	if (getenv("OMP_THREAD_LIMIT") != NULL || getenv("OMP_NUM_THREADS") != NULL)
 		return;
-	void (*set_levels)(int) = (void (*)(int))dlsym(RTLD_DEFAULT,
-	                                                "omp_set_max_active_levels");
+	void (*set_levels)(int) = (void (*)(int))dlsym(ocr_lib, "omp_set_max_active_levels");
 	if (set_levels != NULL)
 		set_levels(0);
 }
 
+/* Loads Tesseract once; false with vision_error() when it is missing. */
+static bool ocr_load(void)
+{
+	if (ocr_lib != NULL)
+		return true;
+	void *lib = dlopen(DESKHAND_TESSERACT_SONAME, RTLD_NOW | RTLD_LOCAL);
+	if (lib == NULL)
+		return vision_fail("OCR: cannot load %s (install tesseract-ocr): %s",
+		                   DESKHAND_TESSERACT_SONAME, dlerror());
+#define OCR_LOOKUP(f) \
+	if ((*(void **)&p_##f = dlsym(lib, #f)) == NULL) { \
+		dlclose(lib); \
+		return vision_fail("OCR: %s lacks %s", DESKHAND_TESSERACT_SONAME, #f); \
+	}
+	OCR_FUNCS(OCR_LOOKUP)
+	ocr_lib = lib;
+	return true;
+}
+
+#define TessBaseAPICreate (*p_TessBaseAPICreate)
+#define TessBaseAPIDelete (*p_TessBaseAPIDelete)
+#define TessBaseAPIEnd (*p_TessBaseAPIEnd)
+#define TessBaseAPIGetIterator (*p_TessBaseAPIGetIterator)
+#define TessBaseAPIInit3 (*p_TessBaseAPIInit3)
+#define TessBaseAPIRecognize (*p_TessBaseAPIRecognize)
+#define TessBaseAPISetImage (*p_TessBaseAPISetImage)
+#define TessBaseAPISetPageSegMode (*p_TessBaseAPISetPageSegMode)
+#define TessBaseAPISetSourceResolution (*p_TessBaseAPISetSourceResolution)
+#define TessBaseAPISetVariable (*p_TessBaseAPISetVariable)
+#define TessDeleteText (*p_TessDeleteText)
+#define TessPageIteratorBoundingBox (*p_TessPageIteratorBoundingBox)
+#define TessPageIteratorIsAtBeginningOf (*p_TessPageIteratorIsAtBeginningOf)
+#define TessResultIteratorConfidence (*p_TessResultIteratorConfidence)
+#define TessResultIteratorDelete (*p_TessResultIteratorDelete)
+#define TessResultIteratorGetPageIteratorConst (*p_TessResultIteratorGetPageIteratorConst)
+#define TessResultIteratorGetUTF8Text (*p_TessResultIteratorGetUTF8Text)
+#define TessResultIteratorNext (*p_TessResultIteratorNext)
+
 bool vision_ocr_available(void)
 {
-	return true;
+	return ocr_load();
 }
 
 /* ---- UTF-8 and case folding ------------------------------------------- */
@@ -469,6 +527,8 @@ bool vision_ocr_find(const os_image *img, const char *text, int upscale,
 	uint8_t *grey = grey_enlarged(img, upscale, &gw, &gh);
 	if (grey == NULL)
 		goto out_query;
+	if (!ocr_load())
+		goto out_grey;
 	ocr_single_thread();
 	TessBaseAPI *api = TessBaseAPICreate();
 	if (api == NULL) {

@@ -15,7 +15,7 @@
 
 void vision_settle_opts_init(vision_settle_opts *opts)
 {
-	opts->interval_ms = 15;
+	opts->interval_ms = 10;
 	opts->stable_checks = 2;
 	opts->cap_ms = 2000;
 }

@@ -152,7 +152,7 @@ os_image *vision_zoom(os_display *d, const vision_view *view,
 /* ---- settle ----------------------------------------------------------- */
 
 typedef struct vision_settle_opts {
-	int interval_ms;    /* time between checks; default 15 */
+	int interval_ms;    /* time between checks; default 10 (still screen: 20 ms) */
 	int stable_checks;  /* consecutive unchanged checks needed; default 2 */
 	int cap_ms;         /* give up after this long; default 2000 */
 } vision_settle_opts;

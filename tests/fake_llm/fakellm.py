@@ -286,6 +286,7 @@ class _Handler(BaseHTTPRequestHandler):
     # -- the request
     def do_POST(self):
         fake = self.server.fake
+        arrived = time.monotonic()   # headers read; the body not yet parsed
         n = int(self.headers.get("Content-Length") or 0)
         raw = self.rfile.read(n) if n else b""
         try:
@@ -295,7 +296,7 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         fmt = "anthropic" if path.endswith("/v1/messages") else \
             "openai" if path.endswith("/chat/completions") else None
-        fake._record({"time": time.monotonic(), "path": path, "format": fmt,
+        fake._record({"time": arrived, "path": path, "format": fmt,
                       "headers": {k.lower(): v for k, v in self.headers.items()},
                       "body": body})
         try:
@@ -314,6 +315,9 @@ class _Handler(BaseHTTPRequestHandler):
             if fault:
                 return self._fault(fault, turn, fmt, body)
             self._answer(turn, fmt, body)
+            # When the answer was complete: the client's own time per step
+            # runs from here to its next request.
+            fake.answered.append(time.monotonic())
         except (BrokenPipeError, ConnectionResetError):
             self.close_connection = True
 
@@ -387,6 +391,7 @@ class FakeLLM:
         self.turns = [t if callable(t) else dict(t) for t in turns]
         self.log_path = log_path
         self.requests = []
+        self.answered = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self._turn = 0

@@ -1,0 +1,106 @@
+#!/usr/bin/env python3
+"""
+The agent's own cost per OS step, with an instant fake model: on a private
+1920x1080 Xvfb with a busy desktop, deskhand runs N computer actions
+(alternating pointer moves, each followed by settle + screenshot + encode +
+the next request), approved by --os-auto-approve so no human is in the
+loop. Prints the time per step, the peak resident memory, and the start-up
+time of `deskhand --version`, against a fresh `python3 -c pass` for scale.
+
+    bench/agent_step.py [STEPS]          (default 40)
+"""
+import os
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TOP = os.path.dirname(HERE)
+sys.path.insert(0, os.path.join(TOP, "tests", "lib"))
+sys.path.insert(0, os.path.join(TOP, "tests", "fake_llm"))
+os.environ.setdefault("DESKHAND_BUILD", os.path.join(TOP, "build"))
+
+import harness as h  # noqa: E402
+from fakellm import FakeLLM  # noqa: E402
+
+
+def busy_desktop(X):
+    """Noisy wallpaper plus terminals full of text."""
+    procs = []
+    noise = os.path.join(h.tmpdir(), "noise.png")
+    subprocess.run(["convert", "-size", "1920x1080", "plasma:fractal", noise],
+                   check=False, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if os.path.exists(noise):
+        subprocess.run(["display", "-window", "root", noise], env=X.env(),
+                       check=False, timeout=60)
+    for i in range(4):
+        procs.append(h.Proc(["xterm", "-geometry", "80x30+%d+%d" % (60 + 430 * i, 80 + 60 * i),
+                             "-e", "sh", "-c", "ls -laR /usr/share/doc | head -400; sleep 600"],
+                            env=X.env()))
+    time.sleep(2)
+    return procs
+
+
+def main():
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    X = h.Xvfb(1920, 1080)
+    procs = busy_desktop(X)
+    try:
+        turns = []
+        for i in range(steps):
+            x, y = (100 + 7 * i) % 1200, (100 + 5 * i) % 700
+            turns.append({"tool_calls": [{"name": "computer", "arguments": {
+                "action": "mouse_move", "coordinate": [x, y]}}]})
+        turns.append({"text": "done"})
+        d = h.tmpdir()
+        env = X.env(HOME=d, XDG_DATA_HOME=d, XDG_CONFIG_HOME=d)
+        for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+            env.pop(k, None)
+        with FakeLLM(turns) as srv:
+            args = [h.binary(), "--provider", "openai", "--api-base", srv.base_url("openai"),
+                    "--os", "--os-auto-approve", "--max-steps", str(steps + 5),
+                    "--conversation", os.path.join(d, "c.json"),
+                    "--audit", os.path.join(d, "a.jsonl"), "-m", "move around"]
+            t0 = time.monotonic()
+            errf = open(os.path.join(d, "stderr"), "w+")
+            p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL,
+                                 stdout=subprocess.DEVNULL, stderr=errf)
+            # wait4 gives this child's own peak memory, not the desktop's.
+            _, status, usage = os.wait4(p.pid, 0)
+            p.returncode = os.waitstatus_to_exitcode(status)
+            total = time.monotonic() - t0
+            if p.returncode != 0:
+                errf.seek(0)
+                print("agent run failed:", errf.read()[-400:])
+                return 1
+            # Per step: from the end of one answer to the next request, so
+            # the fake model's own time is not counted.
+            times = [r["time"] for r in srv.requests]
+            answered = list(srv.answered)
+        gaps = sorted(b - a for a, b in zip(answered, times[1:]))
+        med = gaps[len(gaps) // 2] * 1000
+        rss_kb = usage.ru_maxrss
+        print("agent OS step (action+settle+screenshot+encode+request), median of %d: "
+              "%.1f ms (target <= 50); whole run %.2f s" % (len(gaps), med, total))
+        print("peak resident memory of deskhand: %.1f MB (target < 30)" % (rss_kb / 1024))
+    finally:
+        for p in procs:
+            p.stop()
+        X.stop()
+
+    n = 50
+    t0 = time.monotonic()
+    for _ in range(n):
+        subprocess.run([h.binary(), "--version"], stdout=subprocess.DEVNULL)
+    ver = (time.monotonic() - t0) / n * 1000
+    t0 = time.monotonic()
+    for _ in range(n):
+        subprocess.run(["python3", "-c", "pass"], stdout=subprocess.DEVNULL)
+    py = (time.monotonic() - t0) / n * 1000
+    print("deskhand --version: %.2f ms (target < 10); python3 -c pass: %.1f ms; ratio %.3f"
+          % (ver, py, ver / py))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
