@@ -309,14 +309,15 @@ static void show_details(agent_session *s, const proposal *p)
 }
 
 /*
- * Opens `text` in the user's editor ($VISUAL, $EDITOR, else vi) and returns
- * what was saved. The editor string is the user's own setting, so it goes
- * through /bin/sh; the file name is passed as a separate argument.
+ * Opens `text` in the user's editor and returns what was saved. The editor
+ * ($VISUAL, $EDITOR, else vi) is the user's own setting and may carry
+ * arguments ("code -w"), so it is word-split by /bin/sh from the
+ * environment; the file name travels as a separate argument, and nothing of
+ * the model's text is ever part of the command.
  */
-static char *edit_text(agent_session *s, const char *text, const char *suffix)
+static char *edit_text(agent_session *s, const char *text)
 {
 	char path[] = "/tmp/deskhand-edit-XXXXXX.txt";
-	(void)suffix;
 	int fd = mkstemps(path, 4);
 	if (fd < 0) {
 		agent_term_warning(s->term, "cannot create a file to edit: %s", strerror(errno));
@@ -328,11 +329,6 @@ static char *edit_text(agent_session *s, const char *text, const char *suffix)
 	char *result = NULL;
 	if (!ok)
 		goto out;
-	const char *ed = getenv("VISUAL");
-	if (ed == NULL || ed[0] == '\0')
-		ed = getenv("EDITOR");
-	if (ed == NULL || ed[0] == '\0')
-		ed = "vi";
 	pid_t pid = fork();
 	if (pid == 0) {
 		execl("/bin/sh", "sh", "-c", "exec $DESKHAND_EDITOR \"$1\"", "sh", path, (char *)NULL);
@@ -340,11 +336,9 @@ static char *edit_text(agent_session *s, const char *text, const char *suffix)
 	}
 	if (pid < 0)
 		goto out;
-	/* The child finds the editor in its environment, not in the command. */
 	int st;
 	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 		;
-	(void)ed;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		agent_term_warning(s->term, "the editor failed; nothing was changed");
 		goto out;
@@ -373,14 +367,14 @@ static bool edit_proposal(agent_session *s, proposal *p)
 		ed = getenv("EDITOR");
 	setenv("DESKHAND_EDITOR", ed != NULL && ed[0] != '\0' ? ed : "vi", 1);
 	if (!p->has_action) {
-		char *code = edit_text(s, p->code, ".txt");
+		char *code = edit_text(s, p->code);
 		if (code == NULL)
 			return false;
 		free(p->code);
 		p->code = code;
 	} else {
 		char *json = agent_computer_to_json(&p->action);
-		char *edited = json ? edit_text(s, json, ".json") : NULL;
+		char *edited = json ? edit_text(s, json) : NULL;
 		free(json);
 		if (edited == NULL)
 			return false;
@@ -434,6 +428,13 @@ static void run_code(agent_session *s, const proposal *p, agent_tool_result *res
 			return;
 		}
 		agent_exec_for_signals = s->exec;
+	}
+	/* A Ctrl-C while the session was starting would be dropped by it. */
+	if (agent_cancel) {
+		result_text(res, true, "not run: the user interrupted");
+		agent_audit_executed(s->audit, p->id, p->kind, EXEC_STATUS_INTERRUPTED, 0,
+		                     "interrupted before it started");
+		return;
 	}
 	long t0 = now_ms();
 	exec_result r;

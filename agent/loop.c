@@ -556,6 +556,8 @@ static void handle_user_line(agent_session *s, const char *line)
 	}
 	agent_cancel = 0;
 	sigint_count = 0;
+	/* The line editor may have left its own SIGINT handler behind. */
+	install_signals();
 	run_user_message(s, line);
 }
 
