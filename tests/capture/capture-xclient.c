@@ -183,9 +183,14 @@ static int cmd_churn(Display *dpy, int argc, char **argv)
 			set_pid(dpy, ws[i]);
 			XMapWindow(dpy, ws[i]);
 		}
-		XFlush(dpy);
-		for (int i = 0; i < 8; i++)
+		XSync(dpy, False);
+		/* Alive for a moment, so that listings see them and then lose
+		 * them half-way through reading their properties. */
+		nanosleep(&(struct timespec){0, (long)(n % 4) * 500000}, NULL);
+		for (int i = 0; i < 8; i++) {
 			XDestroyWindow(dpy, ws[i]);
+			XFlush(dpy);
+		}
 		XSync(dpy, False);
 		n++;
 	}
