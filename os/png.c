@@ -1,16 +1,18 @@
 /*
  * PNG encoding tuned for screen content, and decoding through libpng.
  *
- * Encoding. libpng's writer is single-threaded, and on a busy 1920x1080
- * desktop its fastest settings that keep the file within 1.15x of scrot's
- * (level 1, Paeth) cost ~29 ms of one core, more than the whole budget of a
- * screenshot at a third of scrot's time. So the encoder here does what pigz
- * does for gzip: the image is cut into horizontal bands that the cores
- * filter and deflate in parallel with zlib, and the bands are joined into
- * one zlib stream (see struct band). Rows are read straight from the BGRX
- * image (no copy of it is made) and filtered with the standard PNG filters
- * and libpng's selection heuristic. The output is a plain 8-bit RGB PNG;
- * the unit tests read it back with libpng itself.
+ * Encoding. libpng's writer is single-threaded and zlib-bound: on a busy
+ * 1920x1080 desktop its fastest settings that keep the file within 1.15x
+ * of scrot's (zlib level 1, Paeth) cost ~29 ms of one core, more than the
+ * whole budget of a screenshot at a third of scrot's time (~22 ms). So the
+ * encoder does what pigz does for gzip: the image is cut into horizontal
+ * bands that all cores filter and deflate in parallel, and the bands are
+ * joined into one zlib stream (see struct band); the deflate itself is
+ * ISA-L's igzip (Debian libisal), 6x faster than zlib's level 1 on these
+ * images. Rows are read straight from the BGRX image (no copy of it is
+ * made) and filtered with the standard PNG filters and libpng's selection
+ * heuristic. The output is a plain 8-bit RGB PNG; the unit tests read it
+ * back with libpng itself, and the integration tests with ImageMagick.
  *
  * Decoding uses libpng. Every libpng error longjmps back into
  * os_png_decode, which frees what it allocated and reports the message
@@ -42,31 +44,35 @@ _Static_assert(OS_PNG_FILTER_AVG == PNG_FILTER_AVG, "filter bits");
 _Static_assert(OS_PNG_FILTER_PAETH == PNG_FILTER_PAETH, "filter bits");
 
 /*
- * The defaults, measured with bench/screenshot-cost on three 1920x1080
- * desktops, each with six xterms full of text (three with the bitmap font
- * "fixed", three anti-aliased DejaVu Sans Mono): "busy" on a noisy plasma
- * wallpaper, "flat" on a plain background, and "aa" (all six anti-aliased,
- * plain background). Sizes relative to scrot's file (zlib level 7, libpng's
- * adaptive filters: 553 KB, 300 KB, 329 KB); encode times in ms on 2 cores,
- * busy desktop, medians (the machine was shared, so +-15 %):
+ * The defaults, measured with bench/screenshot (--desktop busy|flat|aa,
+ * --grid) on three 1920x1080 desktops, each with six xterms full of text
+ * (three with the bitmap font "fixed", three anti-aliased DejaVu Sans
+ * Mono): "busy" on a noisy plasma wallpaper, "flat" on a plain background,
+ * "aa" on a plain background with all six anti-aliased. File sizes are
+ * relative to scrot's (zlib level 7, libpng's adaptive filters: 553, 300
+ * and 329 KB); times are the encoder's on the busy desktop, 2 cores of
+ * which one was mostly taken by another process during the measurement.
  *
- *   level filter          busy   flat   aa     busy ms
- *   1     up              1.16   1.10   1.10    9.8
- *   1     sub             1.11   1.13   1.11   10.1
- *   1     paeth           1.04   1.09   1.09   11.4
- *   1     sub+up+paeth    1.02   1.02   1.01   ~12.5
- *   1     all five        1.02   1.02   1.01   14.0
- *   2     sub+up+paeth    1.00   1.00   0.99   ~13.5
- *   3     all five        0.98   0.97   0.98   19
- *   6     all five        0.88    -      -     73
- *   Z_RLE, any filter     0.84   1.54   1.72   (fast, but anti-aliased
- *                                               text needs real LZ77)
- *   Z_FILTERED at 1..3: identical to the default strategy.
+ *   back end        filter            busy   flat   aa     busy ms
+ *   igzip 1         none              1.50   1.06   1.06    ~5
+ *   igzip 1         up                1.20   1.19   1.22    ~4.5
+ *   igzip 1         sub               1.16   1.21   1.23    ~4.5
+ *   igzip 1         paeth             1.09   1.17   1.21    ~5
+ *   igzip 1         sub+up+paeth      1.06   1.10   1.11     5.0  <- default
+ *   igzip 1         all five          1.06   1.10   1.11    ~6.5
+ *   igzip 2 / 3     sub+up+paeth      same as 1, level 3 ~3x slower
+ *   zlib 1, 2 cores sub+up+paeth      1.02   1.02   1.01    12.5
+ *   zlib 6          all five          0.93   0.90   0.94    ~40
+ *   zlib 9          all five          0.92   0.88   0.92    ~250
+ *   zlib Z_RLE      all five          0.84   1.54   1.72   (anti-aliased
+ *                                                     text needs LZ77)
  *
- * Level 1 with libpng's heuristic over Sub, Up and Paeth is within 2 % of
- * scrot's size on all three: Average never won a row and None rarely, so
- * leaving them out saves 40 % of the filtering at no cost in size. Level 2
- * gains 1-2 % for ~10 % more time.
+ * igzip level 1 with libpng's heuristic over Sub, Up and Paeth stays within
+ * 1.11x of scrot on all three (the target is 1.15x) at a fifth of zlib's
+ * cost; Average never wins a row and None rarely does under the heuristic,
+ * so leaving them out saves 40 % of the filtering for nothing. (None alone
+ * compresses flat desktops better with igzip, but is a disaster on a
+ * wallpaper.) Levels 4..9 go to zlib for callers that prefer size.
  */
 #define DEFAULT_LEVEL 1
 #define DEFAULT_FILTER (PNG_FILTER_SUB | PNG_FILTER_UP | PNG_FILTER_PAETH)
