@@ -62,9 +62,9 @@ _Static_assert(OS_PNG_FILTER_PAETH == PNG_FILTER_PAETH, "filter bits");
  *   igzip 1         all five          1.06   1.10   1.11    ~6.5
  *   igzip 2 / 3     sub+up+paeth      same as 1, level 3 ~3x slower
  *   zlib 1, 2 cores sub+up+paeth      1.02   1.02   1.01    12.5
- *   zlib 6          all five          0.93   0.90   0.94    ~40
- *   zlib 9          all five          0.92   0.88   0.92    ~250
- *   zlib Z_RLE      all five          0.84   1.54   1.72   (anti-aliased
+ *   zlib 6          all five          0.93   0.90   0.94    ~50
+ *   zlib 9          all five          0.92   0.88   0.92    ~300
+ *   zlib Z_RLE      all five          1.20   1.54   1.72   (anti-aliased
  *                                                     text needs LZ77)
  *
  * igzip level 1 with libpng's heuristic over Sub, Up and Paeth stays within
