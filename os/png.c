@@ -202,7 +202,8 @@ static bool chunk_put(struct sink *s, const char *type, const uint8_t *const *pa
  * lost; the bands are then concatenated into one zlib stream whose Adler-32
  * is combined from the bands'. Filtering reads the BGRX rows directly (the
  * row above a band's first row comes from the image itself), so bands are
- * independent and nothing but one row at a time is ever copied.
+ * independent; only the filtered bytes of the band at hand are buffered,
+ * the image itself is never copied.
  */
 struct band {
 	const os_image *img;
