@@ -242,13 +242,15 @@ class WithOpenbox(unittest.TestCase):
         cls.dir = h.tmpdir()
         # A private configuration directory: no user rc file, no session.
         env = cls.x.env(XDG_CONFIG_HOME=cls.dir, HOME=cls.dir)
-        cls.wm = h.Proc(["openbox", "--sm-disable"], env=env)
-
-        def ready():
-            r = h.run(["xprop", "-root", "_NET_SUPPORTING_WM_CHECK"],
-                      env=cls.x.env())
-            return b"window id" in r.stdout
-        if not h.wait_for(ready, timeout=20):
+        # openbox runs the --startup command once it manages windows; its
+        # _NET_SUPPORTING_WM_CHECK appears earlier, and windows mapped in
+        # between may be left unmanaged.
+        flag = os.path.join(cls.dir, "ready")
+        cls.wm = h.Proc(["openbox", "--sm-disable", "--startup",
+                         "touch " + flag], env=env)
+        if not h.wait_for(lambda: os.path.exists(flag), timeout=30):
+            cls.wm.stop()
+            cls.x.stop()
             raise RuntimeError("openbox did not start")
 
     @classmethod
