@@ -268,9 +268,6 @@ class WithOpenbox(unittest.TestCase):
                 return rows if {a.id, b.id} <= {v["id"] for v in rows} else None
             rows = h.wait_for(managed, timeout=10)
             self.assertTrue(rows)
-            # Clients, not openbox's frames, in stacking order bottom to top.
-            ids = [v["id"] for v in rows]
-            self.assertLess(ids.index(a.id), ids.index(b.id))
             # Root coordinates, although openbox reparented the clients.
             for c in (a, b):
                 info = h.run(["xwininfo", "-id", "0x%x" % c.id],
@@ -286,11 +283,17 @@ class WithOpenbox(unittest.TestCase):
             self.assertEqual(active, [a.id])
             ids = [v["id"] for v in rows]
             self.assertGreater(ids.index(a.id), ids.index(b.id))
-            # Decimal ids work too.
+            # Decimal ids work too; the list is bottom to top, so the
+            # window just raised comes last of the two.
             r = windows(self.x, "--activate", str(b.id))
             self.assertEqual(r.returncode, 0, r.stderr)
-            self.assertEqual([v["id"] for v in listing(self.x) if v["active"]],
-                             [b.id])
+            rows = listing(self.x)
+            self.assertEqual([v["id"] for v in rows if v["active"]], [b.id])
+            ids = [v["id"] for v in rows]
+            self.assertGreater(ids.index(b.id), ids.index(a.id))
+            # Clients, never openbox's frames.
+            for v in rows:
+                self.assertIn(v["id"], (a.id, b.id))
         finally:
             a.stop()
             b.stop()
