@@ -94,7 +94,8 @@ const os_image *os_capture_borrow(os_display *d, const os_rect *region);
 bool os_capture_uses_shm(os_display *d);
 
 /*
- * Converts one row of server pixels to BGRX (X set to 0xff). `bpp` is bits
+ * Converts one row of server pixels to BGRX (X set to 0xff, except that a
+ * row already in the BGRX layout is copied as it is). `bpp` is bits
  * per pixel of the source (16, 24 or 32; any other value yields zeros),
  * `msb_first` the server's image byte order, masks the visual's contiguous
  * channel masks. Channels narrower than 8 bits are scaled to 0..255 with
@@ -132,8 +133,8 @@ typedef struct os_png_options {
  * The encoders write img as an 8-bit RGB PNG (the X byte is dropped); `opt`
  * NULL means the tuned defaults (see os/png.c for the measurements). The
  * image is cut into bands compressed on all CPUs in parallel. They fail on
- * an invalid image or options, or on a write error, with os_error() saying
- * which.
+ * an invalid image (or one above 16384 pixels a side) or options, or on a
+ * write error, with os_error() saying which.
  *
  * os_png_write_file writes atomically: a temporary file in the same
  * directory, renamed over `path` once complete. On failure nothing is left

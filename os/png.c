@@ -612,11 +612,14 @@ static bool options_resolve(const os_png_options *opt, int *level, int *filter)
 static bool image_valid(const os_image *img)
 {
 	if (img == NULL || img->pixels == NULL || img->width <= 0 ||
-	    img->height <= 0 || img->width > 16384 * 4 ||
-	    img->stride < img->width * 4)
+	    img->height <= 0 || img->stride < img->width * 4)
 		return os_fail("not a valid image (%dx%d, stride %d)",
 		               img ? img->width : 0, img ? img->height : 0,
 		               img ? img->stride : 0);
+	/* The decoder's limit too; keeps every band below 4 GiB of input. */
+	if (img->width > 16384 || img->height > 16384)
+		return os_fail("image %dx%d too large for PNG encoding (16384 "
+		               "pixels a side at most)", img->width, img->height);
 	return true;
 }
 

@@ -191,6 +191,9 @@ static void test_png_bad_image(void **state)
 	assert_false(os_png_encode(&img, &png, &len, NULL));
 	img = (os_image){NULL, 1, 1, 4};
 	assert_false(os_png_encode(&img, &png, &len, NULL));
+	img = (os_image){px, 16385, 1, 16385 * 4};  /* refused before reading */
+	assert_false(os_png_encode(&img, &png, &len, NULL));
+	assert_non_null(strstr(os_error(), "too large"));
 	assert_false(os_png_encode(NULL, &png, &len, NULL));
 	assert_false(os_png_write_fd(&img, -1, NULL));
 }
