@@ -50,20 +50,20 @@ _Static_assert(OS_PNG_FILTER_PAETH == PNG_FILTER_PAETH, "filter bits");
  * Mono): "busy" on a noisy plasma wallpaper, "flat" on a plain background,
  * "aa" on a plain background with all six anti-aliased. File sizes are
  * relative to scrot's (zlib level 7, libpng's adaptive filters: 553, 300
- * and 329 KB); times are the encoder's on the busy desktop, 2 cores of
- * which one was mostly taken by another process during the measurement.
+ * and 329 KB); times are the encoder's on the busy desktop, 2 cores,
+ * medians of bench/screenshot-cost (+-20 %: the machine is shared).
  *
  *   back end        filter            busy   flat   aa     busy ms
- *   igzip 1         none              1.50   1.06   1.06    ~5
- *   igzip 1         up                1.20   1.19   1.22    ~4.5
- *   igzip 1         sub               1.16   1.21   1.23    ~4.5
- *   igzip 1         paeth             1.09   1.17   1.21    ~5
- *   igzip 1         sub+up+paeth      1.06   1.10   1.11     5.0  <- default
- *   igzip 1         all five          1.06   1.10   1.11    ~6.5
- *   igzip 2 / 3     sub+up+paeth      same as 1, level 3 ~3x slower
- *   zlib 1, 2 cores sub+up+paeth      1.02   1.02   1.01    12.5
- *   zlib 6          all five          0.93   0.90   0.94    ~50
- *   zlib 9          all five          0.92   0.88   0.92    ~300
+ *   igzip 1         none              1.50   1.06   1.06    4.3
+ *   igzip 1         up                1.20   1.19   1.22    3.9
+ *   igzip 1         sub               1.16   1.21   1.23    4.5
+ *   igzip 1         paeth             1.09   1.17   1.21    5.0
+ *   igzip 1         sub+up+paeth      1.06   1.10   1.11    3.3-6  <- default
+ *   igzip 1         all five          1.06   1.10   1.11    6.7
+ *   igzip 3         all five          1.07   1.12   1.13   12
+ *   zlib 1, 2 cores sub+up+paeth      1.02   1.02   1.01   12.5
+ *   zlib 6          all five          0.93   0.90   0.94   38
+ *   zlib 9          all five          0.92   0.88   0.92  178
  *   zlib Z_RLE      all five          1.20   1.54   1.72   (anti-aliased
  *                                                     text needs LZ77)
  *
