@@ -61,11 +61,13 @@ _Static_assert(OS_PNG_FILTER_PAETH == PNG_FILTER_PAETH, "filter bits");
  *   igzip 1         sub+up+paeth      1.06   1.10   1.11    3.3-6  <- default
  *   igzip 1         all five          1.06   1.10   1.11    6.7
  *   igzip 3         all five          1.07   1.12   1.13   12
- *   zlib 1, 2 cores sub+up+paeth      1.02   1.02   1.01   12.5
+ *   zlib 1 [1]      sub+up+paeth      1.02   1.02   1.01   12.5
  *   zlib 6          all five          0.93   0.90   0.94   38
  *   zlib 9          all five          0.92   0.88   0.92  178
  *   zlib Z_RLE      all five          1.20   1.54   1.72   (anti-aliased
  *                                                     text needs LZ77)
+ * [1] the same band encoder with zlib instead of igzip (an earlier build;
+ *     zlib levels 1..3 are no longer selectable).
  *
  * igzip level 1 with libpng's heuristic over Sub, Up and Paeth stays within
  * 1.11x of scrot on all three (the target is 1.15x) at a fifth of zlib's
