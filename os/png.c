@@ -64,7 +64,7 @@ _Static_assert(OS_PNG_FILTER_PAETH == PNG_FILTER_PAETH, "filter bits");
  *   zlib 1 [1]      sub+up+paeth      1.02   1.02   1.01   12.5
  *   zlib 6          all five          0.93   0.90   0.94   38
  *   zlib 9          all five          0.92   0.88   0.92  178
- *   zlib Z_RLE      all five          1.20   1.54   1.72   (anti-aliased
+ *   zlib Z_RLE [1]  all five          1.20   1.54   1.72   (anti-aliased
  *                                                     text needs LZ77)
  * [1] the same band encoder with zlib instead of igzip (an earlier build;
  *     zlib levels 1..3 are no longer selectable).
