@@ -16,7 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
+#include <sys/mman.h>
 #include <sys/shm.h>
+
+#ifndef MADV_POPULATE_READ
+#define MADV_POPULATE_READ 22
+#endif
 
 #include "os/os-internal.h"
 
@@ -29,6 +34,7 @@ struct os_capture_state {
 	XShmSegmentInfo seg;    /* valid while seg_attached */
 	size_t seg_size;
 	bool seg_attached;
+	bool seg_verified;      /* the server was seen writing into it */
 	XImage *shm_img;        /* header over seg, for the last region size */
 
 	XImage *get_img;        /* last XGetImage result, kept for borrowing */
@@ -354,6 +360,7 @@ static bool shm_ensure(os_display *d, struct os_capture_state *st, size_t need)
 		return false;
 	}
 	st->seg_attached = true;
+	st->seg_verified = false;
 	st->seg_size = need;
 	return true;
 }
@@ -381,6 +388,18 @@ static XImage *grab_shm(os_display *d, struct os_capture_state *st,
 	if (!ok)
 		return NULL;
 	img->data = st->seg.shmaddr;
+	/*
+	 * A client in another IPC namespace than the server (a container
+	 * without --ipc=host) hands over a segment id that means nothing to
+	 * the server, or, worse, another segment of the server's namespace:
+	 * then the attach succeeds and the pixels land elsewhere. So the
+	 * first grab into a new segment checks that the server wrote the
+	 * first row, which is pre-filled with a pattern no screen row has
+	 * all along (if one ever does, we merely fall back to XGetImage).
+	 */
+	size_t probe = (size_t)img->bytes_per_line;
+	if (!st->seg_verified)
+		memset(img->data, 0xa5, probe);
 	os_x_trap_begin(d);
 	Status s = XShmGetImage(d->dpy, d->root, img, r->x, r->y, AllPlanes);
 	int err = os_x_trap_end(d, "XShmGetImage");
@@ -388,6 +407,24 @@ static XImage *grab_shm(os_display *d, struct os_capture_state *st,
 		if (!s && err == 0)
 			os_fail("XShmGetImage failed");
 		return NULL;
+	}
+	if (!st->seg_verified) {
+		const uint8_t *p = (const uint8_t *)img->data;
+		size_t i = 0;
+		while (i < probe && p[i] == 0xa5)
+			i++;
+		if (i == probe) {
+			os_fail("MIT-SHM: the server did not write into the shared "
+			        "segment (different IPC namespaces?)");
+			return NULL;
+		}
+		st->seg_verified = true;
+		/*
+		 * Map the freshly written pages in one call rather than
+		 * through 2000 page faults while encoding (saves ~1.5 ms of
+		 * CPU on 1920x1080). Older kernels refuse: harmless.
+		 */
+		madvise(st->seg.shmaddr, st->seg_size, MADV_POPULATE_READ);
 	}
 	return img;
 }

@@ -94,7 +94,8 @@ const os_image *os_capture_borrow(os_display *d, const os_rect *region);
 bool os_capture_uses_shm(os_display *d);
 
 /*
- * Converts one row of server pixels to BGRX (X set to 0xff). `bpp` is bits
+ * Converts one row of server pixels to BGRX (X set to 0xff, except that a
+ * row already in the BGRX layout is copied as it is). `bpp` is bits
  * per pixel of the source (16, 24 or 32; any other value yields zeros),
  * `msb_first` the server's image byte order, masks the visual's contiguous
  * channel masks. Channels narrower than 8 bits are scaled to 0..255 with
@@ -116,15 +117,24 @@ void os_pixels_convert_row(const uint8_t *src, uint8_t *dst, int width, int bpp,
 #define OS_PNG_FILTER_ALL 0xf8
 
 typedef struct os_png_options {
-	int level;      /* zlib level 0..9; -1: the tuned default */
-	int filter;     /* OS_PNG_FILTER_* bit set; -1: the tuned default */
+	/*
+	 * Compression effort 0..9: 1..3 use ISA-L's igzip levels 1..3 (fast),
+	 * 0 and 4..9 zlib's levels; -1: the tuned default (1).
+	 */
+	int level;
+	/*
+	 * OS_PNG_FILTER_* bit set; with several bits each row gets the one
+	 * libpng's heuristic prefers. -1: the tuned default (Sub|Up|Paeth).
+	 */
+	int filter;
 } os_png_options;
 
 /*
  * The encoders write img as an 8-bit RGB PNG (the X byte is dropped); `opt`
- * NULL means the tuned defaults (see os/png.c for the measurements). They
- * fail on an invalid image or options, or on a write error, with os_error()
- * saying which.
+ * NULL means the tuned defaults (see os/png.c for the measurements). The
+ * image is cut into bands compressed on all CPUs in parallel. They fail on
+ * an invalid image (or one above 16384 pixels a side) or options, or on a
+ * write error, with os_error() saying which.
  *
  * os_png_write_file writes atomically: a temporary file in the same
  * directory, renamed over `path` once complete. On failure nothing is left

@@ -1,16 +1,18 @@
 /*
  * PNG encoding tuned for screen content, and decoding through libpng.
  *
- * Encoding. libpng's writer is single-threaded, and on a busy 1920x1080
- * desktop its fastest settings that keep the file within 1.15x of scrot's
- * (level 1, Paeth) cost ~29 ms of one core, more than the whole budget of a
- * screenshot at a third of scrot's time. So the encoder here does what pigz
- * does for gzip: the image is cut into horizontal bands that the cores
- * filter and deflate in parallel with zlib, and the bands are joined into
- * one zlib stream (see struct band). Rows are read straight from the BGRX
- * image (no copy of it is made) and filtered with the standard PNG filters
- * and libpng's selection heuristic. The output is a plain 8-bit RGB PNG;
- * the unit tests read it back with libpng itself.
+ * Encoding. libpng's writer is single-threaded and zlib-bound: on a busy
+ * 1920x1080 desktop its fastest settings that keep the file within 1.15x
+ * of scrot's (zlib level 1, Paeth) cost ~29 ms of one core, more than the
+ * whole budget of a screenshot at a third of scrot's time (~22 ms). So the
+ * encoder does what pigz does for gzip: the image is cut into horizontal
+ * bands that all cores filter and deflate in parallel, and the bands are
+ * joined into one zlib stream (see struct band); the deflate itself is
+ * ISA-L's igzip (Debian libisal), 6x faster than zlib's level 1 on these
+ * images. Rows are read straight from the BGRX image (no copy of it is
+ * made) and filtered with the standard PNG filters and libpng's selection
+ * heuristic. The output is a plain 8-bit RGB PNG; the unit tests read it
+ * back with libpng itself, and the integration tests with ImageMagick.
  *
  * Decoding uses libpng. Every libpng error longjmps back into
  * os_png_decode, which frees what it allocated and reports the message
@@ -30,6 +32,7 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
 #include "os/os-internal.h"
@@ -41,41 +44,50 @@ _Static_assert(OS_PNG_FILTER_AVG == PNG_FILTER_AVG, "filter bits");
 _Static_assert(OS_PNG_FILTER_PAETH == PNG_FILTER_PAETH, "filter bits");
 
 /*
- * The defaults, measured with bench/screenshot-cost on three 1920x1080
- * desktops, each with six xterms full of text (three with the bitmap font
- * "fixed", three anti-aliased DejaVu Sans Mono): "busy" on a noisy plasma
- * wallpaper, "flat" on a plain background, and "aa" (all six anti-aliased,
- * plain background). Sizes relative to scrot's file (zlib level 7, libpng's
- * adaptive filters: 553 KB, 300 KB, 329 KB); encode times in ms on 2 cores,
- * busy desktop, medians (the machine was shared, so +-15 %):
+ * The defaults, measured with bench/screenshot (--desktop busy|flat|aa,
+ * --grid) on three 1920x1080 desktops, each with six xterms full of text
+ * (three with the bitmap font "fixed", three anti-aliased DejaVu Sans
+ * Mono): "busy" on a noisy plasma wallpaper, "flat" on a plain background,
+ * "aa" on a plain background with all six anti-aliased. File sizes are
+ * relative to scrot's (zlib level 7, libpng's adaptive filters: 553, 300
+ * and 329 KB); times are the encoder's on the busy desktop, 2 cores,
+ * medians of bench/screenshot-cost (+-20 %: the machine is shared).
  *
- *   level filter          busy   flat   aa     busy ms
- *   1     up              1.16   1.10   1.10    9.8
- *   1     sub             1.11   1.13   1.11   10.1
- *   1     paeth           1.04   1.09   1.09   11.4
- *   1     sub+up+paeth    1.02   1.02   1.01   ~12.5
- *   1     all five        1.02   1.02   1.01   14.0
- *   2     sub+up+paeth    1.00   1.00   0.99   ~13.5
- *   3     all five        0.98   0.97   0.98   19
- *   6     all five        0.88    -      -     73
- *   Z_RLE, any filter     0.84   1.54   1.72   (fast, but anti-aliased
- *                                               text needs real LZ77)
- *   Z_FILTERED at 1..3: identical to the default strategy.
+ *   back end        filter            busy   flat   aa     busy ms
+ *   igzip 1         none              1.50   1.06   1.06    4.3
+ *   igzip 1         up                1.20   1.19   1.22    3.9
+ *   igzip 1         sub               1.16   1.21   1.23    4.5
+ *   igzip 1         paeth             1.09   1.17   1.21    5.0
+ *   igzip 1         sub+up+paeth      1.06   1.10   1.11    3.3-6  <- default
+ *   igzip 1         all five          1.06   1.10   1.11    6.7
+ *   igzip 3         all five          1.07   1.12   1.13   12
+ *   zlib 1 [1]      sub+up+paeth      1.02   1.02   1.01   12.5
+ *   zlib 6          all five          0.93   0.90   0.94   38
+ *   zlib 9          all five          0.92   0.88   0.92  178
+ *   zlib Z_RLE [1]  all five          1.20   1.54   1.72   (anti-aliased
+ *                                                     text needs LZ77)
+ * [1] the same band encoder with zlib instead of igzip (an earlier build;
+ *     zlib levels 1..3 are no longer selectable).
  *
- * Level 1 with libpng's heuristic over Sub, Up and Paeth is within 2 % of
- * scrot's size on all three: Average never won a row and None rarely, so
- * leaving them out saves 40 % of the filtering at no cost in size. Level 2
- * gains 1-2 % for ~10 % more time.
+ * igzip level 1 with libpng's heuristic over Sub, Up and Paeth stays within
+ * 1.11x of scrot on all three (the target is 1.15x) at a fifth of zlib's
+ * cost; Average never wins a row and None rarely does under the heuristic,
+ * so leaving them out saves 40 % of the filtering for nothing. (None alone
+ * compresses flat desktops better with igzip, but is a disaster on a
+ * wallpaper.) Levels 4..9 go to zlib for callers that prefer size.
  */
 #define DEFAULT_LEVEL 1
 #define DEFAULT_FILTER (PNG_FILTER_SUB | PNG_FILTER_UP | PNG_FILTER_PAETH)
 #define DEFAULT_STRATEGY Z_DEFAULT_STRATEGY
 
 /*
- * The filter loops are the only hot code here; at -O2 GCC does not
- * vectorize them, at -O3 they run ~2x faster.
+ * The filter loops are the only hot code of our own: GCC vectorizes them
+ * at -O3 (not at the project's -O2), and on x86-64 also builds an AVX2
+ * clone picked at load time; together 3x faster than plain -O2.
  */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define HOT __attribute__((optimize("O3"), target_clones("avx2", "default")))
+#elif defined(__GNUC__) && !defined(__clang__)
 #define HOT __attribute__((optimize("O3")))
 #else
 #define HOT
@@ -192,7 +204,8 @@ static bool chunk_put(struct sink *s, const char *type, const uint8_t *const *pa
  * lost; the bands are then concatenated into one zlib stream whose Adler-32
  * is combined from the bands'. Filtering reads the BGRX rows directly (the
  * row above a band's first row comes from the image itself), so bands are
- * independent and nothing but one row at a time is ever copied.
+ * independent; only the filtered bytes of the band at hand are buffered,
+ * the image itself is never copied.
  */
 struct band {
 	const os_image *img;
@@ -246,59 +259,68 @@ HOT static void bgrx_to_rgb(const uint8_t *restrict src, uint8_t *restrict dst,
 	}
 }
 
-/* Branch-free so that the compiler can vectorize the filter loop. */
-static inline uint8_t paeth(int a, int b, int c)
+/*
+ * Branch-free and in 16-bit arithmetic (every intermediate fits), so that
+ * the compiler vectorizes the Paeth loop eight or sixteen lanes wide.
+ */
+static inline uint8_t paeth(int16_t a, int16_t b, int16_t c)
 {
-	int pa = abs(b - c), pb = abs(a - c), pc = abs(a + b - 2 * c);
-	int bc = pb <= pc ? b : c;
+	int16_t pa = (int16_t)(b - c), pb = (int16_t)(a - c);
+	int16_t pc = (int16_t)(a + b - 2 * c);
+	pa = (int16_t)(pa < 0 ? -pa : pa);
+	pb = (int16_t)(pb < 0 ? -pb : pb);
+	pc = (int16_t)(pc < 0 ? -pc : pc);
+	int16_t bc = pb <= pc ? b : c;
 	return (uint8_t)(pa <= pb && pa <= pc ? a : bc);
 }
 
 /* Writes filter type t (0..4) of cur against prev into out[0..n]. */
-/*
- * Writes filter type t (0..4) of cur against prev into out[0..n] and
- * returns libpng's selection heuristic for it: the sum of the filtered
- * bytes read as signed magnitudes. One pass does both.
- */
-#define FILTER_LOOP(first, rest)                                          \
-	do {                                                              \
-		for (i = 0; i < 3 && i < n; i++) {                        \
-			o[i] = (uint8_t)(first);                          \
-			sum += (unsigned)abs((int8_t)o[i]);               \
-		}                                                         \
-		for (; i < n; i++) {                                      \
-			o[i] = (uint8_t)(rest);                           \
-			sum += (unsigned)abs((int8_t)o[i]);               \
-		}                                                         \
-	} while (0)
-
-HOT static unsigned long filter_row(int t, const uint8_t *restrict cur,
-                                    const uint8_t *restrict prev,
-                                    uint8_t *restrict out, size_t n)
+HOT static void filter_row(int t, const uint8_t *restrict cur,
+                           const uint8_t *restrict prev, uint8_t *restrict out,
+                           size_t n)
 {
 	out[0] = (uint8_t)t;
 	uint8_t *restrict o = out + 1;
-	unsigned long sum = 0;
 	size_t i;
 	switch (t) {
 	case 0:
-		FILTER_LOOP(cur[i], cur[i]);
+		memcpy(o, cur, n);
 		break;
 	case 1:
-		FILTER_LOOP(cur[i], cur[i] - cur[i - 3]);
+		for (i = 0; i < 3 && i < n; i++)
+			o[i] = cur[i];
+		for (; i < n; i++)
+			o[i] = (uint8_t)(cur[i] - cur[i - 3]);
 		break;
 	case 2:
-		FILTER_LOOP(cur[i] - prev[i], cur[i] - prev[i]);
+		for (i = 0; i < n; i++)
+			o[i] = (uint8_t)(cur[i] - prev[i]);
 		break;
 	case 3:
-		FILTER_LOOP(cur[i] - (prev[i] >> 1),
-		            cur[i] - ((cur[i - 3] + prev[i]) >> 1));
+		for (i = 0; i < 3 && i < n; i++)
+			o[i] = (uint8_t)(cur[i] - (prev[i] >> 1));
+		for (; i < n; i++)
+			o[i] = (uint8_t)(cur[i] - ((cur[i - 3] + prev[i]) >> 1));
 		break;
 	default:
-		FILTER_LOOP(cur[i] - prev[i],
-		            cur[i] - paeth(cur[i - 3], prev[i], prev[i - 3]));
+		for (i = 0; i < 3 && i < n; i++)
+			o[i] = (uint8_t)(cur[i] - prev[i]);
+		for (; i < n; i++)
+			o[i] = (uint8_t)(cur[i] - paeth(cur[i - 3], prev[i], prev[i - 3]));
 		break;
 	}
+}
+
+/*
+ * libpng's selection heuristic: the sum of the filtered bytes read as
+ * signed magnitudes. |(int8_t)v| is written as |(v ^ 0x80) - 128| so that
+ * the compiler recognises a sum of absolute differences (psadbw).
+ */
+HOT static uint32_t filter_cost(const uint8_t *restrict f, size_t n)
+{
+	uint32_t sum = 0;
+	for (size_t i = 1; i <= n; i++)
+		sum += (uint32_t)abs((int)(uint8_t)(f[i] ^ 0x80) - 128);
 	return sum;
 }
 
@@ -310,12 +332,17 @@ static const uint8_t *filter_pick(struct rows *r, int allowed)
 {
 	static const int bit[5] = {PNG_FILTER_NONE, PNG_FILTER_SUB, PNG_FILTER_UP,
 	                           PNG_FILTER_AVG, PNG_FILTER_PAETH};
-	int best = -1;
-	unsigned long best_cost = 0;
+	int best = -1, count = 0;
+	uint32_t best_cost = 0;
+	for (int t = 0; t < 5; t++)
+		count += (allowed & bit[t]) != 0;
 	for (int t = 0; t < 5; t++) {
 		if (!(allowed & bit[t]))
 			continue;
-		unsigned long c = filter_row(t, r->cur, r->prev, r->cand[t], r->n);
+		filter_row(t, r->cur, r->prev, r->cand[t], r->n);
+		if (count == 1)
+			return r->cand[t];
+		uint32_t c = filter_cost(r->cand[t], r->n);
 		if (best < 0 || c < best_cost) {
 			best = t;
 			best_cost = c;
@@ -344,28 +371,146 @@ static void rows_start(struct rows *r, const os_image *img, int y0)
 		            r->cur, (size_t)img->width);
 }
 
-static bool band_out_room(struct band *b, z_stream *z)
+/*
+ * The deflate back end of one thread: ISA-L's igzip for levels 1..3 (6x
+ * faster than zlib's level 1 on screen content, files 4-10 % larger), zlib
+ * for 0 and 4..9. Both produce raw deflate streams that are cut with a
+ * sync flush and primed with a dictionary in the same way.
+ */
+struct deflater {
+	bool isal;
+	bool ready, used;
+	z_stream z;
+	struct isal_zstream s;
+	uint8_t *level_buf;
+};
+
+static bool deflater_init(struct deflater *d, int level, int strategy)
 {
-	if (z->avail_out > 0)
-		return true;
-	size_t cap = b->out_cap * 2 + 4096;
+	memset(d, 0, sizeof(*d));
+	d->isal = level >= 1 && level <= 3;
+	if (!d->isal) {
+		d->ready = deflateInit2(&d->z, level, Z_DEFLATED, -15, 9,
+		                        strategy) == Z_OK;
+		return d->ready;
+	}
+	static const uint32_t sizes[4] = {0, ISAL_DEF_LVL1_DEFAULT,
+	                                  ISAL_DEF_LVL2_DEFAULT,
+	                                  ISAL_DEF_LVL3_DEFAULT};
+	d->level_buf = malloc(sizes[level]);
+	if (d->level_buf == NULL)
+		return false;
+	isal_deflate_init(&d->s);
+	d->s.level = (uint32_t)level;
+	d->s.level_buf = d->level_buf;
+	d->s.level_buf_size = sizes[level];
+	d->s.gzip_flag = IGZIP_DEFLATE;
+	d->ready = true;
+	return true;
+}
+
+static void deflater_finish(struct deflater *d)
+{
+	if (d->ready && !d->isal)
+		deflateEnd(&d->z);
+	free(d->level_buf);
+	d->ready = false;
+}
+
+/* A fresh stream for the next band, primed with `dict` (may be empty). */
+static bool deflater_start(struct deflater *d, uint8_t *dict, size_t len)
+{
+	if (d->isal) {
+		if (d->used)
+			isal_deflate_reset(&d->s);
+		d->used = true;
+		return len == 0 ||
+		       isal_deflate_set_dict(&d->s, dict, (uint32_t)len) == COMP_OK;
+	}
+	if (d->used && deflateReset(&d->z) != Z_OK)
+		return false;
+	d->used = true;
+	return len == 0 || deflateSetDictionary(&d->z, dict, (uInt)len) == Z_OK;
+}
+
+static bool band_grow(struct band *b)
+{
+	size_t cap = b->out_cap + b->out_cap / 2 + 65536;
 	uint8_t *p = realloc(b->out, cap);
 	if (p == NULL)
 		return false;
 	b->out = p;
 	b->out_cap = cap;
-	z->next_out = b->out + b->out_len;
-	z->avail_out = (uInt)(cap - b->out_len > UINT32_MAX ? UINT32_MAX
-	                                                      : cap - b->out_len);
 	return true;
+}
+
+static size_t avail(const struct band *b)
+{
+	size_t room = b->out_cap - b->out_len;
+	return room > UINT32_MAX ? UINT32_MAX : room;
+}
+
+/*
+ * Compresses all of in[0..n) into b->out, ending with a sync flush (byte
+ * aligned, stream left open) or, for the last band, the final block.
+ */
+static const char *deflater_run(struct deflater *d, struct band *b,
+                                uint8_t *in, size_t n)
+{
+	struct isal_zstream *s = &d->s;
+	z_stream *z = &d->z;
+	if (d->isal) {
+		s->next_in = in;
+		s->avail_in = (uint32_t)n;
+		s->flush = b->last ? NO_FLUSH : SYNC_FLUSH;
+		s->end_of_stream = b->last;
+	} else {
+		z->next_in = in;
+		z->avail_in = (uInt)n;
+	}
+	bool stalled = false;
+	for (int rounds = 0; rounds < 100000; rounds++) {
+		/* Grow when (nearly) full, or when a call could not move. */
+		if ((b->out_cap - b->out_len < 64 || stalled) && !band_grow(b))
+			return "out of memory";
+		uint32_t room = (uint32_t)avail(b);
+		if (d->isal) {
+			s->next_out = b->out + b->out_len;
+			s->avail_out = room;
+			uint32_t had = s->avail_in;
+			if (isal_deflate(s) != COMP_OK)
+				return "igzip failed";
+			b->out_len += room - s->avail_out;
+			stalled = had == s->avail_in && room == s->avail_out;
+			/* igzip: output left over means everything was flushed. */
+			if (b->last ? s->internal_state.state == ZSTATE_END
+			            : s->avail_in == 0 && s->avail_out > 0)
+				return NULL;
+		} else {
+			z->next_out = b->out + b->out_len;
+			z->avail_out = room;
+			uInt had = z->avail_in;
+			int zr = deflate(z, b->last ? Z_FINISH : Z_SYNC_FLUSH);
+			b->out_len += room - z->avail_out;
+			if (zr == Z_STREAM_END)
+				return NULL;
+			if (zr != Z_OK && zr != Z_BUF_ERROR)
+				return "zlib failed";
+			stalled = had == z->avail_in && room == z->avail_out;
+			if (!b->last && z->avail_in == 0 && z->avail_out > 0)
+				return NULL;
+		}
+	}
+	return "the compressor made no progress";
 }
 
 /* What one thread keeps between the bands it compresses. */
 struct worker {
 	struct rows r;
-	z_stream z;
-	bool z_ready, z_used;
+	struct deflater def;
 	uint8_t *dict;
+	uint8_t *filtered;      /* one band's filtered rows */
+	size_t filtered_cap;
 };
 
 #define DICT_MAX 32768
@@ -377,33 +522,29 @@ static bool worker_init(struct worker *w, const struct band *b)
 		return false;
 	size_t row_bytes = w->r.n + 1;
 	w->dict = malloc(((DICT_MAX + row_bytes - 1) / row_bytes) * row_bytes);
-	if (w->dict == NULL)
-		return false;
-	if (deflateInit2(&w->z, b->level, Z_DEFLATED, -15, 9, b->strategy) != Z_OK)
-		return false;
-	w->z_ready = true;
-	return true;
+	return w->dict != NULL && deflater_init(&w->def, b->level, b->strategy);
 }
 
 static void worker_finish(struct worker *w)
 {
-	if (w->z_ready)
-		deflateEnd(&w->z);
+	deflater_finish(&w->def);
 	rows_finish(&w->r);
 	free(w->dict);
+	free(w->filtered);
 }
 
+/*
+ * Filters the band's rows into one buffer (the row above its first row is
+ * read from the image, so bands never wait for each other), then
+ * compresses the buffer in one call: both back ends are fastest that way.
+ */
 static void band_run(struct band *b, struct worker *w)
 {
 	const os_image *img = b->img;
 	struct rows *r = &w->r;
-	z_stream *z = &w->z;
-	if (w->z_used && deflateReset(z) != Z_OK) {
-		b->error = "zlib failed";
-		return;
-	}
-	w->z_used = true;
 	size_t row_bytes = r->n + 1;
+	size_t dict_len = 0;
+	uint8_t *dict = w->dict;
 	if (b->y0 > 0) {
 		/* The previous band's last 32 KiB of filtered bytes. */
 		int back = (int)((DICT_MAX + row_bytes - 1) / row_bytes);
@@ -415,56 +556,38 @@ static void band_run(struct band *b, struct worker *w)
 			memcpy(w->dict + (size_t)(y - ya) * row_bytes,
 			       filter_pick(r, b->filter), row_bytes);
 		}
-		size_t use = dlen < DICT_MAX ? dlen : DICT_MAX;
-		deflateSetDictionary(z, w->dict + dlen - use, (uInt)use);
+		dict_len = dlen < DICT_MAX ? dlen : DICT_MAX;
+		dict = w->dict + dlen - dict_len;
+	}
+	if (!deflater_start(&w->def, dict, dict_len)) {
+		b->error = "cannot start the compressor";
+		return;
 	}
 	b->in_len = (size_t)(b->y1 - b->y0) * row_bytes;
-	b->out_cap = deflateBound(z, (uLong)b->in_len) + 64;
+	if (b->in_len > w->filtered_cap) {
+		uint8_t *p = realloc(w->filtered, b->in_len);
+		if (p == NULL) {
+			b->error = "out of memory";
+			return;
+		}
+		w->filtered = p;
+		w->filtered_cap = b->in_len;
+	}
+	rows_start(r, img, b->y0);
+	for (int y = b->y0; y < b->y1; y++) {
+		rows_advance(r, img, y);
+		memcpy(w->filtered + (size_t)(y - b->y0) * row_bytes,
+		       filter_pick(r, b->filter), row_bytes);
+	}
+	b->adler = adler32_z(adler32(0L, Z_NULL, 0), w->filtered, b->in_len);
+	/* Screen content compresses well: start at a third, grow if needed. */
+	b->out_cap = b->in_len / 3 + 65536;
 	b->out = malloc(b->out_cap);
 	if (b->out == NULL) {
 		b->error = "out of memory";
 		return;
 	}
-	z->next_out = b->out;
-	z->avail_out = (uInt)(b->out_cap > UINT32_MAX ? UINT32_MAX : b->out_cap);
-	b->adler = adler32(0L, Z_NULL, 0);
-	rows_start(r, img, b->y0);
-	for (int y = b->y0; y < b->y1; y++) {
-		rows_advance(r, img, y);
-		const uint8_t *f = filter_pick(r, b->filter);
-		b->adler = adler32_z(b->adler, f, row_bytes);
-		z->next_in = (Bytef *)f;
-		z->avail_in = (uInt)row_bytes;
-		while (z->avail_in > 0) {
-			if (!band_out_room(b, z)) {
-				b->error = "out of memory";
-				return;
-			}
-			int zr = deflate(z, Z_NO_FLUSH);
-			b->out_len = (size_t)(z->next_out - b->out);
-			if (zr != Z_OK && zr != Z_BUF_ERROR) {
-				b->error = "zlib failed";
-				return;
-			}
-		}
-	}
-	/* Z_SYNC_FLUSH ends on a byte boundary with the stream still open. */
-	int flush = b->last ? Z_FINISH : Z_SYNC_FLUSH;
-	for (;;) {
-		if (!band_out_room(b, z)) {
-			b->error = "out of memory";
-			return;
-		}
-		int zr = deflate(z, flush);
-		b->out_len = (size_t)(z->next_out - b->out);
-		if (zr == Z_STREAM_END || (flush == Z_SYNC_FLUSH && zr == Z_OK &&
-		                           z->avail_out > 0))
-			return;
-		if (zr != Z_OK && zr != Z_BUF_ERROR) {
-			b->error = "zlib failed";
-			return;
-		}
-	}
+	b->error = deflater_run(&w->def, b, w->filtered, b->in_len);
 }
 
 static bool options_resolve(const os_png_options *opt, int *level, int *filter)
@@ -491,11 +614,14 @@ static bool options_resolve(const os_png_options *opt, int *level, int *filter)
 static bool image_valid(const os_image *img)
 {
 	if (img == NULL || img->pixels == NULL || img->width <= 0 ||
-	    img->height <= 0 || img->width > 16384 * 4 ||
-	    img->stride < img->width * 4)
+	    img->height <= 0 || img->stride < img->width * 4)
 		return os_fail("not a valid image (%dx%d, stride %d)",
 		               img ? img->width : 0, img ? img->height : 0,
 		               img ? img->stride : 0);
+	/* The decoder's limit too; keeps every band below 4 GiB of input. */
+	if (img->width > 16384 || img->height > 16384)
+		return os_fail("image %dx%d too large for PNG encoding (16384 "
+		               "pixels a side at most)", img->width, img->height);
 	return true;
 }
 

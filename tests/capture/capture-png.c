@@ -7,6 +7,8 @@
  *       when equal, 1 when not, 2 on unreadable input.
  *   capture-png info A.png
  *       prints "WxH".
+ *   capture-png dump A.png
+ *       writes the pixels to standard output as raw RGB, row after row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,8 +28,24 @@ int main(int argc, char **argv)
 		os_image_destroy(a);
 		return 0;
 	}
+	if (argc >= 3 && strcmp(argv[1], "dump") == 0) {
+		os_image *a = os_png_read_file(argv[2]);
+		if (a == NULL) {
+			fprintf(stderr, "capture-png: %s\n", os_error());
+			return 2;
+		}
+		for (int y = 0; y < a->height; y++)
+			for (int x = 0; x < a->width; x++) {
+				const uint8_t *p = a->pixels + (size_t)y * (size_t)a->stride +
+				                   (size_t)x * 4;
+				uint8_t rgb[3] = {p[2], p[1], p[0]};
+				fwrite(rgb, 1, 3, stdout);
+			}
+		os_image_destroy(a);
+		return fflush(stdout) == 0 ? 0 : 2;
+	}
 	if (argc < 4 || strcmp(argv[1], "compare") != 0) {
-		fprintf(stderr, "usage: capture-png compare A B [X,Y,W,H] | info A\n");
+		fprintf(stderr, "usage: capture-png compare A B [X,Y,W,H] | info A | dump A\n");
 		return 2;
 	}
 	os_image *a = os_png_read_file(argv[2]);

@@ -9,6 +9,10 @@
  *       keeps it until standard input closes. --latin1-name takes UTF-8 and
  *       stores it as STRING (ISO 8859-1) in WM_NAME; --compound-name stores
  *       it as COMPOUND_TEXT in WM_NAME; --utf8-name sets _NET_WM_NAME.
+ *   capture-xclient framed [--utf8-name T]
+ *       plays a reparenting window manager without EWMH: a frame window
+ *       (no WM_STATE) at 50,50 holding a client window with WM_STATE at
+ *       10,20 inside it; prints "FRAME CLIENT" and waits like `window`.
  *   capture-xclient churn SECONDS
  *       creates, maps and destroys named top-level windows in a loop.
  */
@@ -124,6 +128,36 @@ static int cmd_window(Display *dpy, int argc, char **argv)
 	return 0;
 }
 
+static int cmd_framed(Display *dpy, int argc, char **argv)
+{
+	const char *name = "framed client";
+	if (argc >= 4 && strcmp(argv[2], "--utf8-name") == 0)
+		name = argv[3];
+	Window frame = XCreateSimpleWindow(dpy, DefaultRootWindow(dpy), 50, 50,
+	                                   300, 200, 0, 0, 0x808080);
+	Window client = XCreateSimpleWindow(dpy, frame, 10, 20, 280, 170, 0, 0,
+	                                    0xffffff);
+	Atom wm_state = XInternAtom(dpy, "WM_STATE", False);
+	long state[2] = {NormalState, None};
+	XChangeProperty(dpy, client, wm_state, wm_state, 32, PropModeReplace,
+	                (unsigned char *)state, 2);
+	XChangeProperty(dpy, client, XInternAtom(dpy, "_NET_WM_NAME", False),
+	                XInternAtom(dpy, "UTF8_STRING", False), 8, PropModeReplace,
+	                (const unsigned char *)name, (int)strlen(name));
+	XClassHint hint = {(char *)"framed", (char *)"Framed"};
+	XSetClassHint(dpy, client, &hint);
+	set_pid(dpy, client);
+	XMapWindow(dpy, client);
+	XMapWindow(dpy, frame);
+	XSync(dpy, False);
+	printf("0x%lx 0x%lx\n", frame, client);
+	fflush(stdout);
+	char buf[64];
+	while (read(0, buf, sizeof(buf)) > 0)
+		;
+	return 0;
+}
+
 static int cmd_churn(Display *dpy, int argc, char **argv)
 {
 	if (argc < 3)
@@ -149,9 +183,14 @@ static int cmd_churn(Display *dpy, int argc, char **argv)
 			set_pid(dpy, ws[i]);
 			XMapWindow(dpy, ws[i]);
 		}
-		XFlush(dpy);
-		for (int i = 0; i < 8; i++)
+		XSync(dpy, False);
+		/* Alive for a moment, so that listings see them and then lose
+		 * them half-way through reading their properties. */
+		nanosleep(&(struct timespec){0, (long)(n % 4) * 500000}, NULL);
+		for (int i = 0; i < 8; i++) {
 			XDestroyWindow(dpy, ws[i]);
+			XFlush(dpy);
+		}
 		XSync(dpy, False);
 		n++;
 	}
@@ -175,6 +214,8 @@ int main(int argc, char **argv)
 	int rc = 2;
 	if (strcmp(argv[1], "window") == 0)
 		rc = cmd_window(dpy, argc, argv);
+	else if (strcmp(argv[1], "framed") == 0)
+		rc = cmd_framed(dpy, argc, argv);
 	else if (strcmp(argv[1], "churn") == 0)
 		rc = cmd_churn(dpy, argc, argv);
 	XCloseDisplay(dpy);

@@ -123,7 +123,8 @@ static void test_png_roundtrip_sizes(void **state)
 {
 	(void)state;
 	static const int sizes[][2] = {{1, 1}, {2, 1}, {1, 2}, {3, 3}, {17, 5},
-	                               {641, 13}, {1023, 7}, {5, 300}};
+	                               {641, 13}, {1023, 7}, {5, 300},
+	                               {1000, 700}};
 	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++)
 		roundtrip(sizes[i][0], sizes[i][1], 0, NULL);
 }
@@ -150,6 +151,13 @@ static void test_png_every_level_and_filter(void **state)
 		}
 	os_png_options defaults = {-1, -1};
 	roundtrip(37, 11, 0, &defaults);
+	/* Many bands (each primed with the previous one's tail), through
+	 * both back ends, on mostly incompressible pixels: the output
+	 * buffers have to grow. */
+	for (int level = 0; level <= 9; level += 3) {
+		os_png_options opt = {level, -1};
+		roundtrip(700, 400, 4, &opt);
+	}
 }
 
 static void test_png_bad_options(void **state)
@@ -183,6 +191,9 @@ static void test_png_bad_image(void **state)
 	assert_false(os_png_encode(&img, &png, &len, NULL));
 	img = (os_image){NULL, 1, 1, 4};
 	assert_false(os_png_encode(&img, &png, &len, NULL));
+	img = (os_image){px, 16385, 1, 16385 * 4};  /* refused before reading */
+	assert_false(os_png_encode(&img, &png, &len, NULL));
+	assert_non_null(strstr(os_error(), "too large"));
 	assert_false(os_png_encode(NULL, &png, &len, NULL));
 	assert_false(os_png_write_fd(&img, -1, NULL));
 }
