@@ -428,6 +428,9 @@ agent_policy_change agent_policy_magic_apply(agent_policy_settings *s,
 		return say(msg, msg_size, AGENT_POLICY_INVALID, "usage: %%safe_mode off|ask|auto");
 	}
 
+	if (m->cmd == AGENT_MAGIC_UNKNOWN || m->cmd == AGENT_MAGIC_NONE)
+		return say(msg, msg_size, AGENT_POLICY_REFUSED, "unknown command %%%.*s (%%help lists them)",
+		           (int)(m->arg_len > 64 ? 64 : m->arg_len), m->arg != NULL ? m->arg : "");
 	return say(msg, msg_size, AGENT_POLICY_REFUSED, "%%%s is not a setting",
 	           agent_policy_magic_name(m->cmd));
 }

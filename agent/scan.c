@@ -1040,6 +1040,9 @@ static bool parse_rule(const struct loader *ld_in, const cJSON *obj, struct rule
 	*out = NULL;
 	if (!cJSON_IsObject(obj))
 		return rule_fail(&ld, "must be an object");
+	const cJSON *early_id = cJSON_GetObjectItemCaseSensitive(obj, "id");
+	if (cJSON_IsString(early_id))
+		ld.id = early_id->valuestring; /* names the rule in the messages below */
 	const cJSON *item;
 	cJSON_ArrayForEach(item, obj) {
 		bool known = false;
