@@ -368,19 +368,28 @@ static void input_limits(void **state)
 	free(big);
 }
 
+static char *norm_of(agent_scan_lang lang, const char *code, size_t *len)
+{
+	char *t = agent_scan_normalize(lang, code, strlen(code), len);
+	if (t == NULL) {
+		fail_msg("normalize: %s", agent_scan_error());
+		abort();
+	}
+	return t;
+}
+
 static void normalized_text(void **state)
 {
 	(void)state;
 	size_t len;
-	char *t = agent_scan_normalize(SH, "  echo   a  # c\n\n\tls \\\n  -l\n", 28, &len);
-	assert_non_null(t);
+	char *t = norm_of(SH, "  echo   a  # c\n\n\tls \\\n  -l\n", &len);
 	assert_string_equal(t, "echo a\nls -l\n");
 	assert_int_equal(len, strlen(t));
 	free(t);
-	t = agent_scan_normalize(PY, "'''doc'''\nf(a,\n  b)  # x\ns = \"#no\"\n", 37, &len);
+	t = norm_of(PY, "'''doc'''\nf(a,\n  b)  # x\ns = \"#no\"\n", &len);
 	assert_string_equal(t, "f(a, b)\ns = \"#no\"\n");
 	free(t);
-	t = agent_scan_normalize(JS, "a(1, // x\n 2);\nif (x) {\n y();\n}\n", 33, NULL);
+	t = norm_of(JS, "a(1, // x\n 2);\nif (x) {\n y();\n}\n", NULL);
 	assert_string_equal(t, "a(1, 2);\nif (x) {\ny();\n}\n");
 	free(t);
 }
