@@ -221,6 +221,10 @@ agent_policy_decision agent_policy_decide(const agent_policy_input *in)
 		return decision(AGENT_POLICY_RUN, "observation: runs without a question");
 	case AGENT_POLICY_CODE:
 		return decision(AGENT_POLICY_RUN, in->scanned ? "auto_run; the scan found nothing" : "auto_run");
+	case AGENT_POLICY_CODE_DISPLAY:
+		return decision(AGENT_POLICY_RUN, in->scanned
+			? "auto_run and os_auto_approve (set at start); the scan found nothing"
+			: "auto_run and os_auto_approve (set at start)");
 	default:
 		return decision(AGENT_POLICY_RUN, "os_auto_approve set at start");
 	}
