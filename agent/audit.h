@@ -34,7 +34,10 @@ const char *agent_audit_error(void);
 typedef struct agent_audit agent_audit;
 
 /*
- * Opens (creating 0600) `path` for appending. The directory must exist.
+ * Opens (creating 0600) `path` for appending. The directory must exist; a
+ * symbolic link is refused (O_NOFOLLOW). One writer per file: a short
+ * write is undone by truncating to the size before it, which assumes no
+ * other process appends meanwhile (several handles in one thread are fine).
  * Ownership: the caller closes it with agent_audit_close().
  */
 agent_audit *agent_audit_open(const char *path);

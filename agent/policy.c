@@ -221,6 +221,10 @@ agent_policy_decision agent_policy_decide(const agent_policy_input *in)
 		return decision(AGENT_POLICY_RUN, "observation: runs without a question");
 	case AGENT_POLICY_CODE:
 		return decision(AGENT_POLICY_RUN, in->scanned ? "auto_run; the scan found nothing" : "auto_run");
+	case AGENT_POLICY_CODE_DISPLAY:
+		return decision(AGENT_POLICY_RUN, in->scanned
+			? "auto_run and os_auto_approve (set at start); the scan found nothing"
+			: "auto_run and os_auto_approve (set at start)");
 	default:
 		return decision(AGENT_POLICY_RUN, "os_auto_approve set at start");
 	}
@@ -428,6 +432,9 @@ agent_policy_change agent_policy_magic_apply(agent_policy_settings *s,
 		return say(msg, msg_size, AGENT_POLICY_INVALID, "usage: %%safe_mode off|ask|auto");
 	}
 
+	if (m->cmd == AGENT_MAGIC_UNKNOWN || m->cmd == AGENT_MAGIC_NONE)
+		return say(msg, msg_size, AGENT_POLICY_REFUSED, "unknown command %%%.*s (%%help lists them)",
+		           (int)(m->arg_len > 64 ? 64 : m->arg_len), m->arg != NULL ? m->arg : "");
 	return say(msg, msg_size, AGENT_POLICY_REFUSED, "%%%s is not a setting",
 	           agent_policy_magic_name(m->cmd));
 }

@@ -24,6 +24,27 @@
  *     within 2 px of a real screen corner, or moved by someone since
  *     deskhand's last action, stops automatic control.
  *  9. Magic commands come only from the user's own input lines.
+ *
+ * The caller's protocol for one proposed action (the single gate):
+ *
+ *   kind: code -> CODE or CODE_DISPLAY; an OS action ->
+ *         agent_policy_action_lookup() (unknown name: report, run nothing)
+ *   audit "proposed"
+ *   kill_tripped = agent_policy_killswitch(...) != NONE   (when on a display)
+ *   d = agent_policy_decide(&in)
+ *   if d.scan_first: agent_scan(), audit "scanned", set scanned/findings/
+ *                    worst, d = agent_policy_decide(&in)
+ *   if d.kill_tripped: agent_policy_settings_stop(&settings), print it,
+ *                      re-base `last` on the current pointer
+ *   RUN:   audit "approved" (by policy), run, audit "executed"
+ *   ASK:   if offer_scan and the human wants a scan: scan, audit "scanned",
+ *          decide again; show findings if show_findings; audit "asked";
+ *          a yes: audit "approved" (by user), run, audit "executed";
+ *          anything else or no answer: audit "denied", tell the model
+ *          "the user declined" with the reason
+ *   BLOCK: audit "blocked"; with end_run, print the reason and end the run
+ *          with a non-zero status
+ *   after an OS action: `last` = where the pointer is now
  */
 #ifndef DESKHAND_AGENT_POLICY_H
 #define DESKHAND_AGENT_POLICY_H

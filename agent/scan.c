@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/scan.h"
@@ -468,6 +469,37 @@ static void normalize_shell(struct norm *n, const unsigned char *s, size_t len)
 
 /* -- python -- */
 
+/*
+ * The end of the string literal whose opening quote is at s[i]: the index
+ * just past its closing quote (or the newline that ends an unterminated
+ * one-line string, or len). Adds the newlines it contains to *lines.
+ */
+static size_t py_string_end(const unsigned char *s, size_t len, size_t i, int *lines)
+{
+	unsigned char q = s[i];
+	bool triple = i + 2 < len && s[i + 1] == q && s[i + 2] == q;
+	i += triple ? 3 : 1;
+	while (i < len) {
+		if (s[i] == '\\' && i + 1 < len) {
+			if (s[i + 1] == '\n')
+				(*lines)++;
+			i += 2;
+			continue;
+		}
+		if (s[i] == '\n') {
+			if (!triple)
+				return i;
+			(*lines)++;
+			i++;
+			continue;
+		}
+		if (s[i] == q && (!triple || (i + 2 < len && s[i + 1] == q && s[i + 2] == q)))
+			return i + (triple ? 3 : 1);
+		i++;
+	}
+	return len;
+}
+
 static void normalize_python(struct norm *n, const unsigned char *s, size_t len)
 {
 	int line = 1;
@@ -486,41 +518,42 @@ static void normalize_python(struct norm *n, const unsigned char *s, size_t len)
 			i += 2;
 			continue;
 		}
-		if (c == '\'' || c == '"') {
-			bool triple = i + 2 < len && s[i + 1] == c && s[i + 2] == c;
-			size_t q = triple ? 3 : 1;
-			for (size_t k = 0; k < q; k++)
-				emit(n, c, line);
-			i += q;
-			while (i < len) {
-				unsigned char d = s[i];
-				if (d == '\\' && i + 1 < len) {
-					if (s[i + 1] == '\n') {
-						line++;
-					} else {
-						emit(n, d, line);
-						emit(n, s[i + 1], line);
-					}
-					i += 2;
+		/*
+		 * A string that is a whole statement (a docstring) does nothing:
+		 * drop it, so prose about "rm -rf /" is not code. Not f-strings,
+		 * whose expressions run.
+		 */
+		if (n->at_line_start && depth == 0) {
+			size_t q = i;
+			if (q < len && (s[q] == 'r' || s[q] == 'R' || s[q] == 'u' || s[q] == 'U'))
+				q++;
+			if (q < len && (s[q] == '\'' || s[q] == '"')) {
+				int extra = 0;
+				size_t e = py_string_end(s, len, q, &extra);
+				size_t k = e;
+				while (k < len && is_hblank(s[k]))
+					k++;
+				if (e > q + 1 && (k == len || s[k] == '\n' || s[k] == '#' || s[k] == ';')) {
+					line += extra;
+					i = e;
 					continue;
 				}
-				if (d == '\n') {
-					if (!triple)
-						break; /* unterminated: the newline ends it */
-					emit(n, '\n', line);
-					line++;
-					i++;
-					continue;
-				}
-				if (d == c && (!triple || (i + 2 < len && s[i + 1] == c && s[i + 2] == c))) {
-					for (size_t k = 0; k < q; k++)
-						emit(n, c, line);
-					i += q;
-					break;
-				}
-				emit(n, d, line);
-				i++;
 			}
+		}
+		if (c == '\'' || c == '"') {
+			int extra = 0;
+			size_t e = py_string_end(s, len, i, &extra);
+			for (size_t k = i; k < e; k++) {
+				if (s[k] == '\\' && k + 1 < e && s[k + 1] == '\n') {
+					line++;
+					k++;
+					continue;
+				}
+				emit(n, s[k], line);
+				if (s[k] == '\n')
+					line++;
+			}
+			i = e;
 			continue;
 		}
 		if (c == '(' || c == '[' || c == '{')
@@ -940,7 +973,7 @@ static bool compile_list(const struct loader *ld, const cJSON *arr, const char *
 			return rule_fail(ld, "\"%s\" %d must be a non-empty string", key, i);
 		int err = 0;
 		PCRE2_SIZE erroff = 0;
-		uint32_t opts = PCRE2_MULTILINE | (caseless ? PCRE2_CASELESS : 0);
+		uint32_t opts = PCRE2_MULTILINE | PCRE2_USE_OFFSET_LIMIT | (caseless ? PCRE2_CASELESS : 0);
 		pcre2_code *code = pcre2_compile((PCRE2_SPTR)item->valuestring,
 		                                 PCRE2_ZERO_TERMINATED, opts, &err,
 		                                 &erroff, NULL);
@@ -1007,6 +1040,9 @@ static bool parse_rule(const struct loader *ld_in, const cJSON *obj, struct rule
 	*out = NULL;
 	if (!cJSON_IsObject(obj))
 		return rule_fail(&ld, "must be an object");
+	const cJSON *early_id = cJSON_GetObjectItemCaseSensitive(obj, "id");
+	if (cJSON_IsString(early_id))
+		ld.id = early_id->valuestring; /* names the rule in the messages below */
 	const cJSON *item;
 	cJSON_ArrayForEach(item, obj) {
 		bool known = false;
@@ -1429,10 +1465,23 @@ fail:
 
 /* ---- matching ---------------------------------------------------------- */
 
+/*
+ * PCRE2's match limit counts per start position, so a search over a long
+ * subject can still cost (start positions x limit). Searches therefore run
+ * in windows of SCAN_WINDOW start positions (pcre2_set_offset_limit), and
+ * the clock is checked between windows: a scan that exceeds SCAN_BUDGET_S
+ * stops with a "scanner.timeout" finding instead of hanging the caller.
+ */
+#define SCAN_WINDOW 4096
+#define SCAN_MATCH_LIMIT 200000
+#define SCAN_BUDGET_S 20
+
 struct matcher {
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
 	pcre2_jit_stack *jit;
+	struct timespec deadline;
+	bool timed_out;
 };
 
 static bool matcher_init(struct matcher *m)
@@ -1444,9 +1493,11 @@ static bool matcher_init(struct matcher *m)
 	if (m->md == NULL || m->mctx == NULL || m->jit == NULL)
 		return scan_fail("out of memory");
 	pcre2_jit_stack_assign(m->mctx, NULL, m->jit);
-	pcre2_set_match_limit(m->mctx, 5000000);
-	pcre2_set_depth_limit(m->mctx, 100000);
+	pcre2_set_match_limit(m->mctx, SCAN_MATCH_LIMIT);
+	pcre2_set_depth_limit(m->mctx, SCAN_MATCH_LIMIT);
 	pcre2_set_heap_limit(m->mctx, 64 * 1024); /* KiB */
+	clock_gettime(CLOCK_MONOTONIC, &m->deadline);
+	m->deadline.tv_sec += SCAN_BUDGET_S;
 	return true;
 }
 
@@ -1457,24 +1508,46 @@ static void matcher_finish(struct matcher *m)
 	pcre2_jit_stack_free(m->jit);
 }
 
+static bool out_of_time(struct matcher *m)
+{
+	if (m->timed_out)
+		return true;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > m->deadline.tv_sec ||
+	    (now.tv_sec == m->deadline.tv_sec && now.tv_nsec >= m->deadline.tv_nsec))
+		m->timed_out = true;
+	return m->timed_out;
+}
+
 enum mres { M_NO, M_YES, M_LIMIT };
 
-/* One match of `code` in subject[start, len); offsets of the whole match. */
-static enum mres match_at(struct matcher *m, const pcre2_code *code, const char *subject,
-                          size_t len, size_t start, size_t *ms, size_t *me)
+/*
+ * The first match of `code` in subject[0, len) that starts at or after
+ * `start`; the whole subject is visible to lookbehind and lookahead.
+ */
+static enum mres search(struct matcher *m, const pcre2_code *code, const char *subject,
+                        size_t len, size_t start, size_t *ms, size_t *me)
 {
-	int rc = pcre2_match(code, (PCRE2_SPTR)subject, len, start, 0, m->md, m->mctx);
-	if (rc == PCRE2_ERROR_NOMATCH)
-		return M_NO;
-	if (rc < 0)
-		return M_LIMIT; /* match, depth, heap or JIT stack limit */
-	PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
-	*ms = ov[0];
-	*me = ov[1];
-	/* \K can put the start after the end; keep the span sane. */
-	if (*me < *ms)
-		*me = *ms;
-	return M_YES;
+	size_t pos = start;
+	for (;;) {
+		if (out_of_time(m))
+			return M_LIMIT;
+		size_t limit = len - pos > SCAN_WINDOW ? pos + SCAN_WINDOW : len;
+		pcre2_set_offset_limit(m->mctx, limit);
+		int rc = pcre2_match(code, (PCRE2_SPTR)subject, len, pos, 0, m->md, m->mctx);
+		if (rc >= 0) {
+			PCRE2_SIZE *ov = pcre2_get_ovector_pointer(m->md);
+			*ms = ov[0];
+			*me = ov[1] < ov[0] ? ov[0] : ov[1]; /* \K can pass the end */
+			return M_YES;
+		}
+		if (rc != PCRE2_ERROR_NOMATCH)
+			return M_LIMIT; /* match, depth, heap or JIT stack limit */
+		if (limit >= len)
+			return M_NO;
+		pos = limit + 1;
+	}
 }
 
 static enum mres any_matches(struct matcher *m, const struct pattern_list *p,
@@ -1482,7 +1555,7 @@ static enum mres any_matches(struct matcher *m, const struct pattern_list *p,
 {
 	size_t s, e;
 	for (size_t i = 0; i < p->n; i++) {
-		enum mres r = match_at(m, p->v[i], subject, len, 0, &s, &e);
+		enum mres r = search(m, p->v[i], subject, len, 0, &s, &e);
 		if (r != M_NO)
 			return r;
 	}
@@ -1511,7 +1584,7 @@ static char *make_excerpt(const char *s, size_t len)
 		}
 		/* A complete, shortest-form UTF-8 sequence is copied; anything
 		 * else becomes U+FFFD. */
-		size_t need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
+		size_t need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
 		bool ok = need > 0 && i + need <= len;
 		for (size_t k = 1; ok && k < need; k++)
 			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
@@ -1552,7 +1625,8 @@ static bool add_finding(struct results *res, const char *id, agent_scan_severity
                         int line, const char *message, const char *text, size_t len)
 {
 	for (size_t i = 0; i < res->n; i++)
-		if (res->v[i].line == line && strcmp(res->v[i].rule_id, id) == 0)
+		if (res->v[i].line == line && strcmp(res->v[i].rule_id, id) == 0 &&
+		    strcmp(res->v[i].message, message) == 0)
 			return true;
 	if (res->n == res->cap) {
 		size_t cap = res->cap ? res->cap * 2 : 16;
@@ -1581,8 +1655,11 @@ static bool add_finding(struct results *res, const char *id, agent_scan_severity
 	return true;
 }
 
-static void limit_finding(struct results *res, const struct rule *rule, int line)
+static void limit_finding(struct matcher *m, struct results *res, const struct rule *rule,
+                          int line)
 {
+	if (m->timed_out)
+		return; /* reported once, by scan_with() */
 	char msg[200];
 	snprintf(msg, sizeof(msg),
 	         "rule %s could not be evaluated on this input (regex limits); review it yourself",
@@ -1609,7 +1686,7 @@ static void run_rule(struct matcher *m, const struct rule *rule, const struct no
 		size_t pos = 0;
 		while (pos <= len && !limited) {
 			size_t s, e;
-			enum mres r = match_at(m, code, t, len, pos, &s, &e);
+			enum mres r = search(m, code, t, len, pos, &s, &e);
 			if (r == M_NO)
 				break;
 			if (r == M_LIMIT) {
@@ -1625,7 +1702,6 @@ static void run_rule(struct matcher *m, const struct rule *rule, const struct no
 			if (rule->scope == SCOPE_FILE) {
 				/* Matches may span lines; "unless_line" looks at the
 				 * line where the match starts. */
-				bool skip = false;
 				enum mres u = any_matches(m, &rule->unless, t + s, e - s);
 				if (u == M_NO)
 					u = any_matches(m, &rule->unless_line, t + ls, le - ls);
@@ -1634,20 +1710,20 @@ static void run_rule(struct matcher *m, const struct rule *rule, const struct no
 					limited_line = norm_line_at(n, s);
 					break;
 				}
-				skip = u == M_YES;
-				if (!skip)
+				if (u == M_NO)
 					add_finding(&cand, rule->id, rule->severity, norm_line_at(n, s),
 					            rule->message, t + s, e - s);
 				pos = e > s ? e : s + 1;
 				continue;
 			}
-			/* Line scope: every match within this logical line. */
+			/* Line scope: every match within this logical line, with the
+			 * line as the whole subject. */
 			const char *line = t + ls;
 			size_t llen = le - ls;
 			size_t lpos = s - ls;
 			while (lpos <= llen) {
 				size_t a, b;
-				enum mres lr = match_at(m, code, line, llen, lpos, &a, &b);
+				enum mres lr = search(m, code, line, llen, lpos, &a, &b);
 				if (lr == M_NO)
 					break;
 				if (lr == M_LIMIT) {
@@ -1674,14 +1750,14 @@ static void run_rule(struct matcher *m, const struct rule *rule, const struct no
 	}
 
 	if (limited) {
-		limit_finding(res, rule, limited_line);
+		limit_finding(m, res, rule, limited_line);
 	} else if (cand.n > 0) {
 		bool all = true;
 		for (size_t q = 0; q < rule->requires.n && all; q++) {
 			struct pattern_list one = {&rule->requires.v[q], 1};
 			enum mres r = any_matches(m, &one, t, len);
 			if (r == M_LIMIT) {
-				limit_finding(res, rule, cand.v[0].line);
+				limit_finding(m, res, rule, cand.v[0].line);
 				all = false;
 			} else if (r == M_NO) {
 				all = false;
@@ -1755,6 +1831,14 @@ static agent_scan_result *scan_with(const agent_scan_rules *r, const struct rule
 		run_rule(&m, rule, &n, &res);
 		if (res.oom)
 			break;
+		if (m.timed_out) {
+			char msg[200];
+			snprintf(msg, sizeof(msg),
+			         "the scan stopped after %d s at rule %s; later rules were not "
+			         "evaluated: review this code yourself", SCAN_BUDGET_S, rule->id);
+			add_finding(&res, "scanner.timeout", AGENT_SCAN_MEDIUM, 1, msg, "", 0);
+			break;
+		}
 	}
 	if (res.oom) {
 		scan_fail("out of memory");

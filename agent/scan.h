@@ -11,7 +11,9 @@
  * is matched like shell.
  *
  * Rules are PCRE2 regular expressions (see agent/rules/scan-rules.json for
- * the format). A rule reports at most one finding per original line.
+ * the format). A rule reports at most one finding per original line. A
+ * python string that is a whole statement (a docstring) does nothing and is
+ * dropped; shell quote removal is applied (r''m and r\m are rm).
  *
  * Error convention: functions that can fail return NULL or false and leave
  * a reason in agent_scan_error() (per thread, valid until the next
@@ -143,9 +145,12 @@ typedef struct agent_scan_result {
 
 /*
  * Scans `len` bytes of `code` (any bytes: invalid UTF-8 and NULs are
- * scanned as they are) with the rules for `lang`. A rule whose pattern
- * exceeds PCRE2's match limits on this input does not silently pass: it
- * gives a medium finding "scanner.limit" naming the rule. Fails (NULL) only
+ * scanned as they are) with the rules for `lang`. Nothing silently passes
+ * for lack of resources: a rule whose pattern exceeds PCRE2's match limits
+ * on this input gives a medium finding "scanner.limit" naming the rule, and
+ * a scan still running after 20 seconds (only pathological rules or inputs
+ * get near: 5 MB of ordinary code takes well under a second) stops with a
+ * medium finding "scanner.timeout". Fails (NULL) only
  * for an unknown language, an input over AGENT_SCAN_MAX_INPUT or memory
  * exhaustion. The result does not refer to r or code afterwards.
  * Ownership: the caller destroys it with agent_scan_result_destroy().

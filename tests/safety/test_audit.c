@@ -1,0 +1,465 @@
+/*
+ * agent/audit: every event written and read back as one JSON object per
+ * line, file mode and append semantics, a line visible to other readers as
+ * soon as the call returns (no buffering), a short write taken back, the
+ * default path, and the verifier catching execution without approval and
+ * after a denial.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ftw.h>
+#include <signal.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "agent/audit.h"
+
+static char dir[64];
+
+static int setup(void **state)
+{
+	(void)state;
+	strcpy(dir, "/tmp/deskhand-audit-XXXXXX");
+	return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	return remove(path);
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return nftw(dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+static char *path_in(const char *name)
+{
+	static char p[128];
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	return p;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char *buf = malloc(1 << 20);
+	assert_non_null(buf);
+	*len = fread(buf, 1, (1 << 20) - 1, f);
+	buf[*len] = '\0';
+	fclose(f);
+	return buf;
+}
+
+/* Splits into lines; each must be one JSON object. Returns the count. */
+static size_t parse_lines(const char *text, size_t len, cJSON **out, size_t max)
+{
+	size_t n = 0, pos = 0;
+	while (pos < len) {
+		const char *nl = memchr(text + pos, '\n', len - pos);
+		assert_non_null(nl); /* every line is complete */
+		size_t llen = (size_t)(nl - (text + pos));
+		const char *end = NULL;
+		cJSON *o = cJSON_ParseWithLengthOpts(text + pos, llen, &end, false);
+		assert_non_null(o);
+		assert_true(cJSON_IsObject(o));
+		assert_ptr_equal(end, nl);
+		assert_true(n < max);
+		out[n++] = o;
+		pos += llen + 1;
+	}
+	return n;
+}
+
+static int num(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(v)) {
+		fail_msg("no number \"%s\"", key);
+		abort();
+	}
+	return v->valueint;
+}
+
+static const char *str(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsString(v)) {
+		fail_msg("no string \"%s\"", key);
+		abort();
+	}
+	return v->valuestring;
+}
+
+static void every_event_round_trips(void **state)
+{
+	(void)state;
+	const char *p = path_in("all.jsonl");
+	agent_audit *a = agent_audit_open(p);
+	assert_non_null(a);
+	assert_string_equal(agent_audit_path(a), p);
+	agent_policy_settings s = {false, AGENT_POLICY_SAFE_AUTO, true};
+	assert_true(agent_audit_session(a, "conv-1", &s));
+	assert_true(agent_audit_proposed_code(a, "c1", AGENT_POLICY_CODE, "shell", "rm -rf ~\n", 9));
+	agent_scan_rules *rules = agent_scan_rules_builtin();
+	agent_scan_result *res = agent_scan(rules, AGENT_SCAN_SHELL, "rm -rf ~\n", 9);
+	assert_true(agent_audit_scanned(a, "c1", AGENT_POLICY_CODE, res));
+	assert_true(agent_audit_asked(a, "c1", AGENT_POLICY_CODE, "the safety scan found 1 issue"));
+	assert_true(agent_audit_denied(a, "c1", AGENT_POLICY_CODE, false, "user said no"));
+	cJSON *action = cJSON_Parse("{\"action\":\"left_click\",\"coordinate\":[10,20]}");
+	assert_true(agent_audit_proposed_action(a, "t1", AGENT_POLICY_OS_INPUT, action));
+	assert_true(agent_audit_asked(a, "t1", AGENT_POLICY_OS_INPUT, "desktop input needs your yes"));
+	assert_true(agent_audit_approved(a, "t1", AGENT_POLICY_OS_INPUT, true, "yes"));
+	assert_true(agent_audit_executed(a, "t1", AGENT_POLICY_OS_INPUT, 0, 12, NULL));
+	assert_true(agent_audit_proposed_action(a, "t2", AGENT_POLICY_OS_OBSERVE, NULL));
+	assert_true(agent_audit_approved(a, "t2", AGENT_POLICY_OS_OBSERVE, false, "observation"));
+	assert_true(agent_audit_executed(a, "t2", AGENT_POLICY_OS_OBSERVE, 1, 3, "no display"));
+	assert_true(agent_audit_blocked(a, "t3", AGENT_POLICY_OS_INPUT, "kill switch"));
+	assert_true(agent_audit_denied(a, "t4", AGENT_POLICY_OS_INPUT, true, "no answer"));
+	s.auto_run = true;
+	assert_true(agent_audit_setting(a, &s, "%auto_run true"));
+	agent_audit_close(a);
+	cJSON_Delete(action);
+
+	struct stat st;
+	assert_int_equal(stat(p, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+
+	size_t len;
+	char *text = slurp(p, &len);
+	cJSON *lines[32];
+	size_t n = parse_lines(text, len, lines, 32);
+	assert_int_equal(n, 15);
+	static const char *const events[] = {
+		"session", "proposed", "scanned", "asked", "denied", "proposed", "asked", "approved",
+		"executed", "proposed", "approved", "executed", "blocked", "denied", "setting",
+	};
+	for (size_t i = 0; i < 15; i++) {
+		assert_string_equal(str(lines[i], "event"), events[i]);
+		const char *ts = str(lines[i], "ts");
+		assert_int_equal(strlen(ts), 24); /* 2025-01-01T00:00:00.000Z */
+		assert_int_equal(ts[10], 'T');
+		assert_int_equal(ts[19], '.');
+		assert_int_equal(ts[23], 'Z');
+	}
+	assert_string_equal(str(lines[0], "conversation"), "conv-1");
+	const cJSON *set = cJSON_GetObjectItemCaseSensitive(lines[0], "settings");
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(set, "os_auto_approve")));
+	assert_string_equal(str(set, "safe_mode"), "auto");
+	assert_string_equal(str(lines[1], "code"), "rm -rf ~\n");
+	assert_string_equal(str(lines[1], "language"), "shell");
+	assert_string_equal(str(lines[1], "kind"), "code");
+	assert_string_equal(str(lines[1], "id"), "c1");
+	const cJSON *findings = cJSON_GetObjectItemCaseSensitive(lines[2], "findings");
+	assert_true(cJSON_GetArraySize(findings) >= 1);
+	const cJSON *f0 = cJSON_GetArrayItem(findings, 0);
+	assert_string_equal(str(f0, "rule"), "destroy.rm-home");
+	assert_string_equal(str(f0, "severity"), "critical");
+	assert_int_equal(num(f0, "line"), 1);
+	assert_string_equal(str(lines[2], "worst"), "critical");
+	assert_string_equal(str(lines[4], "by"), "user");
+	const cJSON *act = cJSON_GetObjectItemCaseSensitive(lines[5], "action");
+	assert_string_equal(str(act, "action"), "left_click");
+	assert_string_equal(str(lines[5], "kind"), "os_input");
+	assert_string_equal(str(lines[7], "by"), "user");
+	assert_int_equal(num(lines[8], "status"), 0);
+	assert_int_equal(num(lines[8], "duration_ms"), 12);
+	assert_string_equal(str(lines[10], "by"), "policy");
+	assert_string_equal(str(lines[11], "error"), "no display");
+	assert_string_equal(str(lines[12], "reason"), "kill switch");
+	assert_string_equal(str(lines[13], "by"), "no-answer");
+	assert_string_equal(str(lines[14], "command"), "%auto_run true");
+
+	agent_audit_report rep;
+	assert_true(agent_audit_verify(text, len, &rep));
+	assert_int_equal(rep.lines, 15);
+	assert_int_equal(rep.executed, 2);
+	assert_int_equal(rep.by_user, 1);
+	assert_int_equal(rep.by_policy, 1);
+	assert_true(agent_audit_verify_file(p, &rep));
+	for (size_t i = 0; i < n; i++)
+		cJSON_Delete(lines[i]);
+	free(text);
+	agent_scan_result_destroy(res);
+	agent_scan_rules_destroy(rules);
+}
+
+static void hostile_text_stays_valid_json(void **state)
+{
+	(void)state;
+	const char *p = path_in("hostile.jsonl");
+	agent_audit *a = agent_audit_open(p);
+	static const char code[] = "echo \"\\\n\x01\xff\xfe\x00tail\t\xc3\xa9\xe2\x82";
+	assert_true(agent_audit_proposed_code(a, "id\n\"x\xff", AGENT_POLICY_CODE, "python", code,
+	                                      sizeof(code) - 1));
+	assert_true(agent_audit_asked(a, "id\n\"x\xff", AGENT_POLICY_CODE, "\x80reason"));
+	agent_audit_close(a);
+	size_t len;
+	char *text = slurp(p, &len);
+	cJSON *lines[4];
+	assert_int_equal(parse_lines(text, len, lines, 4), 2);
+	assert_true(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(lines[0], "code_lossy")));
+	const char *c = str(lines[0], "code");
+	assert_non_null(strstr(c, "tail\t\xc3\xa9"));        /* valid UTF-8 kept */
+	assert_non_null(strstr(c, "\xef\xbf\xbd"));          /* invalid replaced */
+	assert_string_equal(str(lines[0], "id"), "id\n\"x\xef\xbf\xbd");
+	assert_null(memchr(text, '\0', len));
+	for (int i = 0; i < 2; i++)
+		cJSON_Delete(lines[i]);
+	free(text);
+}
+
+static void appends_never_truncates(void **state)
+{
+	(void)state;
+	const char *p = path_in("append.jsonl");
+	agent_audit *a = agent_audit_open(p);
+	assert_true(agent_audit_asked(a, "x", AGENT_POLICY_CODE, "one"));
+	agent_audit_close(a);
+	/* a second conversation run, and two handles at once */
+	agent_audit *b = agent_audit_open(p);
+	agent_audit *c = agent_audit_open(p);
+	assert_true(agent_audit_asked(b, "y", AGENT_POLICY_CODE, "two"));
+	assert_true(agent_audit_asked(c, "z", AGENT_POLICY_CODE, "three"));
+	assert_true(agent_audit_asked(b, "w", AGENT_POLICY_CODE, "four"));
+	agent_audit_close(b);
+	agent_audit_close(c);
+	size_t len;
+	char *text = slurp(p, &len);
+	agent_audit_report rep;
+	assert_true(agent_audit_verify(text, len, &rep));
+	assert_int_equal(rep.lines, 4);
+	assert_non_null(strstr(text, "\"one\""));
+	assert_non_null(strstr(text, "\"four\""));
+	free(text);
+	/* a directory that does not exist, and a symlink, are refused */
+	assert_null(agent_audit_open("/nonexistent-dir/x.jsonl"));
+	assert_non_null(strstr(agent_audit_error(), "/nonexistent-dir/x.jsonl"));
+	char link[128];
+	snprintf(link, sizeof(link), "%s/link.jsonl", dir);
+	assert_int_equal(symlink(p, link), 0);
+	assert_null(agent_audit_open(link));
+	agent_audit_close(NULL);
+	assert_false(agent_audit_asked(NULL, "x", AGENT_POLICY_CODE, "r"));
+	agent_audit *d = agent_audit_open(p);
+	assert_false(agent_audit_asked(d, NULL, AGENT_POLICY_CODE, "r"));
+	agent_audit_close(d);
+}
+
+/* The line is in the file when the call returns: a process that dies
+ * right after (no exit handlers, no close) leaves it complete. */
+static void approval_survives_sudden_death(void **state)
+{
+	(void)state;
+	const char *p = path_in("death.jsonl");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		agent_audit *a = agent_audit_open(p);
+		if (a == NULL)
+			_exit(3);
+		agent_audit_proposed_code(a, "k", AGENT_POLICY_CODE, "shell", "ls", 2);
+		agent_audit_approved(a, "k", AGENT_POLICY_CODE, true, "yes");
+		agent_audit_denied(a, "k2", AGENT_POLICY_CODE, false, "no");
+		kill(getpid(), SIGKILL);
+		_exit(4);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	size_t len;
+	char *text = slurp(p, &len);
+	agent_audit_report rep;
+	assert_true(agent_audit_verify(text, len, &rep));
+	assert_int_equal(rep.lines, 3);
+	assert_non_null(strstr(text, "\"approved\""));
+	assert_non_null(strstr(text, "\"denied\""));
+	free(text);
+}
+
+/* A write cut short (the file size limit here, a full disk in life) is
+ * taken back: the log never holds half a line. */
+static void short_write_is_undone(void **state)
+{
+	(void)state;
+	const char *p = path_in("short.jsonl");
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		signal(SIGXFSZ, SIG_IGN);
+		agent_audit *a = agent_audit_open(p);
+		if (a == NULL || !agent_audit_asked(a, "first", AGENT_POLICY_CODE, "fits"))
+			_exit(3);
+		struct stat st;
+		if (stat(p, &st) != 0)
+			_exit(4);
+		struct rlimit rl = {(rlim_t)st.st_size + 40, (rlim_t)st.st_size + 40};
+		if (setrlimit(RLIMIT_FSIZE, &rl) != 0)
+			_exit(5);
+		char big[400];
+		memset(big, 'x', sizeof(big) - 1);
+		big[sizeof(big) - 1] = '\0';
+		bool ok = agent_audit_approved(a, "second", AGENT_POLICY_CODE, true, big);
+		if (ok)
+			_exit(6);
+		if (strstr(agent_audit_error(), "cannot write") == NULL)
+			_exit(7);
+		agent_audit_close(a);
+		_exit(0);
+	}
+	int status;
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	size_t len;
+	char *text = slurp(p, &len);
+	agent_audit_report rep;
+	assert_true(agent_audit_verify(text, len, &rep));
+	assert_int_equal(rep.lines, 1);
+	assert_null(strstr(text, "second"));
+	free(text);
+}
+
+static void expect_verify(const char *log, bool ok, int bad_line, const char *needle)
+{
+	agent_audit_report rep;
+	bool got = agent_audit_verify(log, strlen(log), &rep);
+	if (got != ok)
+		fail_msg("verify returned %d for:\n%s\nproblem: %s", got, log, rep.problem);
+	assert_int_equal(rep.bad_line, bad_line);
+	if (needle != NULL && strstr(rep.problem, needle) == NULL)
+		fail_msg("problem '%s' lacks '%s'", rep.problem, needle);
+}
+
+#define TS "\"ts\":\"2025-01-02T03:04:05.678Z\""
+#define L(ev, id, extra) "{" TS ",\"event\":\"" ev "\",\"id\":\"" id "\",\"kind\":\"code\"" extra "}\n"
+
+static void verifier_catches_violations(void **state)
+{
+	(void)state;
+	/* the good paths */
+	expect_verify("", true, 0, NULL);
+	expect_verify(L("proposed", "a", "") L("asked", "a", "") L("approved", "a", ",\"by\":\"user\"")
+	              L("executed", "a", ",\"status\":0"), true, 0, NULL);
+	expect_verify(L("approved", "b", ",\"by\":\"policy\"") L("executed", "b", ""), true, 0, NULL);
+	expect_verify(L("proposed", "c", "") L("denied", "c", ",\"by\":\"user\""), true, 0, NULL);
+	/* executed without approval */
+	expect_verify(L("proposed", "a", "") L("asked", "a", "") L("executed", "a", ""), false, 3,
+	              "without an approval");
+	/* approval of another action does not count */
+	expect_verify(L("approved", "a", ",\"by\":\"user\"") L("executed", "b", ""), false, 2,
+	              "\"b\" executed without an approval");
+	/* executed after denied, even with a later approval */
+	expect_verify(L("asked", "a", "") L("denied", "a", ",\"by\":\"user\"")
+	              L("approved", "a", ",\"by\":\"user\"") L("executed", "a", ""), false, 4,
+	              "after it was denied (line 2)");
+	expect_verify(L("blocked", "a", "") L("executed", "a", ""), false, 2, "after it was blocked");
+	/* one approval, one execution */
+	expect_verify(L("approved", "a", ",\"by\":\"user\"") L("executed", "a", "") L("executed", "a", ""),
+	              false, 3, "without an approval");
+	/* approvals must say who */
+	expect_verify(L("approved", "a", "") L("executed", "a", ""), false, 1, "\"by\"");
+	/* malformed lines */
+	expect_verify(L("asked", "a", "") "{\"ts\":\"x\",\"event\":\"asked\"", false, 2, "no newline");
+	expect_verify(L("asked", "a", "") "not json\n", false, 2, "not a JSON object");
+	expect_verify("[1,2]\n", false, 1, "not a JSON object");
+	expect_verify(L("asked", "a", "") "{" TS ",\"event\":\"asked\",\"id\":\"a\",\"kind\":\"code\"} x\n",
+	              false, 2, "text after");
+	expect_verify("{" TS ",\"event\":\"launched\",\"id\":\"a\",\"kind\":\"code\"}\n", false, 1,
+	              "unknown");
+	expect_verify("{\"ts\":\"yesterday\",\"event\":\"asked\",\"id\":\"a\",\"kind\":\"code\"}\n", false, 1,
+	              "\"ts\"");
+	expect_verify("{" TS ",\"event\":\"asked\",\"kind\":\"code\"}\n", false, 1, "without an \"id\"");
+	expect_verify("{" TS ",\"event\":\"asked\",\"id\":\"a\",\"kind\":\"rocket\"}\n", false, 1, "kind");
+	expect_verify("{" TS ",\"event\":\"session\",\"conversation\":\"c\"}\n", true, 0, NULL);
+	agent_audit_report rep;
+	assert_false(agent_audit_verify_file(path_in("missing.jsonl"), &rep));
+	assert_non_null(strstr(rep.problem, "cannot open"));
+}
+
+static void default_path(void **state)
+{
+	(void)state;
+	char data[128];
+	snprintf(data, sizeof(data), "%s/xdg-data", dir);
+	setenv("XDG_DATA_HOME", data, 1);
+	char *p = agent_audit_default_path("2025-01-02_abc-1");
+	assert_non_null(p);
+	char want[256];
+	snprintf(want, sizeof(want), "%s/deskhand/audit/2025-01-02_abc-1.jsonl", data);
+	assert_string_equal(p, want);
+	struct stat st;
+	char sub[200];
+	snprintf(sub, sizeof(sub), "%s/deskhand/audit", data);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(sub, sizeof(sub), "%s/deskhand", data);
+	assert_int_equal(stat(sub, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	agent_audit *a = agent_audit_open(p);
+	assert_non_null(a);
+	agent_audit_close(a);
+	free(p);
+
+	static const char *const bad[] = {"", "../etc/passwd", "a/b", ".hidden", "x y", "é",
+	                                  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	                                  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		assert_null(agent_audit_default_path(bad[i]));
+		assert_non_null(strstr(agent_audit_error(), "conversation id"));
+	}
+	assert_null(agent_audit_default_path(NULL));
+
+	/* relative XDG_DATA_HOME is ignored: ~/.local/share under HOME */
+	char home[128];
+	snprintf(home, sizeof(home), "%s/home", dir);
+	assert_int_equal(mkdir(home, 0700), 0);
+	const char *old_home = getenv("HOME");
+	char *saved = old_home ? strdup(old_home) : NULL;
+	setenv("HOME", home, 1);
+	setenv("XDG_DATA_HOME", "relative/dir", 1);
+	p = agent_audit_default_path("c");
+	snprintf(want, sizeof(want), "%s/.local/share/deskhand/audit/c.jsonl", home);
+	assert_string_equal(p, want);
+	free(p);
+	/* a file where a directory should be */
+	snprintf(sub, sizeof(sub), "%s/blocker", dir);
+	FILE *f = fopen(sub, "w");
+	fclose(f);
+	setenv("XDG_DATA_HOME", sub, 1);
+	assert_null(agent_audit_default_path("c"));
+	if (saved) {
+		setenv("HOME", saved, 1);
+		free(saved);
+	}
+	unsetenv("XDG_DATA_HOME");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(every_event_round_trips),
+		cmocka_unit_test(hostile_text_stays_valid_json),
+		cmocka_unit_test(appends_never_truncates),
+		cmocka_unit_test(approval_survives_sudden_death),
+		cmocka_unit_test(short_write_is_undone),
+		cmocka_unit_test(verifier_catches_violations),
+		cmocka_unit_test(default_path),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
