@@ -156,13 +156,18 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 
 /* ---- scanning ---------------------------------------------------------- */
 
+/*
+ * Scans the code, or the text a `type` action would type: typed into a
+ * terminal it runs as a shell command, so it is read as one.
+ */
 static bool do_scan(agent_session *s, proposal *p)
 {
-	agent_scan_lang lang;
+	agent_scan_lang lang = AGENT_SCAN_SHELL;
+	const char *text = p->has_action ? p->action.text : p->code;
 	p->scanned = true;
 	agent_scan_result_destroy(p->scan);
 	p->scan = NULL;
-	if (!agent_scan_lang_parse(p->language, &lang)) {
+	if (text == NULL || (!p->has_action && !agent_scan_lang_parse(p->language, &lang))) {
 		/* No rules for this language: scanned, nothing found. */
 		agent_audit_scanned(s->audit, p->id, p->kind, NULL);
 		return true;
@@ -174,7 +179,7 @@ static bool do_scan(agent_session *s, proposal *p)
 			return false;
 		}
 	}
-	p->scan = agent_scan(s->rules, lang, p->code, strlen(p->code));
+	p->scan = agent_scan(s->rules, lang, text, strlen(text));
 	if (p->scan == NULL) {
 		agent_term_error(s->term, "scanner: %s", agent_scan_error());
 		return false;
@@ -624,6 +629,16 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 	}
 	audit_proposed(s, &p);
 	show_proposal(s, &p);
+	/*
+	 * Text typed into a terminal is a command: it is scanned like shell code
+	 * whatever the safe mode, and findings send it to a human even under
+	 * --os-auto-approve.
+	 */
+	if (p.has_action && p.action.kind == AC_TYPE && !do_scan(s, &p)) {
+		result_text(res, true, "not run: the scanner failed");
+		agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+		goto out;
+	}
 
 	/*
 	 * The kill switch matters only for actions on the desktop that would run
@@ -701,8 +716,14 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 			continue;
 		}
 		if (a == AGENT_ANSWER_EDIT) {
-			if (edit_proposal(s, &p))
+			if (edit_proposal(s, &p)) {
 				show_proposal(s, &p);
+				if (p.has_action && p.action.kind == AC_TYPE && !do_scan(s, &p)) {
+					result_text(res, true, "not run: the scanner failed");
+					agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+					goto out;
+				}
+			}
 			continue;
 		}
 		/* No, end of input, or anything else. */
@@ -711,8 +732,8 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 		                                          : "the user declined");
 		if (d.show_findings) {
 			char *f = findings_text(p.scan);
-			result_text(res, true, "The user declined to run this code. The safety scanner "
-			            "had flagged it:\n%s", f);
+			result_text(res, true, "The user declined to %s. The safety scanner had "
+			            "flagged it:\n%s", p.has_action ? "perform this action" : "run this code", f);
 			free(f);
 		} else {
 			result_text(res, true, "The user declined to %s.",

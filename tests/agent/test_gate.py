@@ -176,6 +176,27 @@ class Gate(unittest.TestCase):
         scanned = [e for e in r.audit_events() if e["event"] == "scanned"]
         self.assertEqual(len(scanned), 2)
 
+    def test_typed_commands_are_scanned_even_under_the_override(self):
+        r = Run()
+        turns = [{"tool_calls": [call("computer", action="type", text="rm -rf ~\n")]},
+                 {"tool_calls": [call("computer", action="type", text="ls\n")]},
+                 {"text": "ok"}]
+        with FakeLLM(turns) as srv:
+            p = r.run(srv, "openai", "--os", "--os-auto-approve", "-m", "clean up", X=X,
+                      input=b"n\n")
+            res = [tool_results(q["body"], "openai") for q in srv.requests[1:]]
+        self.assertEqual(p.returncode, 0, p.stderr)
+        # Only the dangerous text was asked about; the harmless one ran unasked.
+        self.assertEqual(p.stdout.count(b"Perform this action?"), 1)
+        self.assertIn("flagged", res[0][0][1])
+        evs = self.rec.wait_events(lambda evs: any(
+            e["kind"] == "key-press" and e.get("name") == "s" for e in evs))
+        keys = [e for e in evs if e["kind"] == "key-press"]
+        names = [e.get("name") for e in keys]
+        self.assertNotIn("r", names)
+        self.assertIn("l", names)
+        check_audit(self, r.audit_events())
+
     def test_the_model_sees_the_target_and_its_click_lands(self):
         self.rec.stop()
         for fmt in ("openai", "anthropic"):
