@@ -8,7 +8,8 @@
  *
  * The supervisor is the first process of the session's namespaces (pid 1
  * of its pid namespace; under `off` a child subreaper). It reaps orphans,
- * relays an interrupt as SIGINT to the interpreter's process group, reports
+ * relays an interrupt as SIGINT to the interpreter and the processes the
+ * block started in its process group (see interrupt_block), reports
  * the interpreter's exit, and by exiting takes every process of the session
  * with it (the kernel kills a pid namespace whose init dies; under `off` it
  * kills its descendants one generation after another). It never execs: it
@@ -199,8 +200,8 @@ static _Noreturn void interpreter_main(const exec_session *s, int st_w)
 {
 	sandbox_failure fail = {"", 0};
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	/* Its own session and process group: SIGINT to the group reaches the
-	 * code and whatever it runs in the foreground. */
+	/* Its own session and process group, whose pgid is its pid: what the
+	 * code starts joins the group, where an interrupt finds it. */
 	setsid();
 	child_reset_signals();
 	static const int target[] = {0, 1, 2, 3, 4, 5};
