@@ -24,6 +24,10 @@
  * killed and the next block starts a fresh interpreter (result.restarted).
  * An interpreter that dies (exit, crash) is restarted the same way.
  *
+ * What a block starts in the background (`xterm &`, subprocess.Popen) keeps
+ * running across the next blocks, and an interrupt of a later block spares
+ * it; it ends with the session (timeout, restart, destroy), never later.
+ *
  * Threads: a session (or set) is used from one thread at a time, and that
  * thread must outlive it (the sandbox dies with the thread that created
  * it). exec_session_interrupt/exec_sessions_interrupt are the exceptions:
@@ -190,9 +194,11 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
                       exec_output_fn fn, void *user, exec_result *res);
 
 /*
- * Asks the running block to stop: SIGINT to the code's process group, and
- * if the block has not ended after a 2 s grace, every process of the
- * session is killed. Async-signal-safe (one write to a pipe the run loop
+ * Asks the running block to stop: SIGINT to the interpreter and to the
+ * processes of its group that the block started (not to those an earlier
+ * block left in the background, unless they began within the clock tick,
+ * 10 ms, in which this block began), and if the block has not ended after
+ * a 2 s grace, every process of the session is killed. Async-signal-safe (one write to a pipe the run loop
  * polls); a request made while no block runs is dropped when the next
  * block starts.
  */

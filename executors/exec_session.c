@@ -8,7 +8,8 @@
  *
  * The supervisor is the first process of the session's namespaces (pid 1
  * of its pid namespace; under `off` a child subreaper). It reaps orphans,
- * relays an interrupt as SIGINT to the interpreter's process group, reports
+ * relays an interrupt as SIGINT to the interpreter and the processes the
+ * block started in its process group (see interrupt_block), reports
  * the interpreter's exit, and by exiting takes every process of the session
  * with it (the kernel kills a pid namespace whose init dies; under `off` it
  * kills its descendants one generation after another). It never execs: it
@@ -51,6 +52,12 @@ extern char **environ;
 #define READY_TIMEOUT_MS 30000  /* from clone to a successful execve */
 #define DRAIN_MS 1000           /* reading what a dead interpreter left */
 
+/* deskhand -> supervisor, one datagram each. */
+struct sup_cmd {
+	char kind;                 /* 'I' interrupt the block, 'K' end the session */
+	unsigned long long since;  /* 'I': when the block began, clock ticks since boot */
+};
+
 /* Supervisor -> deskhand, one datagram each. */
 struct sup_msg {
 	char kind;        /* 'R' interpreter started, 'E' set-up failed, 'X' interpreter exited */
@@ -88,6 +95,17 @@ static long long now_ms(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* CLOCK_BOOTTIME in clock ticks, rounded down as /proc's start times are. */
+static unsigned long long boot_ticks(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_BOOTTIME, &ts);
+	long hz = sysconf(_SC_CLK_TCK);
+	unsigned long long tick_ns = 1000000000ull / (unsigned long long)(hz > 0 ? hz : 100);
+	return ((unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec) /
+	       tick_ns;
 }
 
 static void close_fd(int *fd)
@@ -182,8 +200,8 @@ static _Noreturn void interpreter_main(const exec_session *s, int st_w)
 {
 	sandbox_failure fail = {"", 0};
 	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
-	/* Its own session and process group: SIGINT to the group reaches the
-	 * code and whatever it runs in the foreground. */
+	/* Its own session and process group, whose pgid is its pid: what the
+	 * code starts joins the group, where an interrupt finds it. */
 	setsid();
 	child_reset_signals();
 	static const int target[] = {0, 1, 2, 3, 4, 5};
@@ -221,10 +239,17 @@ static bool parse_pid(const char *name, pid_t *out)
 	return true;
 }
 
-/* Reads the parent pid from /proc/PID/stat without stdio. */
-static pid_t parent_of(pid_t pid)
+/* What the supervisor reads of a process in /proc/PID/stat. */
+struct proc_info {
+	pid_t ppid;
+	pid_t pgrp;
+	unsigned long long start;     /* clock ticks since boot */
+};
+
+/* Reads /proc/PID/stat without stdio; false when the process is gone. */
+static bool proc_info_read(pid_t pid, struct proc_info *out)
 {
-	char path[40] = "/proc/", buf[512];
+	char path[40] = "/proc/", buf[1024];
 	size_t n = 6;
 	char digits[16];
 	int d = 0;
@@ -237,25 +262,48 @@ static pid_t parent_of(pid_t pid)
 	memcpy(path + n, "/stat", 6);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return -1;
+		return false;
 	ssize_t len = read(fd, buf, sizeof(buf) - 1);
 	close(fd);
 	if (len <= 0)
-		return -1;
+		return false;
 	buf[len] = '\0';
-	char *p = strrchr(buf, ')');       /* the name may contain anything */
-	if (p == NULL || p[1] != ' ' || p[2] == '\0' || p[3] != ' ')
-		return -1;
-	long v = 0;
-	for (p += 4; *p >= '0' && *p <= '9'; p++)
-		v = v * 10 + (*p - '0');
-	return (pid_t)v;
+	const char *p = strrchr(buf, ')');       /* the name may contain anything */
+	if (p == NULL || p[1] != ' ')
+		return false;
+	/* Fields after the name, counted as proc(5) does: 3 state, 4 ppid,
+	 * 5 pgrp, ..., 22 starttime. */
+	p += 2;
+	for (int field = 3; field <= 22; field++) {
+		unsigned long long v = 0;
+		bool digits_only = *p != '\0' && *p != ' ';
+		for (; *p != '\0' && *p != ' '; p++) {
+			if (*p >= '0' && *p <= '9')
+				v = v * 10 + (unsigned long long)(*p - '0');
+			else
+				digits_only = false;
+		}
+		if (*p == ' ')
+			p++;
+		else if (field < 22)
+			return false;
+		if (field == 4 || field == 5 || field == 22) {
+			if (!digits_only)
+				return false;
+			if (field == 4)
+				out->ppid = (pid_t)v;
+			else if (field == 5)
+				out->pgrp = (pid_t)v;
+			else
+				out->start = v;
+		}
+	}
+	return true;
 }
 
-/* SIGKILLs every process whose parent is this one (a subreaper's view). */
-static void kill_children(void)
+/* Calls fn for every process listed in this pid namespace's /proc. */
+static void each_process(void (*fn)(pid_t pid, void *arg), void *arg)
 {
-	pid_t self = getpid();
 	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return;
@@ -269,12 +317,56 @@ static void kill_children(void)
 			memcpy(&reclen, buf + off + 16, sizeof(reclen));
 			const char *name = buf + off + 19;
 			pid_t pid;
-			if (parse_pid(name, &pid) && parent_of(pid) == self)
-				kill(pid, SIGKILL);
+			if (parse_pid(name, &pid))
+				fn(pid, arg);
 			off += reclen;
 		}
 	}
 	close(dfd);
+}
+
+static void kill_if_child(pid_t pid, void *arg)
+{
+	struct proc_info info;
+	if (proc_info_read(pid, &info) && info.ppid == *(const pid_t *)arg)
+		kill(pid, SIGKILL);
+}
+
+/* SIGKILLs every process whose parent is this one (a subreaper's view). */
+static void kill_children(void)
+{
+	pid_t self = getpid();
+	each_process(kill_if_child, &self);
+}
+
+struct block_group {
+	pid_t interp;
+	unsigned long long since;
+};
+
+static void interrupt_if_foreground(pid_t pid, void *arg)
+{
+	const struct block_group *b = arg;
+	struct proc_info info;
+	if (pid != b->interp && proc_info_read(pid, &info) && info.pgrp == b->interp &&
+	    info.start >= b->since)
+		kill(pid, SIGINT);
+}
+
+/*
+ * SIGINT to the interpreter and to the processes of its process group
+ * started since the block began (`since`, clock ticks since boot, the unit
+ * of /proc's start times): what the block runs in the foreground. What an
+ * earlier block left running in the background — a GUI program — is
+ * spared, as a terminal's job control would spare it. (A process an
+ * earlier block started within the same tick as this block counts as this
+ * block's.)
+ */
+static void interrupt_block(pid_t interp, unsigned long long since)
+{
+	struct block_group b = {interp, since};
+	kill(interp, SIGINT);
+	each_process(interrupt_if_foreground, &b);
 }
 
 /*
@@ -392,14 +484,15 @@ static _Noreturn void supervisor_main(const exec_session *s, int sup, int code_r
 			}
 		}
 		if (p[0].revents & (POLLIN | POLLHUP | POLLERR)) {
-			char cmd = 0;
-			ssize_t n = recv(sup, &cmd, 1, 0);
+			struct sup_cmd cmd;
+			memset(&cmd, 0, sizeof(cmd));
+			ssize_t n = recv(sup, &cmd, sizeof(cmd), 0);
 			if (n < 0 && errno == EINTR)
 				continue;
-			if (n <= 0 || cmd == 'K')
+			if (n <= 0 || cmd.kind == 'K')
 				supervisor_finish(s, interp);
-			if (cmd == 'I')
-				kill(-interp, SIGINT);
+			if (cmd.kind == 'I' && n == (ssize_t)sizeof(cmd))
+				interrupt_block(interp, cmd.since);
 		}
 	}
 }
@@ -423,8 +516,8 @@ static void session_terminate(exec_session *s)
 		return;
 	if (s->profile == SANDBOX_OFF) {
 		/* The supervisor hunts down the descendants itself. */
-		char k = 'K';
-		send(s->sup_fd, &k, 1, MSG_NOSIGNAL);
+		struct sup_cmd k = {'K', 0};
+		send(s->sup_fd, &k, sizeof(k), MSG_NOSIGNAL);
 		struct pollfd p = {s->sup_pidfd, POLLIN, 0};
 		int r;
 		do
@@ -816,6 +909,9 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	if (rs.out == NULL)
 		return exec_fail("out of memory");
 
+	/* Taken before the code is sent: every process the block starts
+	 * begins at this tick or later (see interrupt_block). */
+	unsigned long long since = boot_ticks();
 	exec_ctl_reader ctl = {.len = 0};
 	size_t sent = 0, total = hlen + len;
 	long long deadline = now_ms() + s->timeout_ms, grace_end = 0;
@@ -900,8 +996,8 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 				while (read(s->intr_r, junk, sizeof(junk)) > 0)
 					;
 				if (!interrupting) {
-					char cmd = 'I';
-					send(s->sup_fd, &cmd, 1, MSG_NOSIGNAL);
+					struct sup_cmd cmd = {'I', since};
+					send(s->sup_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
 					interrupting = interrupted = true;
 					grace_end = now + GRACE_MS;
 				}
@@ -910,8 +1006,8 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 		if (got_marker || ended)
 			break;
 		if (!interrupting && now >= deadline) {
-			char cmd = 'I';
-			send(s->sup_fd, &cmd, 1, MSG_NOSIGNAL);
+			struct sup_cmd cmd = {'I', since};
+			send(s->sup_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
 			interrupting = timed_out = true;
 			grace_end = now + GRACE_MS;
 		} else if (interrupting && now >= grace_end) {

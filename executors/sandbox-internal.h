@@ -101,5 +101,8 @@ int sandbox_child_map_ids(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
                           gid_t outer_gid);
 int sandbox_child_loopback_up(void);
 int sandbox_child_write_file(const char *path, const char *text);
+/* Mounts a fresh devpts instance on /dev/pts and makes /dev/ptmx its
+ * ptmx; 0 or an errno. In a mount namespace the caller owns. */
+int sandbox_child_mount_devpts(void);
 
 #endif

@@ -301,6 +301,20 @@ bool sandbox_seccomp_program(struct sock_fprog *out)
 	for (size_t i = 0; i < sizeof(denied_enosys) / sizeof(denied_enosys[0]); i++)
 		if (!rule(ctx, SCMP_ACT_ERRNO(ENOSYS), denied_enosys[i], 0, NULL))
 			goto out;
+	/* setgroups() as a no-op that succeeds, when deskhand (and so the code)
+	 * runs as root: such code is uid 0 without any capability, and programs
+	 * that believe they are root reset their groups before they start a
+	 * child, and give up when that fails (xterm calls initgroups() and its
+	 * shell never runs). It could not have changed anything: the code holds
+	 * no CAP_SETGID and its namespaces deny setgroups; the groups it keeps
+	 * are the ones it already had. An ordinary user's code still gets the
+	 * kernel's EPERM (nothing it runs expects otherwise). */
+	if (geteuid() == 0) {
+		static const char *const groups[] = {"setgroups", "setgroups32"};
+		for (size_t i = 0; i < 2; i++)
+			if (!rule(ctx, SCMP_ACT_ERRNO(0), groups[i], 0, NULL))
+				goto out;
+	}
 	/* clone() with any namespace flag. (clone3 hides its flags in memory,
 	 * hence ENOSYS above.) */
 	for (size_t i = 0; i < sizeof(clone_ns_flags) / sizeof(clone_ns_flags[0]); i++) {

@@ -22,10 +22,15 @@
  *   - no_new_privs, no capabilities, rlimits (no core files, open files,
  *     file size, data segment — never the address space, which V8 reserves
  *     by the gigabyte);
+ *   - terminals of its own: a fresh devpts instance on /dev/pts (and
+ *     /dev/ptmx), so the user's terminals cannot be opened by name;
  *   - a seccomp filter: everything allowed but a denylist answered with
  *     EPERM (ptrace, the mount family, namespaces, bpf, keyrings, modules,
  *     clock setting, personality changes, TIOCSTI...) and clone3/io_uring
- *     answered with ENOSYS so that libc and libuv fall back;
+ *     answered with ENOSYS so that libc and libuv fall back; when deskhand
+ *     runs as root, setgroups() succeeds without doing anything (the code is
+ *     uid 0 without capabilities, and programs that believe they are root,
+ *     xterm among them, give up when it fails);
  *   - the X display out of reach: an empty read-only tmpfs over
  *     /tmp/.X11-unix (the path socket) and Landlock's abstract-socket
  *     scoping (the @/tmp/.X11-unix/XN socket), unless the run was granted
@@ -202,8 +207,9 @@ typedef struct sandbox_failure {
 /*
  * In the first process of the namespaces (right after the clone): maps the
  * parent's uid/gid to root of the new user namespace, makes mounts private,
- * hides the X socket directory, mounts a fresh /proc (and strict's private
- * /tmp and /dev/shm), sets the task cap and brings up the private loopback.
+ * hides the X socket directory, mounts private terminals (devpts) and a
+ * fresh /proc (and strict's private /tmp and /dev/shm), sets the task cap
+ * and brings up the private loopback.
  * `uid`/`gid` are the parent's effective ids (getuid() inside a fresh user
  * namespace no longer tells them). No-op for `off`.
  * Async-signal-safe. Returns false with *fail set.

@@ -143,6 +143,30 @@ static int bind_fd(int fd, const char *target)
 	return 0;
 }
 
+int sandbox_child_mount_devpts(void)
+{
+	/* No gid= option: gid 5 (tty) is not mapped in the session's user
+	 * namespace; each new terminal belongs to the group of its opener. */
+	if (mount("devpts", "/dev/pts", "devpts", MS_NOSUID | MS_NOEXEC,
+	          "newinstance,ptmxmode=0666,mode=620") != 0)
+		return errno;
+	/* /dev/ptmx must hand out terminals of this instance. A symlink to
+	 * pts/ptmx already does; a device node gets the instance's own ptmx
+	 * bound over it (the kernel would resolve a devtmpfs node through the
+	 * sibling pts directory anyway; the bind does not depend on that). */
+	struct stat st;
+	if (lstat("/dev/ptmx", &st) == 0 && !S_ISLNK(st.st_mode) &&
+	    mount("/dev/pts/ptmx", "/dev/ptmx", NULL, MS_BIND, NULL) != 0)
+		return errno;
+	return 0;
+}
+
+static bool mount_private_devpts(sandbox_failure *fail)
+{
+	int err = sandbox_child_mount_devpts();
+	return err == 0 ? true : failed(fail, "mounting a private /dev/pts", err);
+}
+
 bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
                             sandbox_failure *fail)
 {
@@ -187,6 +211,11 @@ bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
 			close(ws_fd);
 		}
 	}
+	/* Terminals of its own, as bubblewrap does: a fresh devpts instance, so
+	 * that the user's terminals (deskhand's among them, where the human
+	 * confirms actions) cannot be opened by name, read or written. */
+	if (is_dir("/dev/pts") && !mount_private_devpts(fail))
+		return false;
 	/* The X server's path socket: an empty read-only directory on top. */
 	if (!plan->display && is_dir("/tmp/.X11-unix") &&
 	    mount("tmpfs", "/tmp/.X11-unix", "tmpfs",

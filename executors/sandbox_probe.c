@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -132,6 +133,14 @@ static bool probe_mountns(const void *arg, sandbox_failure *fail)
 	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "size=64k") != 0) {
 		fail->step = "mounting a tmpfs";
 		fail->err = errno;
+		return false;
+	}
+	struct stat st;
+	int err;
+	if (stat("/dev/pts", &st) == 0 && S_ISDIR(st.st_mode) &&
+	    (err = sandbox_child_mount_devpts()) != 0) {
+		fail->step = "mounting a private /dev/pts";
+		fail->err = err;
 		return false;
 	}
 	return true;

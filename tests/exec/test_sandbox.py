@@ -11,7 +11,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
-from execlib import deskhand_exec, env_with, run_blocks  # noqa: E402
+from execlib import as_nobody, deskhand_exec, env_with, run_blocks  # noqa: E402
 
 DENIED_EPERM = [
     "ptrace", "process_vm_readv", "process_vm_writev",
@@ -80,6 +80,30 @@ class Seccomp(unittest.TestCase):
         got = try_syscalls("off", ["unshare", "clone3", "personality-linux32"])
         self.assertEqual(got, {"unshare": "OK", "clone3": "EINVAL",
                                "personality-linux32": "OK"})
+
+    def test_setgroups_is_a_no_op_for_roots_code(self):
+        # deskhand run as root: the code is uid 0 without capabilities, and
+        # programs that believe they are root (xterm) reset their groups
+        # first. setgroups() then succeeds and changes nothing; an ordinary
+        # user's code keeps the kernel's EPERM.
+        got = try_syscalls("standard", ["setgroups"])["setgroups"]
+        if os.geteuid() != 0:
+            self.assertEqual(got, "EPERM")
+            return
+        self.assertEqual(got, "OK")
+        self.assertEqual(self.host_setgroups(), "EFAULT")
+        r = deskhand_exec("python", "import os\nbefore = os.getgroups()\n"
+                          "os.setgroups([0, 4242])\n"
+                          "print(os.getgroups() == before, 4242 in os.getgroups())")
+        self.assertEqual(r.stdout, b"True False\n", r.stderr)
+        r = deskhand_exec("shell", "%s setgroups" % h.binary("try-syscall"),
+                          prefix=as_nobody())
+        self.assertEqual(r.stdout, b"setgroups EPERM\n", r.stderr)
+
+    @staticmethod
+    def host_setgroups():
+        r = h.run([h.binary("try-syscall"), "setgroups"])
+        return r.stdout.decode().split()[1]
 
     def test_process_state(self):
         r = deskhand_exec("shell", "grep -E '^(NoNewPrivs|Seccomp|CapEff|CapBnd):' "
