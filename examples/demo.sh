@@ -36,7 +36,7 @@ export DISPLAY=":$(cat "$work/display")"
 export XDG_DATA_HOME="$work/data"
 echo "demo: private X server on $DISPLAY"
 
-args=(${DEMO_EXTRA:-} --provider script --script "$here/demo.json" --os --workspace "$work"
+args=(--provider script --script "$here/demo.json" --os --workspace "$work"
       --conversation "$work/demo-conversation.json" --audit "$work/audit.jsonl"
       -m "Open a terminal, greet the world in it, and show me.")
 status=0
@@ -55,6 +55,13 @@ fi
 if [ -f "$work/demo-output.txt" ]; then
 	echo "demo: the terminal wrote: $(cat "$work/demo-output.txt")"
 fi
-echo "demo: audit log:"
-sed 's/^/  /' "$work/audit.jsonl" | cut -c1-160
+echo "demo: the audit log ($work/audit.jsonl is removed on exit):"
+python3 - "$work/audit.jsonl" <<'PY'
+import json, sys
+for line in open(sys.argv[1], encoding="utf-8"):
+    e = json.loads(line)
+    what = e.get("action", {}).get("action") if isinstance(e.get("action"), dict) else e.get("language", "")
+    print("  %s  %-9s %-12s %-13s %s" % (e["ts"][11:23], e["event"], e.get("id", ""),
+                                        e.get("kind", ""), what or ""))
+PY
 exit $status
