@@ -135,12 +135,23 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 	}
 	if (strcmp(call->name, "execute") == 0)
 		return parse_execute(s, call->args, p, err, errlen);
-	if (strcmp(call->name, "computer") == 0) {
+	bool find_text = strcmp(call->name, "find_text") == 0;
+	if (strcmp(call->name, "computer") == 0 || find_text) {
 		if (s->display == NULL) {
 			snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
 			return false;
 		}
-		if (!agent_computer_parse(call->args, &s->view, &p->action, err, errlen)) {
+		/* find_text is also a tool of its own (Anthropic's native tool
+		 * cannot take new actions): the same action underneath. */
+		cJSON *args = find_text ? cJSON_Duplicate(call->args, 1) : NULL;
+		if (args != NULL) {
+			cJSON_DeleteItemFromObjectCaseSensitive(args, "action");
+			cJSON_AddStringToObject(args, "action", "find_text");
+		}
+		bool ok = agent_computer_parse(args != NULL ? args : call->args, &s->view,
+		                               &p->action, err, errlen);
+		cJSON_Delete(args);
+		if (!ok) {
 			agent_computer_action_finish(&p->action);
 			return false;
 		}
@@ -150,7 +161,7 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 		return true;
 	}
 	snprintf(err, errlen, "unknown tool \"%.60s\" (the tools are execute%s)", call->name,
-	         s->display ? " and computer" : "");
+	         s->display ? ", computer and find_text" : "");
 	return false;
 }
 
@@ -311,6 +322,8 @@ static void show_details(agent_session *s, const proposal *p)
 	char *text = agent_buf_steal(&b);
 	agent_term_print(s->term, text);
 	free(text);
+	if (shot[0] == '/' || shot[0] == '.')
+		agent_term_show_image(s->term, shot);
 }
 
 /*

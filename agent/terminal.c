@@ -309,6 +309,88 @@ void agent_term_decision(agent_term *t, const char *id, const char *decision,
 	agent_term_notice(t, "%s: %s", decision, reason);
 }
 
+/* ---- inline images ---------------------------------------------------- */
+
+static char *base64(const unsigned char *in, size_t n, size_t *out_len)
+{
+	static const char tbl[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char *out = malloc((n + 2) / 3 * 4 + 1);
+	if (out == NULL)
+		return NULL;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i += 3) {
+		unsigned v = (unsigned)in[i] << 16;
+		if (i + 1 < n)
+			v |= (unsigned)in[i + 1] << 8;
+		if (i + 2 < n)
+			v |= in[i + 2];
+		out[o++] = tbl[(v >> 18) & 63];
+		out[o++] = tbl[(v >> 12) & 63];
+		out[o++] = i + 1 < n ? tbl[(v >> 6) & 63] : '=';
+		out[o++] = i + 2 < n ? tbl[v & 63] : '=';
+	}
+	out[o] = '\0';
+	*out_len = o;
+	return out;
+}
+
+void agent_term_show_image(agent_term *t, const char *png_path)
+{
+	if (t->json) {
+		cJSON *ev = event("image");
+		add_text(ev, "path", png_path, strlen(png_path));
+		emit(t, ev);
+		return;
+	}
+	if (!isatty(STDOUT_FILENO))
+		return;
+	const char *term = getenv("TERM");
+	const char *prog = getenv("TERM_PROGRAM");
+	bool kitty = getenv("KITTY_WINDOW_ID") != NULL || (term && strstr(term, "kitty"));
+	bool iterm = prog && (strcmp(prog, "iTerm.app") == 0 || strcmp(prog, "WezTerm") == 0);
+	if (!kitty && !iterm)
+		return;
+	FILE *f = fopen(png_path, "rb");
+	if (f == NULL)
+		return;
+	agent_buf b;
+	agent_buf_init(&b);
+	char chunk[8192];
+	size_t n;
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0 && b.len < (8u << 20))
+		agent_buf_append(&b, chunk, n);
+	fclose(f);
+	size_t len = 0;
+	char *enc = base64((const unsigned char *)b.data, b.len, &len);
+	size_t raw = b.len;
+	agent_buf_finish(&b);
+	if (enc == NULL)
+		return;
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+	pthread_mutex_lock(&t->lock);
+	if (iterm) {
+		printf("\033]1337;File=inline=1;size=%zu:%s\a\n", raw, enc);
+	} else {
+		/* kitty: PNG (f=100), sent in chunks of at most 4096 bytes. */
+		for (size_t off = 0; off < len; off += 4096) {
+			size_t k = len - off < 4096 ? len - off : 4096;
+			bool more = off + k < len;
+			if (off == 0)
+				printf("\033_Ga=T,f=100,m=%d;", more ? 1 : 0);
+			else
+				printf("\033_Gm=%d;", more ? 1 : 0);
+			fwrite(enc + off, 1, k, stdout);
+			fputs("\033\\", stdout);
+		}
+		fputc('\n', stdout);
+	}
+	fflush(stdout);
+	pthread_mutex_unlock(&t->lock);
+	free(enc);
+}
+
 /* ---- spinner --------------------------------------------------------- */
 
 static void *spinner_main(void *arg)

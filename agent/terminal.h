@@ -89,6 +89,13 @@ agent_term_answer agent_term_ask(agent_term *t, const char *id,
  */
 char *agent_term_read_line(agent_term *t, const char *prompt);
 
+/*
+ * Shows a PNG file inline where the terminal can (kitty's graphics protocol,
+ * iTerm2/WezTerm's inline images); elsewhere nothing (the caller has printed
+ * the path). In --json mode an "image" event carries the path.
+ */
+void agent_term_show_image(agent_term *t, const char *png_path);
+
 /* Prints a block of text as is (help, info, findings). */
 void agent_term_print(agent_term *t, const char *text);
 

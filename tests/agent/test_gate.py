@@ -197,6 +197,32 @@ class Gate(unittest.TestCase):
         self.assertIn("l", names)
         check_audit(self, r.audit_events())
 
+    @unittest.skipUnless("DESKHAND_HAVE_OCR 1" in open(os.path.join(h.build_dir(), "config.h")).read(),
+                         "OCR not built")
+    def test_find_text_answers_in_the_models_coordinates(self):
+        # "finds THIS" covers screen x 290..390, y 300..320: in the model's
+        # 1280x720 view of 1920x1080 that is x 193..260, y 200..213.
+        term = h.Proc(["xterm", "-fn", "10x20", "-b", "0", "-geometry", "60x6+200+300",
+                       "-bg", "white", "-fg", "black", "-e", "sh", "-c",
+                       "printf 'deskhand finds THIS text\\n'; sleep 300"], env=X.env())
+        try:
+            h.wait_for(lambda: b"finds" in h.run([h.binary(), "find-text", "finds"],
+                                                 env=X.env()).stdout, timeout=20)
+            for fmt, tool in (("anthropic", call("find_text", text="FINDS this")),
+                              ("openai", call("computer", action="find_text", text="finds this"))):
+                with self.subTest(fmt=fmt):
+                    r = Run()
+                    with FakeLLM([{"tool_calls": [tool]}, {"text": "ok"}]) as srv:
+                        p = r.run(srv, fmt, "--os", "-m", "where is it", X=X)
+                        self.assertEqual(p.returncode, 0, p.stderr)
+                        res = tool_results(srv.requests[1]["body"], fmt)
+                    self.assertNotIn("Perform this action?", p.stdout.decode())
+                    line = [l for l in res[0][1].splitlines() if "finds THIS" in l][0]
+                    x, y = map(int, line.split()[0].split(","))
+                    self.assertTrue(abs(x - 227) <= 6 and abs(y - 207) <= 6, line)
+        finally:
+            term.stop()
+
     def test_the_model_sees_the_target_and_its_click_lands(self):
         self.rec.stop()
         for fmt in ("openai", "anthropic"):

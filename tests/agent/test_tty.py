@@ -114,12 +114,15 @@ class Tty(unittest.TestCase):
             turns = [{"tool_calls": [call("computer", action="left_click", coordinate=[100, 200])]},
                      {"text": "ok"}]
             with FakeLLM(turns) as srv:
-                t = Pty(r.args(srv, "openai", "--os", "-m", "click"), r.env(X))
+                # A kitty terminal gets the preview inline as well.
+                t = Pty(r.args(srv, "openai", "--os", "-m", "click"),
+                        r.env(X, KITTY_WINDOW_ID="1"))
                 t.expect(rb"Perform this action\?")
                 t.send("d\n")
                 m = t.expect(rb"preview: (\S+\.png)")
                 preview = m.group(1).decode()
-                t.expect(rb"window:|Perform this action\?")
+                t.expect(rb"\x1b_Ga=T,f=100,m=[01];iVBORw0KGgo")
+                t.expect(rb"Perform this action\?")
                 t.send("y\n")
                 self.assertEqual(t.wait(), 0)
             self.assertTrue(os.path.exists(preview), preview)
