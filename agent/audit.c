@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent/audit.h"
+#include "agent/textutil.h"
 
 static _Thread_local char audit_err_buf[512];
 
@@ -172,28 +173,8 @@ static char *utf8_clean(const char *s, size_t len, bool *lossy)
 		return NULL;
 	size_t o = 0, i = 0;
 	while (i < len) {
-		unsigned char c = (unsigned char)s[i];
-		if (c != 0 && c < 0x80) {
-			out[o++] = (char)c;
-			i++;
-			continue;
-		}
-		size_t need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-		bool ok = need > 0 && i + need <= len;
-		for (size_t k = 1; ok && k < need; k++)
-			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
-				ok = false;
-		if (ok && need == 3) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))
-				ok = false;
-		}
-		if (ok && need == 4) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
-				ok = false;
-		}
-		if (ok) {
+		size_t need = agent_utf8_seq(s + i, len - i);
+		if (need > 0) {
 			memcpy(out + o, s + i, need);
 			o += need;
 			i += need;

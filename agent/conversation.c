@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent/conversation.h"
+#include "agent/textutil.h"
 
 static _Thread_local char conv_err_buf[512];
 
@@ -33,73 +34,10 @@ static bool conv_fail(const char *fmt, ...)
 	return false;
 }
 
-/* ---- UTF-8 --------------------------------------------------------------- */
-
-size_t conv_utf8_len(const char *str, size_t n)
-{
-	const unsigned char *s = (const unsigned char *)str;
-	unsigned c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c >= 0x01 && c < 0x80)
-		return 1;
-	if (c >= 0xC2 && c <= 0xDF) {
-		len = 2;
-		cp = c & 0x1F;
-	} else if (c >= 0xE0 && c <= 0xEF) {
-		len = 3;
-		cp = c & 0x0F;
-	} else if (c >= 0xF0 && c <= 0xF4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xC0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3F);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-	    (cp >= 0xD800 && cp <= 0xDFFF))
-		return 0;
-	return len;
-}
-
-char *conv_utf8_sanitize(const char *s, size_t len)
-{
-	size_t out = 0;
-	for (size_t i = 0; i < len;) {
-		size_t k = conv_utf8_len(s + i, len - i);
-		out += k ? k : 3;
-		i += k ? k : 1;
-	}
-	char *r = malloc(out + 1);
-	if (!r)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < len;) {
-		size_t k = conv_utf8_len(s + i, len - i);
-		if (k) {
-			memcpy(r + o, s + i, k);
-			o += k;
-			i += k;
-		} else {
-			memcpy(r + o, "\xEF\xBF\xBD", 3);
-			o += 3;
-			i++;
-		}
-	}
-	r[o] = '\0';
-	return r;
-}
-
 static char *dup_utf8(const char *s)
 {
 	s = s ? s : "";
-	return conv_utf8_sanitize(s, strlen(s));
+	return agent_utf8_sanitize(s, strlen(s), NULL);
 }
 
 /* ---- memory model -------------------------------------------------------- */

@@ -253,14 +253,4 @@ struct conv_summary {
 bool conv_list(const char *dir, struct conv_summary **out, size_t *n);
 void conv_summaries_free(struct conv_summary *s, size_t n);
 
-/* ---- helpers shared with the providers ----------------------------------- */
-
-/*
- * Copies `len` bytes replacing every invalid UTF-8 sequence (and NUL) with
- * U+FFFD. malloc'd, NUL-terminated; NULL when out of memory.
- */
-char *conv_utf8_sanitize(const char *s, size_t len);
-/* Length of the valid UTF-8 sequence starting at s (n > 0 bytes available); 0 if invalid or NUL. */
-size_t conv_utf8_len(const char *s, size_t n);
-
 #endif

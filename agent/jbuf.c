@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/provider-internal.h"
+#include "agent/textutil.h"
 
 void jb_free(struct jbuf *b)
 {
@@ -80,7 +81,7 @@ void jb_strn(struct jbuf *b, const char *s, size_t n)
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
 		if (c >= 0x80 || c == 0) {
-			size_t k = conv_utf8_len(s + i, n - i);
+			size_t k = agent_utf8_seq(s + i, n - i);
 			if (k) {
 				memcpy(o, s + i, k);
 				o += k;

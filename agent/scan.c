@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "agent/scan.h"
+#include "agent/textutil.h"
 #include "config.h"
 
 /* Generated at build time from agent/rules/scan-rules.json. */
@@ -1584,21 +1585,8 @@ static char *make_excerpt(const char *s, size_t len)
 		}
 		/* A complete, shortest-form UTF-8 sequence is copied; anything
 		 * else becomes U+FFFD. */
-		size_t need = c >= 0xf0 && c <= 0xf4 ? 4 : c >= 0xe0 && c < 0xf0 ? 3 : c >= 0xc2 && c < 0xe0 ? 2 : 0;
-		bool ok = need > 0 && i + need <= len;
-		for (size_t k = 1; ok && k < need; k++)
-			if (((unsigned char)s[i + k] & 0xc0) != 0x80)
-				ok = false;
-		if (ok && need == 3) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xe0 && c1 < 0xa0) || (c == 0xed && c1 >= 0xa0))
-				ok = false;
-		}
-		if (ok && need == 4) {
-			unsigned char c1 = (unsigned char)s[i + 1];
-			if ((c == 0xf0 && c1 < 0x90) || (c == 0xf4 && c1 >= 0x90))
-				ok = false;
-		}
+		size_t need = agent_utf8_seq(s + i, len - i);
+		bool ok = need > 0;
 		if (ok && o + need <= MAX) {
 			memcpy(out + o, s + i, need);
 			o += need;

@@ -7,9 +7,9 @@
 
 #include "agent/textutil.h"
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if invalid. */
-static size_t utf8_seq(const unsigned char *s, size_t n)
+size_t agent_utf8_seq(const char *str, size_t n)
 {
+	const unsigned char *s = (const unsigned char *)str;
 	unsigned char c = s[0];
 	if (c < 0x80)
 		return c == 0 ? 0 : 1;
@@ -43,10 +43,9 @@ static size_t utf8_seq(const unsigned char *s, size_t n)
 
 bool agent_utf8_valid(const char *s, size_t n)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	while (i < n) {
-		size_t l = utf8_seq(p + i, n - i);
+		size_t l = agent_utf8_seq(s + i, n - i);
 		if (l == 0)
 			return false;
 		i += l;
@@ -56,7 +55,6 @@ bool agent_utf8_valid(const char *s, size_t n)
 
 char *agent_utf8_sanitize(const char *s, size_t n, size_t *out_len)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	/* Worst case: every byte becomes the 3-byte replacement character. */
 	if (n > (SIZE_MAX - 1) / 3)
 		return NULL;
@@ -65,13 +63,13 @@ char *agent_utf8_sanitize(const char *s, size_t n, size_t *out_len)
 		return NULL;
 	size_t o = 0, i = 0;
 	while (i < n) {
-		size_t l = utf8_seq(p + i, n - i);
+		size_t l = agent_utf8_seq(s + i, n - i);
 		if (l == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;
 			i++;
 		} else {
-			memcpy(out + o, p + i, l);
+			memcpy(out + o, s + i, l);
 			o += l;
 			i += l;
 		}

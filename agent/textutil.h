@@ -9,6 +9,13 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/*
+ * Length of the well-formed UTF-8 sequence at s (n > 0 bytes available):
+ * 1..4, or 0 when it is invalid, truncated, overlong, a surrogate, beyond
+ * U+10FFFF, or a NUL byte.
+ */
+size_t agent_utf8_seq(const char *s, size_t n);
+
 /* Whether s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
 bool agent_utf8_valid(const char *s, size_t n);
 

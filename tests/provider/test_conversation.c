@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "agent/conversation.h"
+#include "agent/textutil.h"
 
 static char dir[64];
 static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0};
@@ -317,7 +318,7 @@ static void test_tokens_and_utf8(void **state)
 	conv_view_clear(&v);
 	conv_destroy(c);
 
-	char *r = conv_utf8_sanitize("a\xC3\x28" "b\xED\xA0\x80" "c\xF0\x9F\x98\x80", 12);
+	char *r = agent_utf8_sanitize("a\xC3\x28" "b\xED\xA0\x80" "c\xF0\x9F\x98\x80", 12, NULL);
 	assert_string_equal(r, "a\xEF\xBF\xBD(b\xEF\xBF\xBD\xEF\xBF\xBD\xEF\xBF\xBD" "c\xF0\x9F\x98\x80");
 	free(r);
 	c = conv_create(NULL);

@@ -18,6 +18,7 @@
 
 #include "agent/prompt.h"
 #include "agent/provider-internal.h"
+#include "agent/textutil.h"
 
 static char dir[64];
 static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 1, 2, 3, 250};
@@ -434,7 +435,7 @@ static void on_text(void *user, const char *t, size_t n)
 	/* Whole characters only: a delta never ends inside one. */
 	size_t k = 0;
 	while (k < n) {
-		size_t l = conv_utf8_len(t + k, n - k);
+		size_t l = agent_utf8_seq(t + k, n - k);
 		if (l == 0) {
 			g->splits_inside_char++;
 			break;
