@@ -5,7 +5,6 @@
  * in provider_openai.c and provider_anthropic.c, the replayed script in
  * provider_script.c.
  */
-#include <curl/curl.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include <sys/random.h>
 #include <time.h>
 
+#include "agent/curl-dl.h"
 #include "agent/provider-internal.h"
 #include "config.h"
 
@@ -219,6 +219,11 @@ struct provider *provider_create(const struct provider_settings *s)
 		goto fail;
 	}
 	if (!curl_ready) {
+		const char *why = NULL;
+		if (!agent_curl_load(&why)) {
+			provider_fail("%s: %s", who, why);
+			goto fail;
+		}
 		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 			provider_fail("%s: cannot initialise libcurl", who);
 			goto fail;
@@ -568,6 +573,9 @@ long provider_parse_retry_after(const char *value, time_t now)
 		return -1;
 	memcpy(date, value, n);
 	date[n] = '\0';
+	const char *why = NULL;
+	if (!agent_curl_load(&why))
+		return -1;
 	time_t when = curl_getdate(date, NULL);
 	if (when == -1)
 		return -1;
