@@ -202,6 +202,44 @@ class Loop(unittest.TestCase):
             self.assertNotIn("%tokens", texts(srv.requests[1]["body"]))
         self.assertIn(b"tokens", p.stdout)
 
+    def test_magic_commands_from_the_users_lines(self):
+        r = Run()
+        saved = os.path.join(r.dir, "saved.json")
+        md = os.path.join(r.dir, "conv.md")
+        lines = ["first question", "%save_message " + saved, "%markdown " + md,
+                 "%undo", "%tokens", "%safe_mode auto", "%verbose true", "%help",
+                 "%frobnicate", "%load_message " + saved, "%info", "second question",
+                 "%reset", ""]
+        with FakeLLM([{"text": "answer one"}, {"text": "answer two"}]) as srv:
+            p = r.run(srv, "openai", input="\n".join(lines).encode())
+            self.assertEqual(p.returncode, 0, p.stderr)
+            second = srv.requests[1]["body"]["messages"]
+        out = p.stdout.decode() + p.stderr.decode()
+        with open(saved) as f:
+            self.assertEqual(len(json.load(f)["messages"]), 2)
+        with open(md) as f:
+            self.assertIn("answer one", f.read())
+        self.assertIn("unknown command %frobnicate", out)
+        self.assertIn("safe_mode:     auto", out)
+        self.assertIn("%load_message", out)      # the help text
+        # undo removed the first exchange, load_message brought it back
+        self.assertEqual([m["role"] for m in second if m["role"] != "system"],
+                         ["user", "assistant", "user"])
+        self.assertEqual(r.conversation()["messages"], [])  # after %reset
+        settings = [e for e in r.audit_events() if e["event"] == "setting"]
+        self.assertEqual(len(settings), 1)
+
+    def test_list_conversations(self):
+        r = Run()
+        with FakeLLM([{"text": "hi"}]) as srv:
+            p = h.run([h.binary(), "--provider", "openai", "--api-base",
+                       srv.base_url("openai"), "-m", "list me please"], env=r.env())
+            self.assertEqual(p.returncode, 0, p.stderr)
+        p = h.run([h.binary(), "--conversations"], env=r.env())
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"list me please", p.stdout)
+        self.assertIn(b"2 messages", p.stdout)
+
     def test_script_provider(self):
         r = Run()
         script = os.path.join(r.dir, "script.json")
