@@ -242,7 +242,7 @@ static const char *const denied_eperm[] = {
 	"clock_adjtime", "clock_adjtime64", "adjtimex",
 };
 
-/* Answered "not implemented": glibc falls back from clone3 to clone (whose
+/* Answered ENOSYS ("no such call"): glibc falls back from clone3 to clone (whose
  * flags the filter can inspect) and libuv from io_uring to epoll. */
 static const char *const denied_enosys[] = {
 	"clone3", "io_uring_setup", "io_uring_enter", "io_uring_register",
