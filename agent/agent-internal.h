@@ -38,6 +38,7 @@ typedef struct agent_session {
 	/* The desktop (only with --os). */
 	os_display *display;
 	vision_view view;               /* the last screenshot the model was sent */
+	int monitor;                    /* the monitor the model sees, fixed at start */
 	bool have_last_pointer;
 	int last_px, last_py;           /* where deskhand left the pointer */
 	bool verbose;

@@ -505,7 +505,7 @@ bool agent_screenshot(agent_session *s, bool settle, struct conv_image *img,
 	vision_shot_opts_init(&vo);
 	vo.max_w = (int)s->opt->screen_max_w;
 	vo.max_h = (int)s->opt->screen_max_h;
-	vo.monitor = (int)s->opt->monitor;
+	vo.monitor = s->monitor;
 	vo.grid = s->opt->grid;
 	vision_view view;
 	os_image *shot = vision_shot(s->display, &vo, &view);

@@ -185,12 +185,22 @@ static bool open_desktop(agent_session *s)
 		agent_term_error(s->term, "%s (--os needs an X display)", os_error());
 		return false;
 	}
-	/* The view the model will be told about before its first screenshot. */
-	os_rect mon;
-	if (!vision_monitor(s->display, (int)s->opt->monitor, &mon)) {
-		agent_term_error(s->term, "%s", vision_error());
+	/*
+	 * The monitor is chosen once (--monitor, else the pointer's) and kept:
+	 * the model's picture must not jump to another monitor because a click
+	 * near an edge left the pointer there.
+	 */
+	os_rect mons[16];
+	int n = os_monitors(s->display, mons, 16);
+	int px = 0, py = 0;
+	os_pointer(s->display, &px, &py);
+	s->monitor = vision_pick_monitor(mons, n < 16 ? n : 16, (int)s->opt->monitor, px, py);
+	if (s->monitor < 0) {
+		agent_term_error(s->term, "--monitor %ld: there is no such monitor (this screen has %d)",
+		                 s->opt->monitor, n);
 		return false;
 	}
+	os_rect mon = mons[s->monitor];
 	s->view.screen_x = mon.x;
 	s->view.screen_y = mon.y;
 	s->view.screen_w = mon.width;

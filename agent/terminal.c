@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/markdown.h"
@@ -19,6 +20,7 @@
 #endif
 
 struct agent_term {
+	char *history;          /* the line editor's history file, or NULL */
 	bool json;
 	bool color;
 	bool tty_in;
@@ -51,6 +53,24 @@ agent_term *agent_term_create(bool json)
 	           !(term != NULL && strcmp(term, "dumb") == 0);
 	pthread_mutex_init(&t->lock, NULL);
 	agent_md_init(&t->md, t->color, md_sink, t);
+#if DESKHAND_HAVE_LIBEDIT
+	/* History survives sessions, like a shell's: $XDG_DATA_HOME/deskhand/history. */
+	if (t->tty_in && !json) {
+		const char *xdg = getenv("XDG_DATA_HOME");
+		const char *home = getenv("HOME");
+		char path[4096] = "";
+		if (xdg != NULL && xdg[0] == '/')
+			snprintf(path, sizeof(path), "%s/deskhand/history", xdg);
+		else if (home != NULL && home[0] == '/')
+			snprintf(path, sizeof(path), "%s/.local/share/deskhand/history", home);
+		using_history();
+		stifle_history(1000);
+		if (path[0] != '\0') {
+			t->history = strdup(path);
+			read_history(path);
+		}
+	}
+#endif
 	return t;
 }
 
@@ -61,6 +81,15 @@ void agent_term_destroy(agent_term *t)
 	agent_term_spinner_stop(t);
 	agent_term_text_end(t);
 	fflush(stdout);
+#if DESKHAND_HAVE_LIBEDIT
+	if (t->history != NULL) {
+		/* Created private: it holds what the user typed. */
+		mode_t old = umask(077);
+		write_history(t->history);
+		umask(old);
+	}
+#endif
+	free(t->history);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }

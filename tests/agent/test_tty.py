@@ -156,6 +156,26 @@ class Tty(unittest.TestCase):
             self.assertEqual(t.wait(), 0)
         self.assertTrue(os.path.exists(marker))
 
+    def test_ctrl_c_cancels_a_request_and_history_is_kept(self):
+        r = Run()
+        os.makedirs(os.path.join(r.home, "data", "deskhand"))
+        with FakeLLM([{"text": "too late", "delay_headers": 60}, {"text": "second"}]) as srv:
+            t = Pty(r.args(srv, "openai"), r.env())
+            t.expect(rb"> ")
+            t.send("a slow question\n")
+            self.assertEqual(srv.wait_requests(1, 30), 1)
+            t.send(b"\x03")
+            t.expect(rb"cancelled")
+            t.expect(rb"> ")
+            t.send(b"\x04")
+            self.assertEqual(t.wait(), 0)
+        self.assertNotIn(b"too late", t.buf)
+        conv = r.conversation()
+        self.assertEqual([m["role"] for m in conv["messages"]], ["user"])
+        with open(os.path.join(r.home, "data", "deskhand", "history")) as f:
+            # libedit writes blanks as octal escapes
+            self.assertIn("a slow question", f.read().replace("\\040", " "))
+
     def test_ctrl_c_interrupts_code_and_returns_to_the_prompt(self):
         r = Run()
         turns = [{"tool_calls": [call("execute", language="python",
