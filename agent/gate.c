@@ -23,6 +23,9 @@
 #include "agent/computer.h"
 #include "agent/textutil.h"
 
+/* Screenshots capture in strips of a few hundred KB; keep no more. */
+#define CAPTURE_KEEP_BYTES (1u << 20)
+
 void agent_tool_result_finish(agent_tool_result *r)
 {
 	if (r == NULL)
@@ -322,6 +325,7 @@ static void show_details(agent_session *s, const proposal *p)
 	char *text = agent_buf_steal(&b);
 	agent_term_print(s->term, text);
 	free(text);
+	os_capture_trim(s->display, CAPTURE_KEEP_BYTES);
 	if (shot[0] == '/' || shot[0] == '.')
 		agent_term_show_image(s->term, shot);
 }
@@ -571,6 +575,8 @@ static void run_action(agent_session *s, const proposal *p, agent_tool_result *r
 	agent_audit_executed(s->audit, p->id, p->kind, res->is_error ? 1 : 0, now_ms() - t0,
 	                     res->is_error ? res->text : NULL);
 	agent_computer_result_finish(&r);
+	/* find_text and zoom capture whole regions: keep no screenful around. */
+	os_capture_trim(s->display, CAPTURE_KEEP_BYTES);
 }
 
 /* ---- the gate ----------------------------------------------------------- */

@@ -300,6 +300,20 @@ static struct os_capture_state *capture_state(os_display *d)
 	return st;
 }
 
+void os_capture_trim(os_display *d, size_t max_bytes)
+{
+	struct os_capture_state *st = d->capture;
+	if (st == NULL)
+		return;
+	if (st->seg_attached && st->seg_size > max_bytes)
+		shm_release(d, st, true);
+	if (st->conv_cap > max_bytes) {
+		free(st->conv);
+		st->conv = NULL;
+		st->conv_cap = 0;
+	}
+}
+
 bool os_capture_uses_shm(os_display *d)
 {
 	struct os_capture_state *st = capture_state(d);

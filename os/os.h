@@ -90,6 +90,13 @@ os_image *os_capture(os_display *d, const os_rect *region);
  * exceed width * 4). For hot loops (settle detection).
  */
 const os_image *os_capture_borrow(os_display *d, const os_rect *region);
+/*
+ * Gives back capture memory kept for reuse (the shared segment, the
+ * conversion buffer) when it exceeds max_bytes: after an occasional capture
+ * of a whole screen, a long-lived process need not keep 8 MB resident.
+ * The next capture allocates again. Invalidates borrowed images.
+ */
+void os_capture_trim(os_display *d, size_t max_bytes);
 /* Whether captures on d go through MIT-SHM (for `deskhand doctor`, bench). */
 bool os_capture_uses_shm(os_display *d);
 

@@ -730,6 +730,16 @@ static bool encode(const os_image *img, struct sink *sink,
 		be32(ztail, (uint32_t)adler);
 		const uint8_t *p[1] = {ihdr};
 		size_t l[1] = {sizeof(ihdr)};
+		if (sink->fd < 0 && sink->cap == 0) {
+			/* Exactly the file's size: a doubling buffer would hold up to
+			 * twice the PNG at the peak of every screenshot. */
+			size_t total = sizeof(sig) + 12 + sizeof(ihdr) + 12 + 2 + 4;
+			for (int i = 0; i < nb; i++)
+				total += 12 + bands[i].out_len;
+			sink->buf = malloc(total);
+			if (sink->buf != NULL)
+				sink->cap = total;
+		}
 		ok = sink_put(sink, sig, sizeof(sig)) && chunk_put(sink, "IHDR", p, l, 1);
 		for (int i = 0; i < nb && ok; i++) {
 			const uint8_t *parts[3];
@@ -746,6 +756,8 @@ static bool encode(const os_image *img, struct sink *sink,
 				lens[n++] = 4;
 			}
 			ok = chunk_put(sink, "IDAT", parts, lens, n);
+			free(bands[i].out);
+			bands[i].out = NULL;
 		}
 		ok = ok && chunk_put(sink, "IEND", NULL, NULL, 0);
 	}

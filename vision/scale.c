@@ -144,54 +144,73 @@ static void row_horizontal(uint8_t *restrict dst, const uint16_t *restrict acc,
 	}
 }
 
-bool vision_scale(const os_image *src, os_image *dst)
+bool vision_scale_rows(int src_w, int src_h, vision_row_fn row_at, void *ctx,
+                       os_image *dst)
 {
-	if (src->width <= 0 || src->height <= 0 || dst->width <= 0 || dst->height <= 0)
+	if (src_w <= 0 || src_h <= 0 || dst->width <= 0 || dst->height <= 0)
 		return vision_fail("cannot scale an empty image");
-	if (src->width == dst->width && src->height == dst->height) {
-		for (int y = 0; y < src->height; y++) {
+	if (src_w == dst->width && src_h == dst->height) {
+		for (int y = 0; y < src_h; y++) {
+			const uint8_t *s = row_at(ctx, y);
+			if (s == NULL)
+				return false;
 			uint8_t *d = dst->pixels + (size_t)y * dst->stride;
-			memcpy(d, src->pixels + (size_t)y * src->stride,
-			       (size_t)src->width * 4);
+			memcpy(d, s, (size_t)src_w * 4);
 			for (int x = 0; x < dst->width; x++)
 				d[4 * x + 3] = 0xff;
 		}
 		return true;
 	}
 	axis_taps h, v;
-	if (!axis_build(&h, src->width, dst->width))
+	if (!axis_build(&h, src_w, dst->width))
 		return false;
-	if (!axis_build(&v, src->height, dst->height)) {
+	if (!axis_build(&v, src_h, dst->height)) {
 		axis_free(&h);
 		return false;
 	}
-	size_t row = (size_t)src->width * 4;
+	bool ok = true;
+	size_t row = (size_t)src_w * 4;
 	uint16_t *acc = malloc(row * sizeof(uint16_t));
 	size_t nw = (size_t)h.offset[dst->width - 1] + (size_t)h.count[dst->width - 1];
 	float *wf = malloc(nw * sizeof(float));
 	if (acc == NULL || wf == NULL) {
-		free(acc);
-		free(wf);
-		axis_free(&v);
-		axis_free(&h);
-		return vision_fail("out of memory");
+		ok = vision_fail("out of memory");
+		goto out;
 	}
 	for (size_t i = 0; i < nw; i++)
 		wf[i] = h.w[i];
-	for (int y = 0; y < dst->height; y++) {
+	/* Rows are asked for in non-decreasing order: a source may stream them. */
+	for (int y = 0; y < dst->height && ok; y++) {
 		const uint16_t *w = v.w + v.offset[y];
 		for (int t = 0; t < v.count[y]; t++) {
-			const uint8_t *s = src->pixels + (size_t)(v.first[y] + t) * src->stride;
+			const uint8_t *s = row_at(ctx, v.first[y] + t);
+			if (s == NULL) {
+				ok = false;
+				break;
+			}
 			row_accumulate(acc, s, row, w[t], t == 0);
 		}
-		row_horizontal(dst->pixels + (size_t)y * dst->stride, acc, &h, wf,
-		               dst->width);
+		if (ok)
+			row_horizontal(dst->pixels + (size_t)y * dst->stride, acc, &h, wf,
+			               dst->width);
 	}
+out:
 	free(wf);
 	free(acc);
 	axis_free(&v);
 	axis_free(&h);
-	return true;
+	return ok;
+}
+
+static const uint8_t *image_row(void *ctx, int y)
+{
+	const os_image *img = ctx;
+	return img->pixels + (size_t)y * img->stride;
+}
+
+bool vision_scale(const os_image *src, os_image *dst)
+{
+	return vision_scale_rows(src->width, src->height, image_row, (void *)src, dst);
 }
 
 os_image *vision_scaled(const os_image *src, int width, int height)

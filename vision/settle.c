@@ -46,12 +46,29 @@ static void sleep_until(int64_t t)
 		;
 }
 
+/*
+ * One picture's hash, captured in strips (as vision_shot does) so the
+ * reused capture segment stays small: every row still counts.
+ */
 static bool check(os_display *d, const os_rect *region, uint64_t *hash)
 {
-	const os_image *img = os_capture_borrow(d, region);
-	if (img == NULL)
-		return vision_fail_os("settle: capture failed");
-	*hash = vision_image_hash(img);
+	os_rect r;
+	if (region != NULL) {
+		r = *region;
+	} else {
+		r.x = r.y = 0;
+		os_screen_size(d, &r.width, &r.height);
+	}
+	uint64_t h = 0;
+	for (int y = 0; y < r.height; y += VISION_STRIP_ROWS) {
+		int n = r.height - y < VISION_STRIP_ROWS ? r.height - y : VISION_STRIP_ROWS;
+		os_rect s = {r.x, r.y + y, r.width, n};
+		const os_image *img = os_capture_borrow(d, &s);
+		if (img == NULL)
+			return vision_fail_os("settle: capture failed");
+		h = XXH3_64bits_withSeed(&h, sizeof(h), vision_image_hash(img));
+	}
+	*hash = h;
 	return true;
 }
 

@@ -30,18 +30,58 @@ os_image *vision_shot(os_display *d, const vision_shot_opts *opts,
 	vision_view v = {mon.x, mon.y, mon.width, mon.height, 0, 0};
 	if (!vision_fit(mon.width, mon.height, max_w, max_h, &v.model_w, &v.model_h))
 		return NULL;
-	const os_image *cap = os_capture_borrow(d, &mon);
-	if (cap == NULL) {
-		vision_fail_os("screenshot: capture failed");
-		return NULL;
-	}
-	/* vision_scale copies when the sizes are equal */
-	os_image *img = vision_scaled(cap, v.model_w, v.model_h);
+	os_image *img = vision_capture_scaled(d, &mon, v.model_w, v.model_h);
 	if (img == NULL)
 		return NULL;
 	if (opts->grid)
 		vision_grid(img, 0);
 	*view = v;
+	return img;
+}
+
+/*
+ * Strips instead of one capture of the whole monitor: the capture segment
+ * (reused for the life of the display) then holds 64 rows, not a whole
+ * 8 MB screen, and the scaler reads each row once while it is still in the
+ * cache. The screen was let settle first; a strip a few hundred
+ * microseconds younger than the one above it shows the same picture.
+ */
+struct strips {
+	os_display *d;
+	os_rect r;
+	const os_image *cur;
+	int y0, y1;     /* rows of r held by cur */
+};
+
+static const uint8_t *strip_row(void *ctx, int y)
+{
+	struct strips *st = ctx;
+	if (st->cur == NULL || y < st->y0 || y >= st->y1) {
+		int n = st->r.height - y < VISION_STRIP_ROWS ? st->r.height - y : VISION_STRIP_ROWS;
+		os_rect s = {st->r.x, st->r.y + y, st->r.width, n};
+		st->cur = os_capture_borrow(st->d, &s);
+		if (st->cur == NULL) {
+			vision_fail_os("capture failed");
+			return NULL;
+		}
+		st->y0 = y;
+		st->y1 = y + n;
+	}
+	return st->cur->pixels + (size_t)(y - st->y0) * st->cur->stride;
+}
+
+os_image *vision_capture_scaled(os_display *d, const os_rect *r, int w, int h)
+{
+	os_image *img = os_image_create(w, h);
+	if (img == NULL) {
+		vision_fail("out of memory for a %dx%d image", w, h);
+		return NULL;
+	}
+	struct strips st = {d, *r, NULL, 0, 0};
+	if (!vision_scale_rows(r->width, r->height, strip_row, &st, img)) {
+		os_image_destroy(img);
+		return NULL;
+	}
 	return img;
 }
 
@@ -64,12 +104,7 @@ os_image *vision_zoom(os_display *d, const vision_view *view,
 	if (!vision_fit(r.width * ZOOM_MAX_ENLARGE, r.height * ZOOM_MAX_ENLARGE,
 	                max_w, max_h, &ow, &oh))
 		return NULL;
-	const os_image *cap = os_capture_borrow(d, &r);
-	if (cap == NULL) {
-		vision_fail_os("zoom: capture failed");
-		return NULL;
-	}
-	os_image *img = vision_scaled(cap, ow, oh);
+	os_image *img = vision_capture_scaled(d, &r, ow, oh);
 	if (img == NULL)
 		return NULL;
 	if (zoom_view != NULL)

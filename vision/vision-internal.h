@@ -36,4 +36,22 @@ void vision_fill_rect(os_image *img, int x, int y, int w, int h, vision_rgb c,
 int vision_draw_label_alpha(os_image *img, int x, int y, const char *text,
                             int scale, int bg_alpha);
 
+/*
+ * Returns source row y (BGRX), or NULL with vision_error() set. Rows are
+ * asked for in non-decreasing order, so a source may capture in strips.
+ */
+typedef const uint8_t *(*vision_row_fn)(void *ctx, int y);
+
+/* vision_scale over rows from `row_at`: src_w x src_h into dst. */
+bool vision_scale_rows(int src_w, int src_h, vision_row_fn row_at, void *ctx,
+                       os_image *dst);
+
+/*
+ * Captures `r` of the screen in strips of VISION_STRIP_ROWS rows (so the
+ * reused capture segment stays small) and scales it into a new w x h image.
+ * Ownership: the caller destroys the result. NULL with vision_error().
+ */
+#define VISION_STRIP_ROWS 64
+os_image *vision_capture_scaled(os_display *d, const os_rect *r, int w, int h);
+
 #endif
