@@ -387,7 +387,7 @@ static void set_text(agent_computer_result *r, bool is_error, const char *fmt, .
 }
 
 /* Sleeps `ms`, waking early when *cancel is set. Returns false if cancelled. */
-static bool sleep_ms(int ms, volatile int *cancel)
+static bool sleep_ms(int ms, volatile sig_atomic_t *cancel)
 {
 	while (ms > 0) {
 		if (cancel != NULL && *cancel)

@@ -17,6 +17,7 @@
 #define DESKHAND_AGENT_COMPUTER_H
 
 #include <cjson/cJSON.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -98,7 +99,7 @@ typedef struct agent_computer_ctx {
 	os_display *display;
 	const vision_view *view; /* the last screenshot's view */
 	int max_w, max_h;        /* the model's image size limit (zoom) */
-	volatile int *cancel;    /* set asynchronously by Ctrl-C: stop hold/wait */
+	volatile sig_atomic_t *cancel; /* set asynchronously by Ctrl-C: stop wait */
 } agent_computer_ctx;
 
 /*

@@ -27,11 +27,20 @@ static bool fail(const char *fmt, ...)
 	return false;
 }
 
+/*
+ * Out of memory while copying a setting leaves the old value and is
+ * reported by the next parse/validate call (set_str has many callers that
+ * cannot all fail on their own).
+ */
+static bool opt_oom;
+
 static void set_str(char **dst, const char *src)
 {
 	char *copy = src != NULL ? strdup(src) : NULL;
-	if (src != NULL && copy == NULL)
-		abort(); /* out of memory while parsing arguments */
+	if (src != NULL && copy == NULL) {
+		opt_oom = true;
+		return;
+	}
 	free(*dst);
 	*dst = copy;
 }
@@ -473,6 +482,8 @@ bool agent_options_parse(agent_options *o, int argc, char **argv)
 
 bool agent_options_validate(const agent_options *o)
 {
+	if (opt_oom)
+		return fail("out of memory");
 	if (strcmp(o->provider, "script") == 0 && o->script == NULL)
 		return fail("--provider script needs --script FILE");
 	if (o->script != NULL && strcmp(o->provider, "script") != 0)

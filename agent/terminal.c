@@ -181,8 +181,14 @@ static void human(agent_term *t, FILE *f, const char *sgr, const char *prefix,
 	pthread_mutex_unlock(&t->lock);
 }
 
-static void json_message(agent_term *t, const char *type, const char *fmt, va_list ap)
+/* One line of notice, warning or error: a JSON event or stderr text. */
+static void message(agent_term *t, const char *type, const char *sgr, const char *prefix,
+                    const char *fmt, va_list ap)
 {
+	if (!t->json) {
+		human(t, stderr, sgr, prefix, fmt, ap);
+		return;
+	}
 	char buf[2048];
 	vsnprintf(buf, sizeof(buf), fmt, ap);
 	cJSON *ev = event(type);
@@ -190,38 +196,18 @@ static void json_message(agent_term *t, const char *type, const char *fmt, va_li
 	emit(t, ev);
 }
 
-void agent_term_notice(agent_term *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (t->json)
-		json_message(t, "notice", fmt, ap);
-	else
-		human(t, stderr, "\033[2m", "", fmt, ap);
-	va_end(ap);
-}
+#define TERM_MESSAGE(name, type, sgr, prefix) \
+	void name(agent_term *t, const char *fmt, ...) \
+	{ \
+		va_list ap; \
+		va_start(ap, fmt); \
+		message(t, type, sgr, prefix, fmt, ap); \
+		va_end(ap); \
+	}
 
-void agent_term_warning(agent_term *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (t->json)
-		json_message(t, "warning", fmt, ap);
-	else
-		human(t, stderr, "\033[1;33m", "warning: ", fmt, ap);
-	va_end(ap);
-}
-
-void agent_term_error(agent_term *t, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	if (t->json)
-		json_message(t, "error", fmt, ap);
-	else
-		human(t, stderr, "\033[1;31m", "deskhand: ", fmt, ap);
-	va_end(ap);
-}
+TERM_MESSAGE(agent_term_notice, "notice", "\033[2m", "")
+TERM_MESSAGE(agent_term_warning, "warning", "\033[1;33m", "warning: ")
+TERM_MESSAGE(agent_term_error, "error", "\033[1;31m", "deskhand: ")
 
 void agent_term_print(agent_term *t, const char *text)
 {
