@@ -161,11 +161,15 @@ class ScreenshotFlags(unittest.TestCase):
         # The model's view against ImageMagick's area-averaging -scale of
         # the full-resolution capture of the same (still) screen.
         d = h.tmpdir()
-        term = h.Proc(["xterm", "-geometry", "100x30+50+60", "-fa", "Monospace",
-                       "-fs", "11", "-e", "sh", "-c",
+        term = h.Proc(["xterm", "-T", "scale-ref", "-geometry", "100x30+50+60", "-fa",
+                       "Monospace", "-fs", "11", "-e", "sh", "-c",
                        "ls -l /usr/bin | head -40; sleep 300"], env=X.env())
         p = Painter(X, 1000, 500, 333, 111, "3366cc")
         try:
+            # Both windows on the screen before the picture is let settle: on
+            # a loaded machine the painter can be there long before xterm.
+            h.wait_for(lambda: b"scale-ref" in h.run(
+                ["xwininfo", "-root", "-tree"], env=X.env()).stdout, 30)
             h.wait_for(lambda: len(self.shot("--max-side", "64")) > 200, 10)
             probe(X, "settle", 15, 2, 3000)
             full = os.path.join(d, "full.png")
