@@ -108,6 +108,29 @@ class Gate(unittest.TestCase):
         blocked = [e for e in r.audit_events() if e["event"] == "blocked"]
         self.assertEqual(len(blocked), 1)
 
+    def test_a_human_moving_the_pointer_stops_automatic_control(self):
+        r = Run()
+        turns = [{"tool_calls": [call("computer", action="left_click", coordinate=[640, 360])]},
+                 {"tool_calls": [call("computer", action="wait", duration=3)]},
+                 {"tool_calls": [call("computer", action="left_click", coordinate=[100, 100])]},
+                 {"text": "never"}]
+        with FakeLLM(turns) as srv:
+            import subprocess
+            proc = subprocess.Popen(r.args(srv, "openai", "--os", "--os-auto-approve", "-m", "go"),
+                                    env=r.env(X), stdin=subprocess.DEVNULL,
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            # While the model "waits", a person moves the mouse.
+            self.assertGreaterEqual(srv.wait_requests(2, 60), 2)
+            xi.deskhand(X, "move", 300, 300)
+            out, err = proc.communicate(timeout=120)
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertLess(proc.returncode, 128)
+        self.assertIn(b"moved", err)
+        evs = xi.marker(self.rec, X, 303)
+        press = [e for e in evs if e["kind"] == "press"]
+        self.assertEqual([(e["x"], e["y"]) for e in press], [("960", "540")])  # only the first
+        check_audit(self, r.audit_events())
+
     def test_code_with_the_display_is_asked_under_auto_run(self):
         r = Run()
         marker = os.path.join(r.work, "ran")
