@@ -443,6 +443,7 @@ static void run_code(agent_session *s, const proposal *p, agent_tool_result *res
 		exec_config_init(&cfg);
 		cfg.sandbox = s->sandbox;
 		cfg.max_output = (size_t)s->opt->max_output;
+		cfg.workspace = s->opt->workspace;
 		s->exec = exec_sessions_create(&cfg);
 		if (s->exec == NULL) {
 			result_text(res, true, "cannot start the interpreter: %s", exec_error());

@@ -673,8 +673,14 @@ int agent_main(int argc, char **argv)
 		status = list_conversations();
 		goto out_opt;
 	}
-	if (opt.workspace != NULL && chdir(opt.workspace) != 0) {
+	/* The workspace is where code runs; deskhand's own files stay relative to here. */
+	struct stat ws;
+	if (opt.workspace != NULL && stat(opt.workspace, &ws) != 0) {
 		fprintf(stderr, "deskhand: --workspace %s: %s\n", opt.workspace, strerror(errno));
+		goto out_opt;
+	}
+	if (opt.workspace != NULL && !S_ISDIR(ws.st_mode)) {
+		fprintf(stderr, "deskhand: --workspace %s: not a directory\n", opt.workspace);
 		goto out_opt;
 	}
 

@@ -183,6 +183,20 @@ class Loop(unittest.TestCase):
         denied = [e for e in r.audit_events() if e["event"] == "denied"]
         self.assertEqual(len(denied), 2)
 
+    def test_code_runs_in_the_workspace_and_files_stay_put(self):
+        r = Run()
+        turns = [{"tool_calls": [call("execute", language="shell", code="pwd")]}, {"text": "ok"}]
+        with FakeLLM(turns) as srv:
+            p = h.run(r.args(srv, "openai", "-y", "-m", "where") , env=r.env(), cwd=r.dir)
+            self.assertEqual(p.returncode, 0, p.stderr)
+            res = tool_results(srv.requests[1]["body"], "openai")
+        self.assertEqual(res[0][1].strip(), os.path.realpath(r.work))
+        self.assertTrue(os.path.exists(r.conv))
+        for bad in (os.path.join(r.dir, "missing"), r.conv):
+            p = h.run([h.binary(), "--workspace", bad, "-m", "x"], env=r.env())
+            self.assertEqual(p.returncode, 2)
+            self.assertIn(b"--workspace", p.stderr)
+
     def test_usage_errors(self):
         r = Run()
         for args in (["--max-steps", "zero"], ["--provider", "gpt"], ["--safe-mode", "yes"],
