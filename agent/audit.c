@@ -585,7 +585,16 @@ bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep)
 				}
 				n_ids++;
 			}
-			if (strcmp(event, "approved") == 0) {
+			if (strcmp(event, "proposed") == 0) {
+				/*
+				 * Models reuse call ids across turns ("call_1" in every
+				 * answer): a new proposal starts the id afresh, and only
+				 * what happens to it afterwards counts.
+				 */
+				st->by_user = st->by_policy = 0;
+				st->stopped_line = 0;
+				st->stopped_by = NULL;
+			} else if (strcmp(event, "approved") == 0) {
 				const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by");
 				if (!cJSON_IsString(by) || (strcmp(by->valuestring, "user") != 0 &&
 				                            strcmp(by->valuestring, "policy") != 0))

@@ -562,7 +562,7 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 		break;
 	}
 	case AC_FIND_TEXT:
-		r->want_screenshot = false;
+		/* The answer comes with the screen it was read from. */
 		run_find_text(ctx, a, r);
 		break;
 	case AC__COUNT:

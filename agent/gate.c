@@ -566,7 +566,9 @@ static void run_action(agent_session *s, const proposal *p, agent_tool_result *r
 			conv_store_png(s->conv, png, len, r.image->width, r.image->height, &res->image);
 		free(png);
 	} else if (r.want_screenshot &&
-	           !agent_screenshot(s, p->action.kind != AC_SCREENSHOT, &res->image, err, sizeof(err))) {
+	           !agent_screenshot(s, p->action.kind != AC_SCREENSHOT &&
+	                                    p->action.kind != AC_FIND_TEXT,
+	                             &res->image, err, sizeof(err))) {
 		agent_buf b;
 		agent_buf_init(&b);
 		agent_buf_printf(&b, "%s\n[no screenshot: %s]", res->text ? res->text : "", err);

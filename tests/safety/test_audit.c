@@ -368,6 +368,14 @@ static void verifier_catches_violations(void **state)
 	              L("approved", "a", ",\"by\":\"user\"") L("executed", "a", ""), false, 4,
 	              "after it was denied (line 2)");
 	expect_verify(L("blocked", "a", "") L("executed", "a", ""), false, 2, "after it was blocked");
+	/* models reuse ids across turns: a new proposal starts the id afresh */
+	expect_verify(L("proposed", "a", "") L("denied", "a", ",\"by\":\"user\"")
+	              L("proposed", "a", "") L("approved", "a", ",\"by\":\"user\"")
+	              L("executed", "a", ""), true, 0, NULL);
+	/* ...and an approval given before it does not carry over */
+	expect_verify(L("proposed", "a", "") L("approved", "a", ",\"by\":\"user\"")
+	              L("proposed", "a", "") L("executed", "a", ""), false, 4,
+	              "without an approval");
 	/* one approval, one execution */
 	expect_verify(L("approved", "a", ",\"by\":\"user\"") L("executed", "a", "") L("executed", "a", ""),
 	              false, 3, "without an approval");
