@@ -50,32 +50,6 @@ static void install_signals(void)
 
 static const char *const languages[] = {"python", "shell", "javascript", "ruby", "r"};
 
-/* Whether the interpreter for `lang` is on PATH (told to the model). */
-static bool language_installed(const char *lang)
-{
-	static const char *const bins[][2] = {
-		{"python", "python3"}, {"shell", "bash"}, {"javascript", "node"},
-		{"ruby", "ruby"}, {"r", "Rscript"},
-	};
-	const char *bin = NULL;
-	for (size_t i = 0; i < sizeof(bins) / sizeof(bins[0]); i++)
-		if (strcmp(bins[i][0], lang) == 0)
-			bin = bins[i][1];
-	const char *path = getenv("PATH");
-	if (bin == NULL || path == NULL)
-		return false;
-	char *copy = strdup(path);
-	bool found = false;
-	for (char *save = NULL, *dir = strtok_r(copy, ":", &save); dir != NULL && !found;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char full[4096];
-		snprintf(full, sizeof(full), "%s/%s", dir, bin);
-		found = access(full, X_OK) == 0;
-	}
-	free(copy);
-	return found;
-}
-
 static bool build_prompt(agent_session *s)
 {
 	struct utsname u;
@@ -84,9 +58,11 @@ static bool build_prompt(agent_session *s)
 		snprintf(osdesc, sizeof(osdesc), "%s %s %s, X11", u.sysname, u.release, u.machine);
 	const char *avail[5];
 	size_t n = 0;
-	for (size_t i = 0; i < sizeof(languages) / sizeof(languages[0]); i++)
-		if (language_installed(languages[i]))
+	for (size_t i = 0; i < sizeof(languages) / sizeof(languages[0]); i++) {
+		exec_lang l;
+		if (exec_lang_from_name(languages[i], &l) && exec_lang_installed(l))
 			avail[n++] = languages[i];
+	}
 	char sandbox[160];
 	snprintf(sandbox, sizeof(sandbox), "%s", s->opt->sandbox);
 	if (strcmp(s->opt->sandbox, "strict") == 0)

@@ -65,6 +65,11 @@ typedef enum exec_lang {
 /* "python", "shell", "javascript", "ruby", "r" (exact) -> the enum. */
 bool exec_lang_from_name(const char *name, exec_lang *out);
 const char *exec_lang_name(exec_lang lang);
+/*
+ * Whether an interpreter for `lang` is on $PATH (what the model is told it
+ * may use). Cheap: looks for the program, runs nothing.
+ */
+bool exec_lang_installed(exec_lang lang);
 
 typedef enum exec_stream {
 	EXEC_STDOUT = 1,

@@ -182,6 +182,47 @@ static char *ask_real_binary(const char *prog, const char *flag, const char *cod
 
 /* Shim -> real binary, remembered for the life of the process. deskhand
  * drives sessions from one thread, so a plain table suffices. */
+/*
+ * The first executable `prog` in the directories of `path` (absolute ones
+ * only: an empty or relative PATH entry means the current directory, and an
+ * interpreter is never taken from there). Writes it to cand.
+ */
+static bool path_lookup(const char *path, const char *prog, char *cand, size_t len)
+{
+	for (const char *dir = path; *dir != '\0';) {
+		const char *end = strchr(dir, ':');
+		size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
+		if (dlen > 0 && dir[0] == '/' && dlen + strlen(prog) + 2 <= len) {
+			memcpy(cand, dir, dlen);
+			cand[dlen] = '/';
+			strcpy(cand + dlen + 1, prog);
+			if (is_executable_file(cand))
+				return true;
+		}
+		dir += dlen;
+		if (*dir == ':')
+			dir++;
+	}
+	return false;
+}
+
+static const char *path_or_default(const char *path)
+{
+	return path != NULL && path[0] != '\0' ? path : "/usr/local/bin:/usr/bin:/bin";
+}
+
+bool exec_lang_installed(exec_lang lang)
+{
+	if ((unsigned)lang >= EXEC_LANG_COUNT)
+		return false;
+	char cand[4096];
+	for (int p = 0; langs[lang].programs[p] != NULL; p++)
+		if (path_lookup(path_or_default(getenv("PATH")), langs[lang].programs[p], cand,
+		                sizeof(cand)))
+			return true;
+	return false;
+}
+
 struct shim_entry {
 	char *shim;
 	char *real;
@@ -194,53 +235,35 @@ char *exec_interpreter_find(exec_lang lang, const char *path, const char *cwd,
 	if ((unsigned)lang >= EXEC_LANG_COUNT)
 		return exec_fail("unknown language"), NULL;
 	const struct lang_info *li = &langs[lang];
-	if (path == NULL || path[0] == '\0')
-		path = "/usr/local/bin:/usr/bin:/bin";
+	path = path_or_default(path);
 	char cand[4096];
 	for (int p = 0; li->programs[p] != NULL; p++) {
-		const char *dir = path;
-		while (*dir != '\0') {
-			const char *end = strchr(dir, ':');
-			size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
-			/* An empty PATH entry means the current directory; an
-			 * interpreter is never taken from there. */
-			if (dlen > 0 && dir[0] == '/' &&
-			    dlen + strlen(li->programs[p]) + 2 <= sizeof(cand)) {
-				memcpy(cand, dir, dlen);
-				cand[dlen] = '/';
-				strcpy(cand + dlen + 1, li->programs[p]);
-				if (is_executable_file(cand)) {
-					if (li->query_flag == NULL || !is_script(cand))
-						return strdup(cand);
-					for (size_t i = 0; i < sizeof(shim_cache) / sizeof(shim_cache[0]); i++)
-						if (shim_cache[i].shim && strcmp(shim_cache[i].shim, cand) == 0)
-							return strdup(shim_cache[i].real);
-					char *real = ask_real_binary(cand, li->query_flag, li->query_code,
-					                             cwd, env);
-					if (real == NULL || !is_executable_file(real)) {
-						/* Not a shim we understand: run it as it is. */
-						free(real);
-						return strdup(cand);
-					}
-					for (size_t i = 0; i < sizeof(shim_cache) / sizeof(shim_cache[0]); i++) {
-						if (shim_cache[i].shim == NULL) {
-							shim_cache[i].shim = strdup(cand);
-							shim_cache[i].real = strdup(real);
-							if (!shim_cache[i].shim || !shim_cache[i].real) {
-								free(shim_cache[i].shim);
-								free(shim_cache[i].real);
-								shim_cache[i].shim = shim_cache[i].real = NULL;
-							}
-							break;
-						}
-					}
-					return real;
-				}
-			}
-			dir += dlen;
-			if (*dir == ':')
-				dir++;
+		if (!path_lookup(path, li->programs[p], cand, sizeof(cand)))
+			continue;
+		if (li->query_flag == NULL || !is_script(cand))
+			return strdup(cand);
+		for (size_t i = 0; i < sizeof(shim_cache) / sizeof(shim_cache[0]); i++)
+			if (shim_cache[i].shim && strcmp(shim_cache[i].shim, cand) == 0)
+				return strdup(shim_cache[i].real);
+		char *real = ask_real_binary(cand, li->query_flag, li->query_code, cwd, env);
+		if (real == NULL || !is_executable_file(real)) {
+			/* Not a shim we understand: run it as it is. */
+			free(real);
+			return strdup(cand);
 		}
+		for (size_t i = 0; i < sizeof(shim_cache) / sizeof(shim_cache[0]); i++) {
+			if (shim_cache[i].shim == NULL) {
+				shim_cache[i].shim = strdup(cand);
+				shim_cache[i].real = strdup(real);
+				if (!shim_cache[i].shim || !shim_cache[i].real) {
+					free(shim_cache[i].shim);
+					free(shim_cache[i].real);
+					shim_cache[i].shim = shim_cache[i].real = NULL;
+				}
+				break;
+			}
+		}
+		return real;
 	}
 	exec_fail("%s is not installed (no '%s' found on PATH)", li->name, li->programs[0]);
 	return NULL;
