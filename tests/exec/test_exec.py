@@ -241,11 +241,20 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual(res[1]["status"], 130)
         self.assertEqual(res[2]["output"], "3\n")
 
-    def test_interrupt_shell_ends_it(self):
-        res = run_blocks(["shell!600:sleep 60", "shell:echo next"])
-        self.assertTrue(res[0]["interrupted"])
-        self.assertEqual(res[0]["status"], 130)
-        self.assertEqual(res[1]["output"], "next\n")
+    def test_interrupt_keeps_shell_state(self):
+        # A command, then a busy loop in the shell itself: each interrupt
+        # ends its block only; variables and the directory live on.
+        res = run_blocks(["shell:k=3; cd /tmp; declare -A m=([a]=map)",
+                          "shell!600:sleep 60; echo never",
+                          "shell!600:while :; do :; done; echo never",
+                          "shell:echo $k $PWD ${m[a]}"])
+        for r in res[1:3]:
+            self.assertTrue(r["interrupted"], r)
+            self.assertEqual(r["status"], 130)
+            self.assertFalse(r["ended"], r)
+            self.assertNotIn("never", r["output"])
+        self.assertEqual(res[3]["output"], "3 /tmp map\n")
+        self.assertFalse(res[3]["restarted"])
 
     def test_timeout_leaves_no_process(self):
         code = ("readlink /proc/self/ns/pid\n"
