@@ -116,6 +116,11 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a);
 bool turn_finish_calls(struct turn *t);
 __attribute__((format(printf, 2, 3)))
 bool turn_fail(struct turn *t, const char *fmt, ...);
+/*
+ * A whole (non-streamed) response parsed as a JSON object; NULL after
+ * turn_fail with a snippet of what came instead. The caller deletes it.
+ */
+cJSON *turn_parse_body(struct turn *t, const char *body, size_t len);
 void turn_set_stop(struct turn *t, const char *raw);
 /* Moves the assembled answer (if it has any block) into the conversation. False: out of memory. */
 bool turn_append(struct turn *t, struct conv *c);

@@ -299,6 +299,18 @@ bool turn_fail(struct turn *t, const char *fmt, ...)
 	return false;
 }
 
+cJSON *turn_parse_body(struct turn *t, const char *body, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(body, len);
+	if (root != NULL && cJSON_IsObject(root))
+		return root;
+	cJSON_Delete(root);
+	char snippet[80];
+	provider_error_text(body, len < 60 ? len : 60, snippet, sizeof(snippet));
+	turn_fail(t, "the response is not JSON: \"%s\"", snippet);
+	return NULL;
+}
+
 /* How many bytes at the end of s[0..n) start a UTF-8 character not yet complete. */
 static size_t incomplete_tail(const char *s, size_t n)
 {

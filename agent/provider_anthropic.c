@@ -343,13 +343,9 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 
 bool anthropic_body(struct turn *t, const char *body, size_t len)
 {
-	cJSON *root = cJSON_ParseWithLength(body, len);
-	if (!root || !cJSON_IsObject(root)) {
-		cJSON_Delete(root);
-		char snippet[80];
-		provider_error_text(body, len < 60 ? len : 60, snippet, sizeof(snippet));
-		return turn_fail(t, "the response is not JSON: \"%s\"", snippet);
-	}
+	cJSON *root = turn_parse_body(t, body, len);
+	if (root == NULL)
+		return false;
 	bool ok = true;
 	const char *type = json_str(root, "type");
 	const cJSON *content = cJSON_GetObjectItemCaseSensitive(root, "content");

@@ -347,13 +347,9 @@ bool openai_event(struct turn *t, const char *data, size_t len)
 
 bool openai_body(struct turn *t, const char *body, size_t len)
 {
-	cJSON *root = cJSON_ParseWithLength(body, len);
-	if (!root || !cJSON_IsObject(root)) {
-		cJSON_Delete(root);
-		char snippet[80];
-		provider_error_text(body, len < 60 ? len : 60, snippet, sizeof(snippet));
-		return turn_fail(t, "the response is not JSON: \"%s\"", snippet);
-	}
+	cJSON *root = turn_parse_body(t, body, len);
+	if (root == NULL)
+		return false;
 	bool ok = take_error(t, body, len, root);
 	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
