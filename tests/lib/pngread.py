@@ -4,8 +4,8 @@ import struct
 import zlib
 
 
-def read(data):
-    """PNG bytes -> (width, height, rows) with rows[y][x] = (r, g, b)."""
+def read_raw(data):
+    """PNG bytes -> (width, height, rows of bytes, bytes per pixel)."""
     if data[:8] != b"\x89PNG\r\n\x1a\n":
         raise ValueError("not a PNG")
     pos, idat, w = 8, b"", None
@@ -47,11 +47,16 @@ def read(data):
                 pr = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
                 line[x] = (line[x] + pr) & 255
         prev = line
-        if bpp == 1:
-            rows.append([(v, v, v) for v in line])
-        else:
-            rows.append([tuple(line[x * bpp:x * bpp + 3]) for x in range(w)])
-    return w, h, rows
+        rows.append(bytes(line))
+    return w, h, rows, bpp
+
+
+def read(data):
+    """PNG bytes -> (width, height, rows) with rows[y][x] = (r, g, b)."""
+    w, h, raw, bpp = read_raw(data)
+    if bpp == 1:
+        return w, h, [[(v, v, v) for v in line] for line in raw]
+    return w, h, [[tuple(line[x * bpp:x * bpp + 3]) for x in range(w)] for line in raw]
 
 
 def find_colour(rows, colour, tol=40):

@@ -8,54 +8,17 @@ import re
 import struct
 import subprocess
 import unittest
-import zlib
 
 import harness as h
+import pngread
 
 VISION = os.path.join(h.build_dir(), "tests", "vision")
 XPAINT = os.path.join(VISION, "xpaint")
 PROBE = os.path.join(VISION, "vision-probe")
 
 
-def png_read(data):
-    """Decodes the PNGs deskhand writes (8-bit RGB or RGBA, not
-    interlaced) into (width, height, rows of bytes, bytes per pixel)."""
-    assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
-    pos, idat = 8, b""
-    while pos < len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
-        if kind == b"IHDR":
-            w, hgt, depth, ctype, _, _, interlace = struct.unpack(">IIBBBBB", body)
-            assert depth == 8 and ctype in (2, 6) and interlace == 0
-        elif kind == b"IDAT":
-            idat += body
-        pos += 12 + n
-    bpp = 3 if ctype == 2 else 4
-    raw = zlib.decompress(idat)
-    stride = w * bpp
-    rows, prev = [], bytearray(stride)
-    for y in range(hgt):
-        f = raw[y * (stride + 1)]
-        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
-        for i in range(stride):
-            a = line[i - bpp] if i >= bpp else 0
-            b = prev[i]
-            c = prev[i - bpp] if i >= bpp else 0
-            if f == 1:
-                line[i] = (line[i] + a) & 255
-            elif f == 2:
-                line[i] = (line[i] + b) & 255
-            elif f == 3:
-                line[i] = (line[i] + (a + b) // 2) & 255
-            elif f == 4:
-                p = a + b - c
-                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
-                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
-                line[i] = (line[i] + pred) & 255
-        rows.append(bytes(line))
-        prev = line
-    return w, hgt, rows, bpp
+# (width, height, rows of bytes, bytes per pixel), from tests/lib.
+png_read = pngread.read_raw
 
 
 def png_size(data):
