@@ -378,11 +378,10 @@ static void set_text(agent_computer_result *r, bool is_error, const char *fmt, .
 {
 	va_list ap;
 	va_start(ap, fmt);
-	char buf[1024];
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	char *text = agent_vformat(fmt, ap);
 	va_end(ap);
 	free(r->text);
-	r->text = strdup(buf);
+	r->text = text;
 	r->is_error = is_error;
 }
 

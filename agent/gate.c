@@ -39,24 +39,12 @@ static void result_text(agent_tool_result *r, bool is_error, const char *fmt, ..
 	__attribute__((format(printf, 3, 4)));
 static void result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
 {
-	agent_buf b;
-	agent_buf_init(&b);
 	va_list ap;
 	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
+	char *text = agent_vformat(fmt, ap);
 	va_end(ap);
-	if (n >= 0) {
-		char *tmp = malloc((size_t)n + 1);
-		if (tmp != NULL) {
-			va_start(ap, fmt);
-			vsnprintf(tmp, (size_t)n + 1, fmt, ap);
-			va_end(ap);
-			agent_buf_append(&b, tmp, (size_t)n);
-			free(tmp);
-		}
-	}
 	free(r->text);
-	r->text = agent_buf_steal(&b);
+	r->text = text;     /* NULL (out of memory) reads as "[no output]" */
 	r->is_error = is_error;
 }
 

@@ -80,6 +80,14 @@ char *agent_utf8_sanitize(const char *s, size_t n, size_t *out_len)
 	return out;
 }
 
+char *agent_vformat(const char *fmt, va_list ap)
+{
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) < 0)
+		return NULL;
+	return s;
+}
+
 void agent_buf_init(agent_buf *b)
 {
 	memset(b, 0, sizeof(*b));

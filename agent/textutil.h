@@ -6,6 +6,7 @@
 #ifndef DESKHAND_AGENT_TEXTUTIL_H
 #define DESKHAND_AGENT_TEXTUTIL_H
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -25,6 +26,9 @@ bool agent_utf8_valid(const char *s, size_t n);
  * length. Ownership: the caller frees. NULL only when out of memory.
  */
 char *agent_utf8_sanitize(const char *s, size_t n, size_t *out_len);
+
+/* A printf into fresh memory. Ownership: the caller frees; NULL when out of memory. */
+char *agent_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
 /* A growable, always NUL-terminated byte buffer. */
 typedef struct agent_buf {
