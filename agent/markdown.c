@@ -12,7 +12,6 @@ void agent_md_init(agent_md *md, bool color, agent_md_sink sink, void *user)
 	md->user = user;
 	md->color = color;
 	md->at_line_start = true;
-	md->prev_space = true;
 }
 
 static void out(agent_md *md, const char *s, size_t n)
@@ -57,7 +56,6 @@ static void flush_stars(agent_md *md, char next)
 	} else {
 		for (int i = 0; i < n; i++)
 			out(md, "*", 1);
-		md->prev_space = false;
 	}
 }
 
@@ -71,7 +69,6 @@ static void end_line(agent_md *md)
 		outs(md, SGR_RESET);
 	out(md, "\n", 1);
 	md->at_line_start = true;
-	md->prev_space = true;
 }
 
 static void inline_char(agent_md *md, char c)
@@ -101,7 +98,6 @@ static void inline_char(agent_md *md, char c)
 		return;
 	}
 	out(md, &c, 1);
-	md->prev_space = c == ' ' || c == '\t';
 }
 
 /* A code block's line start: "```" closes it, anything else is code. */
@@ -191,7 +187,6 @@ static void line_start_char(agent_md *md, char c)
 		outs(md, "• ");
 		md->npending = 0;
 		md->at_line_start = false;
-		md->prev_space = true;
 		return;
 	}
 	/* Numbered item: digits then ". ". */
@@ -206,7 +201,6 @@ static void line_start_char(agent_md *md, char c)
 		outs(md, SGR_RESET " ");
 		md->npending = 0;
 		md->at_line_start = false;
-		md->prev_space = true;
 		return;
 	}
 	/* Quote: "> ". */
@@ -278,5 +272,4 @@ void agent_md_finish(agent_md *md)
 	md->in_code_block = md->code_fence_line = false;
 	md->fence_ticks = 0;
 	md->at_line_start = true;
-	md->prev_space = true;
 }

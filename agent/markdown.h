@@ -36,7 +36,6 @@ typedef struct agent_md {
 	/* inline state */
 	bool bold, italic, code;
 	int stars;              /* '*' seen and not yet decided */
-	bool prev_space;        /* last emitted char was whitespace/line start */
 } agent_md;
 
 /* Sets up a renderer writing to `sink`. No allocation. */
