@@ -339,16 +339,19 @@ static char *edit_text(agent_session *s, const char *text)
 	char *result = NULL;
 	if (!ok)
 		goto out;
+	agent_term_tty_release(s->term);
 	pid_t pid = fork();
 	if (pid == 0) {
 		execl("/bin/sh", "sh", "-c", "exec $DESKHAND_EDITOR \"$1\"", "sh", path, (char *)NULL);
 		_exit(127);
 	}
+	int st = 0;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	agent_term_tty_reclaim(s->term);
 	if (pid < 0)
 		goto out;
-	int st;
-	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
-		;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
 		agent_term_warning(s->term, "the editor failed; nothing was changed");
 		goto out;

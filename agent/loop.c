@@ -31,8 +31,17 @@ static void on_sigint(int sig)
 		static const char msg[] = "\ndeskhand: interrupted twice, quitting\n";
 		ssize_t w = write(STDERR_FILENO, msg, sizeof(msg) - 1);
 		(void)w;
+		agent_term_tty_restore();
 		_exit(130);
 	}
+}
+
+/* Ends the way the signal would have, with the terminal as it was found. */
+static void on_fatal(int sig)
+{
+	agent_term_tty_restore();
+	signal(sig, SIG_DFL);
+	raise(sig);
 }
 
 static void install_signals(void)
@@ -44,6 +53,10 @@ static void install_signals(void)
 	/* No SA_RESTART: a blocking read at the prompt must see the interrupt. */
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	sa.sa_handler = on_fatal;
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sigaction(SIGQUIT, &sa, NULL);
 }
 
 /* ---- set-up ------------------------------------------------------------ */

@@ -2,11 +2,14 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,7 +35,53 @@ struct agent_term {
 	bool spinner_running;
 	volatile bool spinner_stop;
 	char spinner_label[64];
+	bool work_mode;         /* the terminal is held between prompts */
 };
+
+/*
+ * Between prompts (while the model thinks or code runs) the terminal is held
+ * without canonical input and echo, keeping signals. Without this, a key
+ * typed while deskhand works meets the kernel's line discipline instead of
+ * the line editor: Ctrl-D becomes an end-of-file marker that turns into a
+ * stray character at the next prompt (after which Ctrl-D no longer quits),
+ * and typed-ahead text is echoed into the model's output. Held, every key
+ * waits as a plain byte for the line editor, which shows and reads it.
+ *
+ * The terminal as found is kept here, not in agent_term, so that a signal
+ * handler can put it back (agent_term_tty_restore).
+ */
+static struct termios tty_found;
+static volatile sig_atomic_t tty_found_valid;
+
+static void tty_hold(agent_term *t)
+{
+	if (!t->work_mode)
+		return;
+	struct termios w = tty_found;
+	w.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | IEXTEN);
+	w.c_lflag |= ISIG;
+	w.c_cc[VMIN] = 1;
+	w.c_cc[VTIME] = 0;
+	tcsetattr(STDIN_FILENO, TCSANOW, &w);
+}
+
+void agent_term_tty_restore(void)
+{
+	if (tty_found_valid)
+		tcsetattr(STDIN_FILENO, TCSANOW, &tty_found);
+}
+
+void agent_term_tty_release(agent_term *t)
+{
+	if (t != NULL && t->work_mode)
+		agent_term_tty_restore();
+}
+
+void agent_term_tty_reclaim(agent_term *t)
+{
+	if (t != NULL)
+		tty_hold(t);
+}
 
 static void md_sink(const char *s, size_t len, void *user)
 {
@@ -69,6 +118,13 @@ agent_term *agent_term_create(bool json)
 			t->history = strdup(path);
 			read_history(path);
 		}
+		/* using_history() has set the line editor up from the terminal as
+		 * found, so it restores that mode, not ours, when it returns. */
+		if (tcgetattr(STDIN_FILENO, &tty_found) == 0) {
+			tty_found_valid = 1;
+			t->work_mode = true;
+			tty_hold(t);
+		}
 	}
 #endif
 	return t;
@@ -90,6 +146,7 @@ void agent_term_destroy(agent_term *t)
 	}
 #endif
 	free(t->history);
+	agent_term_tty_release(t);
 	pthread_mutex_destroy(&t->lock);
 	free(t);
 }
@@ -472,6 +529,7 @@ char *agent_term_read_line(agent_term *t, const char *prompt)
 #if DESKHAND_HAVE_LIBEDIT
 	if (t->tty_in && !t->json) {
 		char *line = readline(prompt);
+		tty_hold(t);
 		if (line != NULL && line[0] != '\0')
 			add_history(line);
 		return line;
@@ -493,6 +551,22 @@ static void trim(char *s)
 	memmove(s, s + lead, strlen(s + lead) + 1);
 	for (char *p = s; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
+}
+
+/*
+ * A question counts only keys pressed after it appeared: text typed ahead
+ * for the next task, a "y" among it, must never answer a confirmation.
+ */
+static void discard_typeahead(agent_term *t)
+{
+	int pending = 0;
+	if (ioctl(STDIN_FILENO, FIONREAD, &pending) != 0 || pending <= 0)
+		return;
+	if (tcflush(STDIN_FILENO, TCIFLUSH) != 0)
+		return;
+	agent_term_notice(t, "%d typed-ahead character%s discarded: a question takes "
+	                  "only keys pressed after it appears", pending,
+	                  pending == 1 ? "" : "s");
 }
 
 agent_term_answer agent_term_ask(agent_term *t, const char *id,
@@ -525,6 +599,8 @@ agent_term_answer agent_term_ask(agent_term *t, const char *id,
 					strcat(menu, " ");
 				strcat(menu, opts[i].label);
 			}
+	if (!t->json && t->tty_in)
+		discard_typeahead(t);
 	for (int attempt = 0; attempt < 10; attempt++) {
 		char prompt[512];
 		snprintf(prompt, sizeof(prompt), "%s [%s] ", question, menu);

@@ -78,10 +78,26 @@ void agent_term_spinner_stop(agent_term *t);
 /*
  * Asks a question about proposal `id`. `choices` is a subset of "yneds" in
  * the order to offer them. Returns the answer; end of input or an answer not
- * offered is AGENT_ANSWER_NO. Off a terminal, only "y"/"yes" approve.
+ * offered is AGENT_ANSWER_NO. Off a terminal, only "y"/"yes" approve. At a
+ * terminal, keys typed before the question appeared are discarded (with a
+ * notice), so that typed-ahead text cannot answer it.
  */
 agent_term_answer agent_term_ask(agent_term *t, const char *id,
                                  const char *question, const char *choices);
+
+/*
+ * The terminal between prompts: while deskhand works, keys wait as plain
+ * bytes for the line editor (no canonical input, no echo; Ctrl-C still
+ * signals), so a Ctrl-D or text typed ahead reaches the next prompt intact.
+ * agent_term_tty_release hands the terminal back as found (before running
+ * the user's editor), agent_term_tty_reclaim holds it again. Both are
+ * no-ops off a terminal, in --json mode and for NULL.
+ * agent_term_tty_restore puts the terminal back as found; it only calls
+ * tcsetattr, so signal handlers may call it before the process ends.
+ */
+void agent_term_tty_release(agent_term *t);
+void agent_term_tty_reclaim(agent_term *t);
+void agent_term_tty_restore(void);
 
 /*
  * Reads one line of user input (without the newline). Returns NULL at end

@@ -1,12 +1,17 @@
 """The agent at a real terminal (a pty): the question's e (edit in $EDITOR)
 and d (details: whole code, the OS action's target, window and preview),
 magic commands typed at the prompt, Ctrl-C that interrupts running code and
-returns to the prompt, and Ctrl-D that quits."""
+returns to the prompt, Ctrl-D that quits, keys typed while deskhand works
+(kept for the next prompt, never an answer to a question), and the terminal
+left as it was found."""
+import json
 import os
 import pty
 import re
 import select
 import signal
+import termios
+import threading
 import time
 import unittest
 
@@ -32,6 +37,7 @@ class Pty:
         if self.pid == 0:
             os.execve(args[0], args, env)
         self.buf = b""
+        self.transcript = b""   # everything read, for failure messages
 
     def expect(self, pattern, timeout=30):
         """Reads until `pattern` (regex on bytes) appears; returns the match."""
@@ -44,7 +50,8 @@ class Pty:
                 return m
             left = deadline - time.monotonic()
             if left <= 0:
-                raise AssertionError("no %r in %r" % (pattern, self.buf[-800:]))
+                raise AssertionError("no %r within %ds; the terminal showed:\n%s" %
+                                     (pattern, timeout, self.shown()))
             r, _, _ = select.select([self.fd], [], [], left)
             if r:
                 try:
@@ -52,26 +59,46 @@ class Pty:
                 except OSError:
                     data = b""
                 if not data:
-                    raise AssertionError("ended before %r: %r" % (pattern, self.buf[-800:]))
-                self.buf += data
+                    raise AssertionError("ended before %r; the terminal showed:\n%s" %
+                                         (pattern, self.shown()))
+                self._took(data)
+
+    def _took(self, data):
+        self.buf += data
+        self.transcript += data
+
+    def shown(self, limit=2000):
+        """The tail of the transcript, one terminal line per line."""
+        text = self.transcript[-limit:].decode("utf-8", "replace")
+        return "\n".join(repr(l) for l in text.split("\n"))
+
+    def mode(self):
+        """The terminal's local modes (on Linux the master reports the
+        slave's), or None once the pty is gone."""
+        try:
+            return termios.tcgetattr(self.fd)[3]
+        except (termios.error, OSError):
+            return None
 
     def send(self, text):
         os.write(self.fd, text if isinstance(text, bytes) else text.encode())
 
     def eof(self, tries=40, key=b"\x04"):
-        """Ctrl-D at the prompt. A key typed while the line editor switches
-        the terminal's mode can be lost, as it can for a person: repeat it
-        (bounded) until deskhand has gone."""
+        """Ctrl-D at the prompt, repeated (bounded) until deskhand has gone:
+        deskhand holds keys between prompts, but in the instant between the
+        line editor's return and that hold the kernel's line discipline
+        still sees them, as it would for a person."""
         for _ in range(tries):
             self.send(key)
             r, _, _ = select.select([self.fd], [], [], 0.25)
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
                 self.status = os.waitstatus_to_exitcode(status)
+                self.final_mode = self.mode()
                 return
             if r:
                 try:
-                    self.buf += os.read(self.fd, 4096)
+                    self._took(os.read(self.fd, 4096))
                 except OSError:
                     return
 
@@ -82,9 +109,13 @@ class Pty:
         while time.monotonic() < deadline:
             pid, status = os.waitpid(self.pid, os.WNOHANG)
             if pid:
+                self.final_mode = self.mode()
                 try:
-                    while os.read(self.fd, 4096):
-                        pass
+                    while True:
+                        data = os.read(self.fd, 4096)
+                        if not data:
+                            break
+                        self._took(data)
                 except OSError:
                     pass
                 os.close(self.fd)
@@ -92,12 +123,13 @@ class Pty:
             try:
                 r, _, _ = select.select([self.fd], [], [], 0.05)
                 if r:
-                    self.buf += os.read(self.fd, 4096)
+                    self._took(os.read(self.fd, 4096))
             except OSError:
                 time.sleep(0.05)
         os.kill(self.pid, signal.SIGKILL)
         os.waitpid(self.pid, 0)
-        raise AssertionError("deskhand did not exit")
+        raise AssertionError("deskhand did not exit; the terminal showed:\n%s" %
+                             self.shown())
 
 
 class Tty(unittest.TestCase):
@@ -118,7 +150,7 @@ class Tty(unittest.TestCase):
             t.expect(rb"echo edited")           # the edited code is shown again
             t.expect(rb"Run this code\?")
             t.send("y\n")
-            self.assertEqual(t.wait(), 0)
+            self.assertEqual(t.wait(), 0, t.shown())
             res = tool_results(srv.requests[1]["body"], "openai")
         self.assertIn("edited", res[0][1])
         self.assertNotIn("original", res[0][1])
@@ -143,7 +175,7 @@ class Tty(unittest.TestCase):
                 t.expect(rb"\x1b_Ga=T,f=100,m=[01];iVBORw0KGgo")
                 t.expect(rb"Perform this action\?")
                 t.send("y\n")
-                self.assertEqual(t.wait(), 0)
+                self.assertEqual(t.wait(), 0, t.shown())
             self.assertTrue(os.path.exists(preview), preview)
             with open(preview, "rb") as f:
                 self.assertEqual(f.read(8), b"\x89PNG\r\n\x1a\n")
@@ -164,16 +196,125 @@ class Tty(unittest.TestCase):
             t.send("%os_auto_approve true\n")
             t.expect(rb"only .*start|start-up|at start")
             t.send("%auto_run true\n")
-            t.expect(rb"auto_run")
+            t.expect(rb"auto_run is on")         # the answer, not the echo
+            t.expect(rb"> ")
             t.send("make the file\n")
-            t.expect(rb"ok")
+            t.expect(rb"(?:\n|\x1b\[K)ok\r\n")   # the answer, not the path
             t.expect(rb"> ")
             t.send("%info\n")
             t.expect(rb"auto_run:\s+true")
             t.expect(rb"> ")
             t.eof()                              # Ctrl-D quits
-            self.assertEqual(t.wait(), 0)
-        self.assertTrue(os.path.exists(marker))
+            self.assertEqual(t.wait(), 0, t.shown())
+        self.assertTrue(os.path.exists(marker), t.shown())
+
+    def held(self, t):
+        # While deskhand works, the terminal is held: no canonical input,
+        # no echo, signals still on.
+        m = t.mode()
+        self.assertIsNotNone(m)
+        self.assertFalse(m & termios.ICANON, "canonical input while working")
+        self.assertFalse(m & termios.ECHO, "echo while working")
+        self.assertTrue(m & termios.ISIG, "no signals while working")
+
+    def restored(self, t):
+        m = t.final_mode
+        self.assertIsNotNone(m)
+        for flag in ("ICANON", "ECHO", "ISIG"):
+            self.assertTrue(m & getattr(termios, flag), "%s left off at exit" % flag)
+
+    def test_ctrl_d_typed_while_the_model_thinks_quits_at_the_prompt(self):
+        # The kernel's line discipline would make this Ctrl-D an end-of-file
+        # marker and then a stray byte at the prompt, after which Ctrl-D
+        # only rings the bell. Held, it is a plain key for the line editor.
+        r = Run()
+        go = threading.Event()
+
+        def slow(body, fmt):
+            go.wait(30)
+            return {"text": "answer"}
+        with FakeLLM([slow]) as srv:
+            t = Pty(r.args(srv, "openai"), r.env())
+            t.expect(rb"> ")
+            t.send("a question\n")
+            self.assertEqual(srv.wait_requests(1, 30), 1)
+            self.held(t)
+            t.send(b"\x04")
+            go.set()
+            t.expect(rb"answer")
+            self.assertEqual(t.wait(), 0, t.shown())     # no other key was sent
+        self.assertNotIn(b"\x07", t.transcript)          # no bell
+        self.restored(t)
+
+    def test_text_typed_while_the_model_thinks_is_the_next_task(self):
+        r = Run()
+        go = threading.Event()
+
+        def slow(body, fmt):
+            go.wait(30)
+            return {"text": "first answer"}
+        with FakeLLM([slow, {"text": "second answer"}]) as srv:
+            t = Pty(r.args(srv, "openai"), r.env())
+            t.expect(rb"> ")
+            t.send("one\n")
+            self.assertEqual(srv.wait_requests(1, 30), 1)
+            t.send("two\n")
+            go.set()
+            t.expect(rb"first answer")
+            t.expect(rb"> two")                          # shown by the line editor
+            t.expect(rb"second answer")
+            t.expect(rb"> ")
+            t.eof()
+            self.assertEqual(t.wait(), 0, t.shown())
+            last = srv.requests[1]["body"]["messages"][-1]
+        self.assertEqual(last["role"], "user")
+        self.assertIn("two", json.dumps(last["content"]))
+        # Not echoed into the first answer by the kernel.
+        first = t.transcript.index(b"first answer")
+        self.assertNotIn(b"two", t.transcript[:first], t.shown())
+        self.restored(t)
+
+    def test_a_y_typed_ahead_does_not_answer_a_question(self):
+        r = Run()
+        marker = os.path.join(r.work, "ran")
+        go = threading.Event()
+
+        def slow(body, fmt):
+            go.wait(30)
+            return {"tool_calls": [call("execute", language="shell",
+                                        code="touch '%s'" % marker)]}
+        with FakeLLM([slow, {"text": "done"}]) as srv:
+            t = Pty(r.args(srv, "openai"), r.env())
+            t.expect(rb"> ")
+            t.send("make the file\n")
+            self.assertEqual(srv.wait_requests(1, 30), 1)
+            t.send("y\n")                              # before the question
+            go.set()
+            t.expect(rb"2 typed-ahead characters discarded")
+            t.expect(rb"Run this code\?")
+            self.assertEqual(srv.wait_requests(2, 0.5), 1)  # still waiting
+            t.send("n\n")
+            t.expect(rb"done")
+            t.expect(rb"> ")
+            t.eof()
+            self.assertEqual(t.wait(), 0, t.shown())
+            results = tool_results(srv.requests[1]["body"], "openai")
+        self.assertFalse(os.path.exists(marker))
+        self.assertEqual(len(results), 1)
+        self.assertIn("declined", results[0][1])
+        check_audit(self, r.audit_events())
+
+    def test_sigterm_while_working_leaves_the_terminal_as_found(self):
+        r = Run()
+        with FakeLLM([{"text": "never", "delay_headers": 60}]) as srv:
+            t = Pty(r.args(srv, "openai"), r.env())
+            t.expect(rb"> ")
+            t.send("a question\n")
+            self.assertEqual(srv.wait_requests(1, 30), 1)
+            self.held(t)
+            os.kill(t.pid, signal.SIGTERM)
+            self.assertEqual(t.wait(), -signal.SIGTERM, t.shown())
+        self.restored(t)
 
     def test_ctrl_c_cancels_a_request_and_history_is_kept(self):
         r = Run()
@@ -187,7 +328,7 @@ class Tty(unittest.TestCase):
             t.expect(rb"cancelled")
             t.expect(rb"> ")
             t.eof()
-            self.assertEqual(t.wait(), 0)
+            self.assertEqual(t.wait(), 0, t.shown())
         self.assertNotIn(b"too late", t.buf)
         conv = r.conversation()
         self.assertEqual([m["role"] for m in conv["messages"]], ["user"])

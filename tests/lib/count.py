@@ -2,6 +2,8 @@
 """
 Counts test cases from meson's testlog.json files and prints the closing
 line "N passed, N failed" (", N skipped" when any were skipped).
+Each failure is listed just above that line with the last lines of its
+diagnostics, so that the tail of a CI log says why, not only what.
 
 A test that prints TAP contributes one count per "ok"/"not ok" line; a test
 that prints no TAP counts once, by its result. A TAP test that crashed
@@ -13,6 +15,21 @@ import sys
 
 OK = re.compile(r"^(not )?ok\b\s*(\d+)?(.*)$")
 PLAN = re.compile(r"^1\.\.(\d+)")
+
+
+DETAIL_LINES = 12
+
+
+def _diagnostics(lines, start):
+    """The last DETAIL_LINES "# " lines that follow a "not ok" line."""
+    detail = []
+    for l in lines[start:]:
+        if not l.startswith("#"):
+            break
+        detail.append("    " + l)
+    if len(detail) > DETAIL_LINES:
+        detail = ["    # ..."] + detail[-DETAIL_LINES:]
+    return "".join("\n" + d for d in detail)
 
 
 def count(path, totals, failures):
@@ -30,7 +47,8 @@ def count(path, totals, failures):
             out = t.get("stdout") or ""
             plan = None
             seen = 0
-            for l in out.splitlines():
+            lines = out.splitlines()
+            for i, l in enumerate(lines):
                 m = PLAN.match(l)
                 if m:
                     plan = int(m.group(1))
@@ -44,7 +62,8 @@ def count(path, totals, failures):
                     totals["skipped"] += 1
                 elif m.group(1):
                     totals["failed"] += 1
-                    failures.append("%s: %s" % (t["name"], l.strip()))
+                    failures.append("%s: %s" % (t["name"], l.strip()) +
+                                    _diagnostics(lines, i + 1))
                 else:
                     totals["passed"] += 1
             result = t.get("result", "")
