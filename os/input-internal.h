@@ -18,26 +18,38 @@
 
 #define OS_PEER_MAX_SOCKETS 8
 
-struct os_peer {
-	int pid;                /* 0: not observable */
-	int diag_fd;            /* NETLINK_SOCK_DIAG socket, -1 when none */
-	uint32_t inode[OS_PEER_MAX_SOCKETS];  /* its connections to the X server */
+/* One watched process and the sockets it reads our keystrokes from. */
+struct os_peer_member {
+	int pid;
+	uint32_t inode[OS_PEER_MAX_SOCKETS];
 	int ninode;
 };
 
 /*
+ * The X client, or a relay (socat) and the client on this machine behind
+ * it: the keystrokes are handled once every member has read them.
+ */
+struct os_peer {
+	int diag_fd;            /* NETLINK_SOCK_DIAG socket, -1 when none */
+	struct os_peer_member member[2];
+	int nmember;            /* 0: not observable */
+};
+
+/*
  * Finds the client that owns the focused window (or the window under the
- * pointer when focus follows it) and its X connections. False when it
- * cannot be observed: a remote client, another user's process, no
+ * pointer when focus follows it) and its X connections; behind a relay
+ * (socat, ...) whose far side is a unix socket on this machine, the relay
+ * and the process holding that far end. False when it cannot be observed:
+ * a remote client (ssh -X, a TCP relay), another user's process, no
  * X-Resource extension. Release with os_peer_release (also after false).
  */
 bool os_peer_find(os_display *d, struct os_peer *p);
 void os_peer_release(struct os_peer *p);
 /*
- * One observation: 1 when its X connections have nothing left to read and
- * none of its threads is running or in uninterruptible sleep, 0 when busy,
- * -1 when the kernel would not tell. *switches receives the sum of its
- * threads' context switches: equal sums mean no thread ran in between.
+ * One observation: 1 when every member's sockets have nothing left to read
+ * and none of its threads is running or in uninterruptible sleep, 0 when
+ * busy, -1 when the kernel would not tell. *switches receives the sum of
+ * their threads' context switches: equal sums mean no thread ran between.
  */
 int os_peer_idle(struct os_peer *p, unsigned long long *switches);
 

@@ -14,8 +14,13 @@
  * whose request it has not yet served. The caller (input.c) therefore
  * requires the client to stay idle, with no context switch, for a while
  * during which it keeps the server dispatching with round trips of its own.
- * Relays (sshd for ssh -X, socat, ...) are not observed: their being idle
- * proves nothing about the real client; the caller then falls back to time.
+ * A relay's being idle (sshd for ssh -X, socat, ...) proves nothing about
+ * the real client behind it. When the relay's far end is a unix socket on
+ * this machine (socat between two local sockets), the process holding it
+ * is the real client, and both are watched: events are handled once the
+ * relay has passed them on and the client has read them. Otherwise (ssh,
+ * a TCP relay) the client is not observed and the caller falls back to
+ * time.
  */
 #include <X11/Xlib.h>
 #include <X11/extensions/XRes.h>
@@ -175,49 +180,129 @@ static bool is_relay(int pid)
 	return false;
 }
 
+/* The inode of the socket an fd link names ("socket:[N]"), else 0. */
+static uint32_t fd_socket(int dirfd, const char *name)
+{
+	char target[64];
+	ssize_t l = readlinkat(dirfd, name, target, sizeof(target) - 1);
+	if (l <= 0)
+		return 0;
+	target[l] = '\0';
+	unsigned ino;
+	if (sscanf(target, "socket:[%u]", &ino) != 1)
+		return 0;
+	return ino;
+}
+
+/*
+ * Sorts the connected unix sockets of `pid`: those whose far end is the X
+ * server go to `m`; the far ends of those it accepted on an X-like socket
+ * name (a relay's listener, as socat's ABSTRACT-LISTEN:/tmp/.X11-unix/X9)
+ * go to far[] (at most *nfar). Other connections (an ssh agent, a log
+ * socket) carry no events and are left out.
+ */
+static bool sort_sockets(int diag_fd, int pid, struct os_peer_member *m,
+                         uint32_t *far, int *nfar)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	DIR *dir = opendir(path);
+	if (dir == NULL)
+		return false;
+	int cap = *nfar;
+	*nfar = 0;
+	m->pid = pid;
+	m->ninode = 0;
+	struct dirent *de;
+	while ((de = readdir(dir)) != NULL) {
+		uint32_t ino = fd_socket(dirfd(dir), de->d_name);
+		struct diag self, peer;
+		if (ino == 0 ||
+		    !unix_diag(diag_fd, ino, UDIAG_SHOW_PEER | UDIAG_SHOW_NAME, &self) ||
+		    !self.found || self.peer == 0)
+			continue;
+		if (strstr(self.name, ".X11-unix/X") != NULL) {
+			if (*nfar < cap)
+				far[(*nfar)++] = self.peer;
+			continue;
+		}
+		/* The server's end carries the X socket's name. */
+		if (!unix_diag(diag_fd, self.peer, UDIAG_SHOW_NAME, &peer))
+			continue;
+		if (strstr(peer.name, ".X11-unix/X") != NULL &&
+		    m->ninode < OS_PEER_MAX_SOCKETS)
+			m->inode[m->ninode++] = ino;
+	}
+	closedir(dir);
+	return m->ninode > 0;
+}
+
+/*
+ * The one process, other than `relay` and other relays, that holds one of
+ * the sockets far[]: the client behind a local relay, with those sockets.
+ * False when there is none (the far side is not on this machine, or not
+ * ours to read) or more than one.
+ */
+static bool far_client(int relay, const uint32_t *far, int nfar,
+                       struct os_peer_member *m)
+{
+	DIR *proc = opendir("/proc");
+	if (proc == NULL)
+		return false;
+	int found = 0;
+	struct dirent *de;
+	while ((de = readdir(proc)) != NULL && found <= 1) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end != '\0' || pid <= 0 || pid == relay || pid == getpid())
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%ld/fd", pid);
+		DIR *dir = opendir(path);
+		if (dir == NULL)
+			continue;
+		struct os_peer_member here = {.pid = (int)pid};
+		struct dirent *fe;
+		while ((fe = readdir(dir)) != NULL) {
+			uint32_t ino = fd_socket(dirfd(dir), fe->d_name);
+			for (int i = 0; ino != 0 && i < nfar; i++)
+				if (far[i] == ino && here.ninode < OS_PEER_MAX_SOCKETS)
+					here.inode[here.ninode++] = ino;
+		}
+		closedir(dir);
+		if (here.ninode == 0 || is_relay((int)pid))
+			continue;
+		*m = here;
+		found++;
+	}
+	closedir(proc);
+	return found == 1;
+}
+
 bool os_peer_find(os_display *d, struct os_peer *p)
 {
 	os_peer_release(p);
 	int pid = window_pid(d, key_target(d));
-	if (pid <= 0 || pid == getpid() || is_relay(pid))
+	if (pid <= 0 || pid == getpid())
 		return false;
 	p->diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
 	if (p->diag_fd < 0)
 		return false;
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
-	DIR *dir = opendir(path);
-	if (dir == NULL) {
-		os_peer_release(p);
-		return false;
+	uint32_t far[OS_PEER_MAX_SOCKETS];
+	int nfar = OS_PEER_MAX_SOCKETS;
+	if (!sort_sockets(p->diag_fd, pid, &p->member[0], far, &nfar))
+		goto unobservable;
+	p->nmember = 1;
+	if (is_relay(pid)) {
+		/* Its being idle proves nothing alone: the client must be too. */
+		if (nfar == 0 || !far_client(pid, far, nfar, &p->member[1]))
+			goto unobservable;
+		p->nmember = 2;
 	}
-	struct dirent *de;
-	while ((de = readdir(dir)) != NULL && p->ninode < OS_PEER_MAX_SOCKETS) {
-		char target[64];
-		ssize_t l = readlinkat(dirfd(dir), de->d_name, target, sizeof(target) - 1);
-		if (l <= 0)
-			continue;
-		target[l] = '\0';
-		unsigned ino;
-		if (sscanf(target, "socket:[%u]", &ino) != 1)
-			continue;
-		struct diag self, peer;
-		if (!unix_diag(p->diag_fd, ino, UDIAG_SHOW_PEER, &self) ||
-		    !self.found || self.peer == 0)
-			continue;
-		/* The server's end carries the X socket's name. */
-		if (!unix_diag(p->diag_fd, self.peer, UDIAG_SHOW_NAME, &peer) ||
-		    strstr(peer.name, ".X11-unix/X") == NULL)
-			continue;
-		p->inode[p->ninode++] = ino;
-	}
-	closedir(dir);
-	if (p->ninode == 0) {
-		os_peer_release(p);
-		return false;
-	}
-	p->pid = pid;
 	return true;
+unobservable:
+	os_peer_release(p);
+	return false;
 }
 
 /*
@@ -272,17 +357,24 @@ static bool threads_scan(int pid, bool *busy, unsigned long long *switches)
 int os_peer_idle(struct os_peer *p, unsigned long long *switches)
 {
 	*switches = 0;
-	for (int i = 0; i < p->ninode; i++) {
-		struct diag dg;
-		if (!unix_diag(p->diag_fd, p->inode[i], UDIAG_SHOW_RQLEN, &dg))
-			return -1;
-		if (!dg.found)
-			return 1;       /* the connection is closed: nothing left to read */
-		if (dg.rqueue != 0)
-			return 0;
-	}
 	bool busy = false;
-	if (!threads_scan(p->pid, &busy, switches))
-		return 1;               /* the process is gone */
+	for (int k = 0; k < p->nmember; k++) {
+		const struct os_peer_member *m = &p->member[k];
+		for (int i = 0; i < m->ninode; i++) {
+			struct diag dg;
+			if (!unix_diag(p->diag_fd, m->inode[i], UDIAG_SHOW_RQLEN, &dg))
+				return -1;
+			if (dg.found && dg.rqueue != 0)
+				return 0;
+			/* Not found: the connection is closed, nothing left to read. */
+		}
+		bool b = false;
+		unsigned long long sw = 0;
+		if (threads_scan(m->pid, &b, &sw)) {
+			busy = busy || b;
+			*switches += sw;
+		}
+		/* A process that is gone has nothing left to handle. */
+	}
 	return busy ? 0 : 1;
 }

@@ -2,6 +2,7 @@
 and its event lines, the keyboard state, the keymap, and an xterm running
 `cat > file` that is the truth for typed text."""
 import os
+import socket
 import subprocess
 import time
 
@@ -140,3 +141,47 @@ class Xterm:
 
     def stop(self):
         self.proc.stop()
+
+
+class Relay:
+    """socat relaying X connections to X's socket, as ssh -X or a proxy
+    would. kind "unix": it listens on an abstract X-like socket (display
+    :N), so the client behind it is a process on this machine that deskhand
+    can watch. kind "tcp": it listens on TCP port 6000+N (display
+    127.0.0.1:N), a far side deskhand cannot see, like ssh -X's; typing
+    then relies on its guard time."""
+
+    def __init__(self, X, kind="unix"):
+        # An unused display number: a server starting meanwhile skips a
+        # number whose socket is taken.
+        n = next(k for k in range(900 + os.getpid() % 50, 1000)
+                 if not os.path.exists("/tmp/.X%d-lock" % k)
+                 and not os.path.exists("/tmp/.X11-unix/X%d" % k)
+                 and _port_free(6000 + k))
+        if kind == "unix":
+            listen = "ABSTRACT-LISTEN:/tmp/.X11-unix/X%d,fork" % n
+            self.display = ":%d" % n
+        else:
+            # nodelay as ssh sets it for X11 channels: with Nagle's
+            # algorithm socat holds events back by tens of milliseconds.
+            listen = "TCP-LISTEN:%d,bind=127.0.0.1,reuseaddr,fork,nodelay" % (6000 + n)
+            self.display = "127.0.0.1:%d" % n
+        self.proc = h.Proc(["socat", listen, "UNIX-CONNECT:" + X.socket])
+        env = X.env(DISPLAY=self.display)
+        if not h.wait_for(lambda: h.run(["xdpyinfo"], env=env).returncode == 0, 10):
+            self.proc.stop()
+            raise RuntimeError("the %s relay did not come up" % kind)
+
+    def stop(self):
+        self.proc.stop()
+
+
+def _port_free(port):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    try:
+        s.bind(("127.0.0.1", port))
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
