@@ -47,6 +47,14 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+int cli_usage(const char *cmd)
+{
+	const char *syn = cli_synopsis(cmd);
+	if (syn[0] != '\0')
+		fprintf(stderr, "usage: %s\n", syn);
+	return CLI_USAGE;
+}
+
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
@@ -55,10 +63,7 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);
 	fputc('\n', stderr);
-	const char *syn = cli_synopsis(cmd);
-	if (syn[0] != '\0')
-		fprintf(stderr, "usage: %s\n", syn);
-	return CLI_USAGE;
+	return cli_usage(cmd);
 }
 
 bool cli_parse_int(const char *s, long min, long max, const char *what, long *out)

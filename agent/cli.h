@@ -30,6 +30,11 @@ bool cli_parse_int(const char *s, long min, long max, const char *what, long *ou
 
 /* Prints "deskhand: " + message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/*
+ * Prints the usage line of `cmd`; returns CLI_USAGE. After cli_parse_int
+ * has said what was wrong, this is all that is left to say.
+ */
+int cli_usage(const char *cmd);
 /* Prints an error and the usage line of `cmd`; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

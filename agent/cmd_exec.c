@@ -48,13 +48,13 @@ int cli_exec_parse(int argc, char **argv, cli_exec_args *out)
 			if (!has_value)
 				return cli_usage_error("exec", "--timeout needs a number of seconds");
 			if (!cli_parse_int(argv[++i], 1, 86400, "--timeout", &v))
-				return cli_usage_error("exec", "bad --timeout");
+				return cli_usage("exec");
 			out->timeout_s = (unsigned)v;
 		} else if (strcmp(a, "--max-output") == 0) {
 			if (!has_value)
 				return cli_usage_error("exec", "--max-output needs a number of characters");
 			if (!cli_parse_int(argv[++i], 16, 100000000, "--max-output", &v))
-				return cli_usage_error("exec", "bad --max-output");
+				return cli_usage("exec");
 			out->max_output = (size_t)v;
 		} else if (strcmp(a, "--workspace") == 0) {
 			if (!has_value || argv[i + 1][0] == '\0')

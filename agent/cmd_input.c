@@ -127,7 +127,7 @@ int cmd_move(int argc, char **argv)
 	long x, y;
 	if (!cli_parse_int(pos[0], COORD_MIN, COORD_MAX, "X", &x) ||
 	    !cli_parse_int(pos[1], COORD_MIN, COORD_MAX, "Y", &y))
-		return cli_usage_error("move", "bad coordinate");
+		return cli_usage("move");
 	os_display *d = open_display();
 	if (d == NULL)
 		return CLI_FAIL;
@@ -156,7 +156,7 @@ int cmd_click(int argc, char **argv)
 					return CLI_USAGE;
 			} else if ((v = option_value(&a, "--count", &bad)) != NULL) {
 				if (!cli_parse_int(v, 1, 10, "--count", &count))
-					return cli_usage_error("click", "bad click count");
+					return cli_usage("click");
 			} else if (bad) {
 				return CLI_USAGE;
 			} else {
@@ -175,7 +175,7 @@ int cmd_click(int argc, char **argv)
 	long x = 0, y = 0;
 	if (npos == 2 && (!cli_parse_int(pos[0], COORD_MIN, COORD_MAX, "X", &x) ||
 	                  !cli_parse_int(pos[1], COORD_MIN, COORD_MAX, "Y", &y)))
-		return cli_usage_error("click", "bad coordinate");
+		return cli_usage("click");
 	os_display *d = open_display();
 	if (d == NULL)
 		return CLI_FAIL;
@@ -220,7 +220,7 @@ int cmd_drag(int argc, char **argv)
 	static const char *const names[4] = {"X1", "Y1", "X2", "Y2"};
 	for (int i = 0; i < 4; i++)
 		if (!cli_parse_int(pos[i], COORD_MIN, COORD_MAX, names[i], &c[i]))
-			return cli_usage_error("drag", "bad coordinate");
+			return cli_usage("drag");
 	os_display *d = open_display();
 	if (d == NULL)
 		return CLI_FAIL;
@@ -271,11 +271,11 @@ int cmd_scroll(int argc, char **argv)
 		                       "left or right)", pos[0]);
 	long amount = 3;
 	if (npos == 2 && !cli_parse_int(pos[1], 1, 1000, "AMOUNT", &amount))
-		return cli_usage_error("scroll", "bad amount");
+		return cli_usage("scroll");
 	long x = 0, y = 0;
 	if (at[0] != NULL && (!cli_parse_int(at[0], COORD_MIN, COORD_MAX, "X", &x) ||
 	                      !cli_parse_int(at[1], COORD_MIN, COORD_MAX, "Y", &y)))
-		return cli_usage_error("scroll", "bad coordinate");
+		return cli_usage("scroll");
 	os_display *d = open_display();
 	if (d == NULL)
 		return CLI_FAIL;
@@ -344,7 +344,7 @@ int cmd_type(int argc, char **argv)
 		} else if (is_option(&a, s)) {
 			if ((v = option_value(&a, "--delay-ms", &bad)) != NULL) {
 				if (!cli_parse_int(v, 0, 10000, "--delay-ms", &delay))
-					return cli_usage_error("type", "bad delay");
+					return cli_usage("type");
 			} else if (bad) {
 				return CLI_USAGE;
 			} else {
@@ -408,7 +408,7 @@ int cmd_key(int argc, char **argv)
 				nmodes++;
 			} else if ((v = option_value(&a, "--hold", &bad)) != NULL) {
 				if (!cli_parse_int(v, 0, 600000, "--hold", &hold)) {
-					cli_usage_error("key", "bad hold time");
+					cli_usage("key");
 					goto out;
 				}
 				mode = KEY_HOLD;

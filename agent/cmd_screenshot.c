@@ -62,12 +62,6 @@ static bool parse_size(const char *s, int *w, int *h)
 	return true;
 }
 
-static int usage_line(void)
-{
-	fprintf(stderr, "usage: %s\n", cli_synopsis("screenshot"));
-	return CLI_USAGE;
-}
-
 int cmd_screenshot(int argc, char **argv)
 {
 	const char *out = "screenshot.png";
@@ -105,11 +99,11 @@ int cmd_screenshot(int argc, char **argv)
 		                       "--region and --monitor exclude each other");
 	os_rect region;
 	if (region_arg != NULL && !parse_region(region_arg, &region))
-		return usage_line();
+		return cli_usage("screenshot");
 	long monitor = -1;
 	if (monitor_arg != NULL &&
 	    !cli_parse_int(monitor_arg, 0, 1023, "--monitor", &monitor))
-		return usage_line();
+		return cli_usage("screenshot");
 	/* The model's view: one monitor, scaled to fit, as the agent sends it. */
 	bool model_view = max_side_arg != NULL || screen_max_arg != NULL || grid;
 	if (max_side_arg != NULL && screen_max_arg != NULL)
@@ -126,12 +120,12 @@ int cmd_screenshot(int argc, char **argv)
 	if (max_side_arg != NULL) {
 		long side;
 		if (!cli_parse_int(max_side_arg, 16, 16384, "--max-side", &side))
-			return usage_line();
+			return cli_usage("screenshot");
 		view_opts.max_w = view_opts.max_h = (int)side;
 	}
 	if (screen_max_arg != NULL &&
 	    !parse_size(screen_max_arg, &view_opts.max_w, &view_opts.max_h))
-		return usage_line();
+		return cli_usage("screenshot");
 	bool to_stdout = strcmp(out, "-") == 0;
 	if (to_stdout && isatty(STDOUT_FILENO))
 		return cli_usage_error("screenshot", "refusing to write a PNG to a "

@@ -92,6 +92,8 @@ class Usage(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, "%r: %s" % (args, err))
                 self.assertIn(needle, err, args)
                 self.assertIn("usage: deskhand %s" % args[0], err)
+                # One line says what is wrong, one how to call it.
+                self.assertEqual(len(err.strip().split("\n")), 2, err)
                 evs = marker(REC, X, n)
                 # Only the marker's own motion event arrived.
                 self.assertEqual([e["kind"] for e in evs], ["motion"], args)
