@@ -83,7 +83,7 @@ static bool build_prompt(agent_session *s)
 		         "strict (no network; writes only in the workspace and a private /tmp)");
 	else if (strcmp(s->opt->sandbox, "standard") == 0)
 		snprintf(sandbox, sizeof(sandbox),
-		         "standard (no display, no credentials in the environment)");
+		         "standard (no display or session bus, no credentials in the environment)");
 	struct prompt_env env = {
 		.os = osdesc,
 		.languages = avail,

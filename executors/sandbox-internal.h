@@ -79,6 +79,9 @@ struct sandbox_plan {
 	struct sock_fprog seccomp;
 	char pid_max_text[24];
 	char tmp_options[64];
+	/* The user's runtime directories, hidden without the display grant. */
+	char runtime_dir[2][SB_PATH_MAX];
+	int n_runtime_dirs;
 };
 
 /* The compiled denylist, built on first use and kept for the process. */

@@ -3,6 +3,7 @@
  * environment, the seccomp program and the plan a child applies.
  */
 #include <errno.h>
+#include <limits.h>
 #include <linux/filter.h>
 #include <seccomp.h>
 #include <stdarg.h>
@@ -451,6 +452,52 @@ bool sandbox_display_is_local(const char *name)
 	return host == 0 || (host == 4 && strncmp(name, "unix", 4) == 0);
 }
 
+/*
+ * The user's runtime directory ($XDG_RUNTIME_DIR, /run/user/UID) holds the
+ * session's sockets: D-Bus, Wayland, PipeWire and PulseAudio, the
+ * accessibility bus, key agents. Through them code could take screenshots
+ * (a portal, GNOME Shell) or drive applications (AT-SPI) without ever
+ * touching the X socket, so without the display grant the code gets an
+ * empty private one instead. Only a directory that is the user's own and
+ * private (0700, as the XDG spec requires) counts: an XDG_RUNTIME_DIR
+ * pointing at /tmp hides nothing. A workspace inside it is refused rather
+ * than hidden with it.
+ */
+static bool plan_runtime_dirs(sandbox_plan *p)
+{
+	char uid_dir[64];
+	snprintf(uid_dir, sizeof(uid_dir), "/run/user/%u", (unsigned)getuid());
+	const char *cand[2] = {getenv("XDG_RUNTIME_DIR"), uid_dir};
+	char ws[PATH_MAX];
+	const char *w = realpath(p->workspace, ws) != NULL ? ws : p->workspace;
+	for (int i = 0; i < 2; i++) {
+		char real[PATH_MAX];
+		struct stat st;
+		if (cand[i] == NULL || cand[i][0] != '/' || realpath(cand[i], real) == NULL ||
+		    stat(real, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != getuid() ||
+		    (st.st_mode & 077) != 0 || strcmp(real, "/") == 0)
+			continue;
+		bool seen = false;
+		for (int k = 0; k < p->n_runtime_dirs; k++)
+			seen = seen || strcmp(p->runtime_dir[k], real) == 0;
+		if (seen)
+			continue;
+		if (strlen(real) >= SB_PATH_MAX) {
+			sandbox_fail("the runtime directory path %s is too long to hide", real);
+			return false;
+		}
+		if (path_under(w, real)) {
+			sandbox_fail("the workspace %s is inside the runtime directory %s, which "
+			             "the %s profile hides (its session sockets reach the "
+			             "desktop): choose another workspace", p->workspace, real,
+			             sandbox_profile_name(p->profile));
+			return false;
+		}
+		memcpy(p->runtime_dir[p->n_runtime_dirs++], real, strlen(real) + 1);
+	}
+	return true;
+}
+
 sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
                                   const char *workspace, const char *x_display,
                                   const sandbox_limits *limits)
@@ -521,6 +568,8 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
 	         (unsigned long long)p->limits.tmp_bytes);
 	p->workspace_in_tmp = path_under(workspace, "/tmp");
 	p->workspace_in_shm = path_under(workspace, "/dev/shm");
+	if (!display && !plan_runtime_dirs(p))
+		goto fail;
 	return p;
 fail:
 	free(p);

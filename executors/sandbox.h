@@ -35,6 +35,11 @@
  *     /tmp/.X11-unix (the path socket) and Landlock's abstract-socket
  *     scoping (the @/tmp/.X11-unix/XN socket), unless the run was granted
  *     the display;
+ *   - the session's other ways to the desktop out of reach: the user's
+ *     runtime directory ($XDG_RUNTIME_DIR, /run/user/UID: D-Bus, Wayland,
+ *     PipeWire, the accessibility bus) becomes an empty private tmpfs,
+ *     unless the run was granted the display; a workspace inside it is
+ *     refused;
  *   - a scrubbed environment (no API keys, tokens, secrets, passwords, no
  *     DISPLAY/XAUTHORITY/WAYLAND_DISPLAY unless the display was granted).
  * strict adds a network namespace (a private loopback only) and Landlock

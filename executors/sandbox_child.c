@@ -222,6 +222,13 @@ bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
 	          MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
 	          "size=4k,nr_inodes=2,mode=555") != 0)
 		return failed(fail, "hiding /tmp/.X11-unix", errno);
+	/* The session's sockets (see plan_runtime_dirs): an empty private
+	 * directory on top. Under strict, one below /tmp is gone already. */
+	for (int i = 0; i < plan->n_runtime_dirs; i++)
+		if (is_dir(plan->runtime_dir[i]) &&
+		    mount("tmpfs", plan->runtime_dir[i], "tmpfs", MS_NOSUID | MS_NODEV,
+		          "size=1m,nr_inodes=256,mode=700") != 0)
+			return failed(fail, "hiding the runtime directory", errno);
 	/* A /proc of this pid namespace: the host's processes (deskhand's own
 	 * environment and memory among them) become invisible. */
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)

@@ -1,8 +1,9 @@
 """The sandbox's promises, each tried for real: the denied system calls
 answer EPERM/ENOSYS while allowed ones keep their usual errors, a loopback
 server is out of reach under strict, writes outside the workspace fail,
-the X server's sockets cannot be opened, secrets do not leak, /proc shows
-only the session, and a sandbox that cannot be built refuses to run."""
+the X server's sockets cannot be opened, nor the session's sockets in the
+runtime directory, secrets do not leak, /proc shows only the session, and
+a sandbox that cannot be built refuses to run."""
 import os
 import socket
 import sys
@@ -267,6 +268,76 @@ class Display(unittest.TestCase):
                           "python:print(x)"], env=self.x.env())
         self.assertEqual(res[1]["output"], "False\n")
         self.assertEqual(res[2]["output"], "1\n")
+
+
+class RuntimeDir(unittest.TestCase):
+    """The user's runtime directory holds the session's sockets (D-Bus,
+    Wayland, PipeWire, the accessibility bus): a way to the desktop that
+    never touches the X socket. Without the display grant it is an empty
+    private directory; a listening socket in it is the thing tried."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.x = h.Xvfb(320, 240)
+        cls.dir = h.tmpdir()
+        os.chmod(cls.dir, 0o700)
+        cls.srv = socket.socket(socket.AF_UNIX)
+        cls.srv.bind(os.path.join(cls.dir, "bus"))
+        cls.srv.listen(8)
+        with open(os.path.join(cls.dir, "secret"), "w") as f:
+            f.write("cookie")
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.srv.close()
+        cls.x.stop()
+
+    def probe(self, *opts, runtime=None):
+        code = ("import os, socket\n"
+                "d = os.environ.get('XDG_RUNTIME_DIR')\n"
+                "print(sorted(os.listdir(d)) if os.path.isdir(d) else 'missing')\n"
+                "s = socket.socket(socket.AF_UNIX)\n"
+                "try:\n"
+                "    s.connect(os.path.join(d, 'bus')); print('open')\n"
+                "except OSError as e:\n"
+                "    print('refused')\n")
+        r = deskhand_exec("python", code, *opts,
+                          env=self.x.env(XDG_RUNTIME_DIR=runtime or self.dir))
+        self.assertEqual(r.returncode, 0, r.stderr)
+        return r.stdout.decode()
+
+    def test_hidden_without_grant(self):
+        self.assertEqual(self.probe("--sandbox", "standard"), "[]\nrefused\n")
+        # strict's private /tmp has hidden this one (it lives below /tmp).
+        self.assertEqual(self.probe("--sandbox", "strict"), "missing\nrefused\n")
+
+    def test_there_with_the_grant_and_without_a_sandbox(self):
+        there = "['bus', 'secret']\nopen\n"
+        self.assertEqual(self.probe("--display"), there)
+        self.assertEqual(self.probe("--sandbox", "off"), there)
+
+    def test_a_directory_that_is_not_private_is_not_hidden(self):
+        # XDG_RUNTIME_DIR=/tmp must not hide /tmp: only a 0700 directory
+        # of the user's own is a runtime directory.
+        shared = h.tmpdir()
+        os.chmod(shared, 0o755)
+        self.assertEqual(self.probe("--sandbox", "standard", runtime=shared),
+                         "[]\nrefused\n")     # empty and no socket: but there
+        with open(os.path.join(shared, "file"), "w"):
+            pass
+        self.assertEqual(self.probe("--sandbox", "standard", runtime=shared),
+                         "['file']\nrefused\n")
+
+    def test_a_workspace_inside_is_refused(self):
+        runtime = h.tmpdir()
+        os.chmod(runtime, 0o700)
+        ws = os.path.join(runtime, "ws")
+        os.makedirs(ws)
+        r = deskhand_exec("python", "print(1)", "--workspace", ws,
+                          env=self.x.env(XDG_RUNTIME_DIR=runtime))
+        self.assertEqual(r.returncode, 1)
+        self.assertIn(b"inside the runtime directory", r.stderr)
+        self.assertEqual(r.stdout, b"")
 
 
 class Secrets(unittest.TestCase):
