@@ -45,6 +45,8 @@ typedef struct agent_session {
 	bool end_run;                   /* a BLOCK with end_run: stop now */
 	int status;                     /* exit status so far */
 	unsigned next_id;               /* for ids of actions without a call id */
+	struct provider_usage last_usage; /* of the last answered turn (%tokens) */
+	bool have_last_usage;
 } agent_session;
 
 /* The outcome of one tool call, ready for conv_msg_add_tool_result. */

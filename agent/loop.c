@@ -301,6 +301,7 @@ static void run_user_message(agent_session *s, const char *text)
 		.keep_images = (int)s->opt->keep_images,
 		.context_window = s->opt->context_window,
 		.cancel = &agent_cancel,
+		.prompt_cache = s->opt->prompt_cache,
 	};
 	struct provider_events ev = {
 		.user = s,
@@ -321,6 +322,8 @@ static void run_user_message(agent_session *s, const char *text)
 		agent_term_text_end(s->term);
 		switch (st) {
 		case PROVIDER_OK:
+			s->last_usage = usage;
+			s->have_last_usage = true;
 			break;
 		case PROVIDER_FAILED:
 			agent_term_error(s->term, "%s", provider_error());
@@ -439,6 +442,26 @@ static void magic_info(agent_session *s)
 }
 
 /* Handles a user line that is a magic command. */
+/* What the server counted for the last turn, its prompt cache included. */
+static void usage_line(agent_session *s, const struct provider_usage *u)
+{
+	if (u->input_tokens < 0 && u->output_tokens < 0)
+		return;
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_printf(&b, "last turn, as the server counted: %ld input tokens",
+	                  u->input_tokens < 0 ? 0 : u->input_tokens);
+	if (u->cache_read_tokens >= 0 || u->cache_write_tokens >= 0)
+		agent_buf_printf(&b, " (and %ld read from the prompt cache, %ld written to it)",
+		                  u->cache_read_tokens < 0 ? 0 : u->cache_read_tokens,
+		                  u->cache_write_tokens < 0 ? 0 : u->cache_write_tokens);
+	agent_buf_printf(&b, ", %ld output tokens", u->output_tokens < 0 ? 0 : u->output_tokens);
+	char *text = agent_buf_steal(&b);
+	if (text != NULL)
+		agent_term_print(s->term, text);
+	free(text);
+}
+
 static void run_magic(agent_session *s, const agent_policy_magic *m)
 {
 	char msg[256];
@@ -477,6 +500,8 @@ static void run_magic(agent_session *s, const agent_policy_magic *m)
 		snprintf(msg, sizeof(msg), "about %ld tokens in %zu messages (context window %ld)",
 		         conv_tokens(s->conv), s->conv->n_messages, s->opt->context_window);
 		agent_term_print(s->term, msg);
+		if (s->have_last_usage)
+			usage_line(s, &s->last_usage);
 		break;
 	case AGENT_MAGIC_SAVE_MESSAGE: {
 		char *path = arg_or(m, "messages.json");

@@ -60,6 +60,7 @@ void agent_options_init(agent_options *o)
 	o->screen_max_h = 800;
 	o->monitor = -1;
 	o->settle_ms = 2000;
+	o->prompt_cache = true;
 }
 
 void agent_options_finish(agent_options *o)
@@ -189,6 +190,7 @@ static const struct cfg_bool cfg_bools[] = {
 	BOOL("os_auto_approve", os_auto_approve),
 	BOOL("json", json),
 	BOOL("grid", grid),
+	BOOL("prompt_cache", prompt_cache),
 };
 
 static bool apply_config_item(agent_options *o, const char *path, const cJSON *it)
@@ -332,6 +334,7 @@ enum {
 	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
 	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_SETTLE_MS, OPT_CONFIG,
+	OPT_NO_PROMPT_CACHE,
 };
 
 static const struct option long_opts[] = {
@@ -372,6 +375,8 @@ static const struct option long_opts[] = {
 	{"grid", no_argument, NULL, OPT_GRID},
 	{"settle-ms", required_argument, NULL, OPT_SETTLE_MS},
 	{"config", required_argument, NULL, OPT_CONFIG},
+	{"no-prompt-cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
+	{"no_prompt_cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -451,6 +456,7 @@ bool agent_options_parse(agent_options *o, int argc, char **argv)
 				return false;
 			break;
 		case OPT_CONFIG: break; /* read before parsing; see agent_main */
+		case OPT_NO_PROMPT_CACHE: o->prompt_cache = false; break;
 		case ':':
 			return fail("option %s needs a value", argv[optind - 1]);
 		default:
@@ -527,6 +533,7 @@ const char *agent_options_usage(void)
 	"  --monitor N           the monitor the model sees (default: the pointer's)\n"
 	"  --grid                draw a labelled grid on screenshots\n"
 	"  --settle-ms N         longest wait for the screen to settle (2000)\n"
+	"  --no-prompt-cache     no cache breakpoints in Anthropic requests\n"
 	"  --config FILE         settings file (default $XDG_CONFIG_HOME/deskhand/config.json)\n"
 	"  --json                print every event as a JSON line\n"
 	"  --version, --help\n"

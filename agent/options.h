@@ -40,6 +40,7 @@ typedef struct agent_options {
 	long monitor;           /* -1: the monitor with the pointer */
 	bool grid;
 	long settle_ms;         /* cap for settle detection */
+	bool prompt_cache;      /* Anthropic cache breakpoints (default on) */
 	char *config_path;      /* the config file that was read, if any */
 	/* Which of the above came from the command line (for notices). */
 	bool auto_run_from_flag;

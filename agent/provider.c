@@ -264,6 +264,7 @@ void turn_init(struct turn *t, const char *who, const struct provider_events *ev
 	t->ev = ev;
 	t->text_block = -1;
 	t->usage.input_tokens = t->usage.output_tokens = -1;
+	t->usage.cache_read_tokens = t->usage.cache_write_tokens = -1;
 	t->usage.stop = PROVIDER_STOP_END;
 }
 
@@ -929,6 +930,7 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 	usage = usage ? usage : &local;
 	memset(usage, 0, sizeof(*usage));
 	usage->input_tokens = usage->output_tokens = -1;
+	usage->cache_read_tokens = usage->cache_write_tokens = -1;
 	provider_err_buf[0] = '\0';
 	if (p->kind == PROVIDER_SCRIPT)
 		return script_turn(p->script, c, ev, usage);

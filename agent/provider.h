@@ -117,6 +117,13 @@ struct provider_request {
 	int keep_images;                     /* newest N images sent as pixels; < 0: all */
 	long context_window;                 /* tokens; <= 0: no pruning */
 	volatile sig_atomic_t *cancel;       /* set non-zero (Ctrl-C) to abort; may be NULL */
+	/*
+	 * Anthropic: mark the system prompt (with the tools before it) and the
+	 * newest message as cache breakpoints, so that the next turn reads the
+	 * unchanged prefix from the provider's prompt cache instead of paying
+	 * for it again. OpenAI-compatible servers cache on their own.
+	 */
+	bool prompt_cache;
 };
 
 /* Every callback may be NULL. Pointers passed are valid during the call only. */
@@ -142,6 +149,9 @@ enum provider_stop {
 
 struct provider_usage {
 	long input_tokens, output_tokens; /* as reported; -1: not reported */
+	/* Anthropic's prompt cache: input tokens read from it and written to
+	 * it (not counted in input_tokens); -1: not reported. */
+	long cache_read_tokens, cache_write_tokens;
 	long estimated_tokens;            /* deskhand's estimate of what it sent */
 	size_t dropped_messages;          /* left out by pruning */
 	int attempts;                     /* HTTP requests made (1 without retries) */

@@ -7,12 +7,22 @@
  * Consecutive messages of one role are merged into one: the API wants roles
  * to alternate, and tool results must open the user message that follows
  * the calls.
+ *
+ * Prompt caching (req->prompt_cache): two of the four breakpoints the API
+ * allows. One on the system prompt caches the tools and the system prompt,
+ * which never change within a conversation; one on the last block of the
+ * newest message lets the next turn read everything up to it from the
+ * cache, since a turn only appends. Screenshots that fall out of
+ * --keep-images change the prefix from that point on, so the cache then
+ * serves the part before the oldest screenshot that changed.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/provider-internal.h"
+
+#define CACHE_CONTROL "\"cache_control\":{\"type\":\"ephemeral\"}"
 
 /* Writes messages, merging those of one role into one. */
 struct writer {
@@ -211,8 +221,14 @@ bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
 	jb_long(b, req->max_tokens);
 	jb_puts(b, rc->stream ? ",\"stream\":true" : ",\"stream\":false");
 	if (req->system && *req->system) {
-		jb_puts(b, ",\"system\":");
-		jb_str(b, req->system);
+		if (req->prompt_cache) {
+			jb_puts(b, ",\"system\":[{\"type\":\"text\",\"text\":");
+			jb_str(b, req->system);
+			jb_puts(b, "," CACHE_CONTROL "}]");
+		} else {
+			jb_puts(b, ",\"system\":");
+			jb_str(b, req->system);
+		}
 	}
 	if (req->tools && req->tools->n)
 		tools(b, req->tools);
@@ -232,8 +248,15 @@ bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
 		}
 		/* A tool message without its call is left out: the API rejects it. */
 	}
-	if (w.role >= 0)
+	if (w.role >= 0) {
+		/* Every block ends with its own closing brace: reopen the last. */
+		if (req->prompt_cache && w.any_block && !b->oom && b->len > 0 &&
+		    b->p[b->len - 1] == '}') {
+			b->len--;
+			jb_puts(b, "," CACHE_CONTROL "}");
+		}
 		jb_puts(b, "]}");
+	}
 	jb_puts(b, "]}");
 	return !b->oom;
 }
@@ -252,6 +275,10 @@ static void take_usage(struct turn *t, const cJSON *u)
 		return;
 	t->usage.input_tokens = num_of(u, "input_tokens", t->usage.input_tokens);
 	t->usage.output_tokens = num_of(u, "output_tokens", t->usage.output_tokens);
+	t->usage.cache_read_tokens = num_of(u, "cache_read_input_tokens",
+	                                    t->usage.cache_read_tokens);
+	t->usage.cache_write_tokens = num_of(u, "cache_creation_input_tokens",
+	                                     t->usage.cache_write_tokens);
 }
 
 static bool stream_error(struct turn *t, const cJSON *root)

@@ -243,6 +243,32 @@ class Loop(unittest.TestCase):
         settings = [e for e in r.audit_events() if e["event"] == "setting"]
         self.assertEqual(len(settings), 1)
 
+    def test_anthropic_prompt_cache(self):
+        # Two breakpoints by default (tools + system prompt, and the newest
+        # block), none with --no-prompt-cache; the server's cache counts
+        # reach %tokens.
+        r = Run()
+        turns = [{"tool_calls": [call("execute", language="shell", code="echo hi")]},
+                 {"text": "done", "usage": {"input": 20, "output": 5,
+                                            "cache_read": 1500, "cache_write": 40}},
+                 {"text": "plain"}]
+        with FakeLLM(turns) as srv:
+            p = r.run(srv, "anthropic", "-y", input=b"say hi\n%tokens\n")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            q = r.run(srv, "anthropic", "--no-prompt-cache", "-m", "again")
+            self.assertEqual(q.returncode, 0, q.stderr)
+            bodies = [req["body"] for req in srv.requests]
+        for body in bodies[:2]:
+            self.assertEqual(json.dumps(body).count('"cache_control"'), 2)
+            self.assertEqual(body["system"][0]["cache_control"], {"type": "ephemeral"})
+            last = body["messages"][-1]["content"][-1]
+            self.assertEqual(last["cache_control"], {"type": "ephemeral"})
+        self.assertEqual(bodies[1]["messages"][-1]["content"][-1]["type"], "tool_result")
+        self.assertNotIn("cache_control", json.dumps(bodies[2]))
+        self.assertIsInstance(bodies[2]["system"], str)
+        self.assertIn(b"20 input tokens (and 1500 read from the prompt cache, "
+                      b"40 written to it), 5 output tokens", p.stdout)
+
     def test_list_conversations(self):
         r = Run()
         with FakeLLM([{"text": "hi"}]) as srv:

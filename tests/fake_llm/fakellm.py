@@ -41,7 +41,8 @@ A turn (every key optional):
   comments       interleave ": keep-alive" comment lines and pings
   delay          seconds to sleep between events (a slow server)
   delay_headers  seconds to wait before answering at all
-  usage          {"input": N, "output": M}
+  usage          {"input": N, "output": M, "cache_read": R, "cache_write": W}
+                 (the cache counts are Anthropic's and optional)
   faults         a list; each request first consumes one fault, then the turn:
       {"status": 429, "retry_after": "1", "body": {...} or "text"}
       {"status": 500} / {"status": 401, "body": {"error": {"message": "..."}}}
@@ -168,13 +169,20 @@ def openai_whole(turn, model):
 
 # ---- Anthropic ---------------------------------------------------------------
 
+def anthropic_usage(u, output):
+    usage = {"input_tokens": u["input"], "output_tokens": output}
+    if "cache_read" in u or "cache_write" in u:
+        usage["cache_read_input_tokens"] = u.get("cache_read", 0)
+        usage["cache_creation_input_tokens"] = u.get("cache_write", 0)
+    return usage
+
+
 def anthropic_events(turn, model):
     calls = turn.get("tool_calls", [])
     u = turn.get("usage", {"input": 11, "output": 7})
     yield "message_start", jdump({"type": "message_start", "message": {
         "id": "msg_fake", "type": "message", "role": "assistant", "model": model,
-        "content": [], "stop_reason": None,
-        "usage": {"input_tokens": u["input"], "output_tokens": 1}}})
+        "content": [], "stop_reason": None, "usage": anthropic_usage(u, 1)}})
     idx = 0
     pieces = text_pieces(turn)
     if pieces:
@@ -218,7 +226,7 @@ def anthropic_whole(turn, model):
     return jdump({"id": "msg_fake", "type": "message", "role": "assistant", "model": model,
                   "content": content,
                   "stop_reason": turn.get("stop") or ("tool_use" if calls else "end_turn"),
-                  "usage": {"input_tokens": u["input"], "output_tokens": u["output"]}})
+                  "usage": anthropic_usage(u, u["output"])})
 
 
 # ---- the server ----------------------------------------------------------------

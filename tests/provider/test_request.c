@@ -75,13 +75,13 @@ static void step(struct conv *c, int *next_id, int calls, bool images, bool answ
 	}
 }
 
-static cJSON *build(bool anthropic, const struct conv *c, long budget, int keep,
-                    const struct provider_tools *tools, size_t *dropped)
+static cJSON *build_with(bool anthropic, const struct conv *c, long budget, int keep,
+                         const struct provider_tools *tools, size_t *dropped, bool cache)
 {
 	struct conv_view v;
 	assert_true(conv_view_plan(c, budget, keep, &v));
 	struct provider_request r = {.system = "SYSTEM PROMPT", .tools = tools, .max_tokens = 1000,
-	                             .keep_images = keep};
+	                             .keep_images = keep, .prompt_cache = cache};
 	struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m", .stream = true};
 	struct jbuf b = {0};
 	assert_true(anthropic ? anthropic_build(&rc, &b) : openai_build(&rc, &b));
@@ -93,6 +93,12 @@ static cJSON *build(bool anthropic, const struct conv *c, long budget, int keep,
 	jb_free(&b);
 	conv_view_clear(&v);
 	return j;
+}
+
+static cJSON *build(bool anthropic, const struct conv *c, long budget, int keep,
+                    const struct provider_tools *tools, size_t *dropped)
+{
+	return build_with(anthropic, c, budget, keep, tools, dropped, false);
 }
 
 static const char *s(const cJSON *o, const char *k)
@@ -280,6 +286,60 @@ static void test_anthropic_results_images_merging(void **state)
 	assert_true(cJSON_IsTrue(get(err, "is_error")));
 	assert_false(contains(j, "\"text\":\"\""));
 	cJSON_Delete(j);
+	conv_destroy(c);
+	provider_tools_clear(&tools);
+}
+
+/* The last block of the last message, whatever its type. */
+static const cJSON *last_block(const cJSON *j)
+{
+	const cJSON *m = get(j, "messages");
+	const cJSON *content = get(cJSON_GetArrayItem(m, cJSON_GetArraySize(m) - 1), "content");
+	return cJSON_GetArrayItem(content, cJSON_GetArraySize(content) - 1);
+}
+
+static void test_anthropic_prompt_cache_breakpoints(void **state)
+{
+	const char *langs[] = {"python"};
+	struct prompt_env env = {.languages = langs, .n_languages = 1, .computer = true,
+	                         .screen_width = 1024, .screen_height = 768};
+	struct provider_tools tools;
+	assert_true(prompt_tools(&env, &tools));
+	struct conv *c = new_conv("cache");
+	int id = 1;
+	assert_true(conv_add_user_text(c, "do it"));
+	/* Each shape the newest message takes: a question, tool results with
+	 * a screenshot, results without one, a text after the results. */
+	for (int shape = 0; shape < 4; shape++) {
+		if (shape == 1)
+			step(c, &id, 1, true, true);
+		else if (shape == 2)
+			step(c, &id, 2, false, true);
+		else if (shape == 3)
+			assert_true(conv_add_user_text(c, "and then"));
+		cJSON *j = build_with(true, c, 0, 3, &tools, NULL, true);
+		/* tools + system prompt, then everything up to the newest block */
+		assert_int_equal(count(j, "\"cache_control\""), 2);
+		const cJSON *sys = get(j, "system");
+		assert_true(cJSON_IsArray(sys));
+		assert_int_equal(cJSON_GetArraySize(sys), 1);
+		assert_string_equal(s(cJSON_GetArrayItem(sys, 0), "text"), "SYSTEM PROMPT");
+		const cJSON *cc = get(cJSON_GetArrayItem(sys, 0), "cache_control");
+		assert_string_equal(s(cc, "type"), "ephemeral");
+		const cJSON *last = last_block(j);
+		assert_string_equal(s(get(last, "cache_control"), "type"), "ephemeral");
+		assert_string_equal(s(last, "type"), shape == 1 || shape == 2 ? "tool_result" : "text");
+		cJSON_Delete(j);
+		/* Off: the request is as before, byte for byte in its parts. */
+		j = build_with(true, c, 0, 3, &tools, NULL, false);
+		assert_int_equal(count(j, "cache_control"), 0);
+		assert_string_equal(s(j, "system"), "SYSTEM PROMPT");
+		cJSON_Delete(j);
+		/* OpenAI-compatible servers cache by themselves: nothing added. */
+		j = build_with(false, c, 0, 3, &tools, NULL, true);
+		assert_int_equal(count(j, "cache_control"), 0);
+		cJSON_Delete(j);
+	}
 	conv_destroy(c);
 	provider_tools_clear(&tools);
 }
@@ -605,6 +665,7 @@ int main(void)
 		cmocka_unit_test(test_openai_missing_result_and_orphans),
 		cmocka_unit_test(test_openai_tools_and_user_images),
 		cmocka_unit_test(test_anthropic_results_images_merging),
+		cmocka_unit_test(test_anthropic_prompt_cache_breakpoints),
 		cmocka_unit_test(test_missing_image_file_becomes_note),
 		cmocka_unit_test(test_pruning_never_orphans),
 		cmocka_unit_test(test_openai_fragments_every_split),
