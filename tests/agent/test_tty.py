@@ -132,6 +132,22 @@ class Pty:
                              self.shown())
 
 
+class Held:
+    """A model turn held back until released: the test types while
+    deskhand waits for it (and so holds the terminal)."""
+
+    def __init__(self, turn):
+        self.turn = turn
+        self.go = threading.Event()
+
+    def __call__(self, body, fmt):
+        self.go.wait(30)
+        return self.turn
+
+    def release(self):
+        self.go.set()
+
+
 class Tty(unittest.TestCase):
     def test_edit_then_run(self):
         r = Run()
@@ -228,11 +244,7 @@ class Tty(unittest.TestCase):
         # marker and then a stray byte at the prompt, after which Ctrl-D
         # only rings the bell. Held, it is a plain key for the line editor.
         r = Run()
-        go = threading.Event()
-
-        def slow(body, fmt):
-            go.wait(30)
-            return {"text": "answer"}
+        slow = Held({"text": "answer"})
         with FakeLLM([slow]) as srv:
             t = Pty(r.args(srv, "openai"), r.env())
             t.expect(rb"> ")
@@ -240,7 +252,7 @@ class Tty(unittest.TestCase):
             self.assertEqual(srv.wait_requests(1, 30), 1)
             self.held(t)
             t.send(b"\x04")
-            go.set()
+            slow.release()
             t.expect(rb"answer")
             self.assertEqual(t.wait(), 0, t.shown())     # no other key was sent
         self.assertNotIn(b"\x07", t.transcript)          # no bell
@@ -248,18 +260,14 @@ class Tty(unittest.TestCase):
 
     def test_text_typed_while_the_model_thinks_is_the_next_task(self):
         r = Run()
-        go = threading.Event()
-
-        def slow(body, fmt):
-            go.wait(30)
-            return {"text": "first answer"}
+        slow = Held({"text": "first answer"})
         with FakeLLM([slow, {"text": "second answer"}]) as srv:
             t = Pty(r.args(srv, "openai"), r.env())
             t.expect(rb"> ")
             t.send("one\n")
             self.assertEqual(srv.wait_requests(1, 30), 1)
             t.send("two\n")
-            go.set()
+            slow.release()
             t.expect(rb"first answer")
             t.expect(rb"> two")                          # shown by the line editor
             t.expect(rb"second answer")
@@ -277,19 +285,15 @@ class Tty(unittest.TestCase):
     def test_a_y_typed_ahead_does_not_answer_a_question(self):
         r = Run()
         marker = os.path.join(r.work, "ran")
-        go = threading.Event()
-
-        def slow(body, fmt):
-            go.wait(30)
-            return {"tool_calls": [call("execute", language="shell",
-                                        code="touch '%s'" % marker)]}
+        slow = Held({"tool_calls": [call("execute", language="shell",
+                                         code="touch '%s'" % marker)]})
         with FakeLLM([slow, {"text": "done"}]) as srv:
             t = Pty(r.args(srv, "openai"), r.env())
             t.expect(rb"> ")
             t.send("make the file\n")
             self.assertEqual(srv.wait_requests(1, 30), 1)
             t.send("y\n")                              # before the question
-            go.set()
+            slow.release()
             t.expect(rb"2 typed-ahead characters discarded")
             t.expect(rb"Run this code\?")
             self.assertEqual(srv.wait_requests(2, 0.5), 1)  # still waiting
