@@ -22,44 +22,110 @@
 #define TYPE_STDIN_MAX (16L * 1024 * 1024)
 
 /*
- * Option scanning shared by the commands: "--" ends options, a lone "-" and
- * negative numbers are positional, anything else starting with '-' is an
- * option. --name=value is accepted as well as --name value.
+ * The command line of one command, split by its table of options: "--"
+ * ends options, a lone "-" and negative numbers are positional, anything
+ * else starting with '-' must be in the table. --name=value is accepted as
+ * well as --name value.
  */
-struct args {
-	const char *cmd;
-	int argc;
-	char **argv;
-	int i;
-	bool no_more_options;
+struct opt_spec {
+	const char *name;
+	int nvalues;            /* values that follow: 0 (a flag), 1 or 2 */
+	const char *missing;    /* message when they do not; NULL: "needs a value" */
 };
 
-static bool is_option(struct args *a, const char *s)
+#define CMDLINE_MAX_OPTS 4
+
+struct cmdline {
+	const char **pos;       /* the positional arguments, in order */
+	int npos;
+	const char *value[CMDLINE_MAX_OPTS][2]; /* of the option's last use */
+	int seen[CMDLINE_MAX_OPTS];             /* how often it was given */
+	bool no_more_options;   /* "--" was given */
+};
+
+static bool is_option(const struct cmdline *c, const char *s)
 {
-	if (a->no_more_options || s[0] != '-' || s[1] == '\0')
+	if (c->no_more_options || s[0] != '-' || s[1] == '\0')
 		return false;
 	if (s[1] >= '0' && s[1] <= '9')
 		return false;
 	return true;
 }
 
-/* Returns the value of option `name` at a->argv[a->i], or NULL. */
-static const char *option_value(struct args *a, const char *name, bool *bad)
+/*
+ * Splits argv[1..] by `specs` (at most CMDLINE_MAX_OPTS). Returns CLI_OK;
+ * CLI_USAGE after printing the usage error for an unknown option (the
+ * message ends with `hint`, may be "") or a missing value; CLI_FAIL when
+ * out of memory. Ownership: c->pos may be allocated whatever the result;
+ * release it with cmdline_finish (or cmdline_take).
+ */
+static int cmdline_parse(struct cmdline *c, const char *cmd, int argc, char **argv,
+                         const struct opt_spec *specs, int nspecs, const char *hint)
 {
-	const char *s = a->argv[a->i];
-	size_t n = strlen(name);
-	if (strncmp(s, name, n) != 0)
-		return NULL;
-	if (s[n] == '=')
-		return s + n + 1;
-	if (s[n] != '\0')
-		return NULL;
-	if (a->i + 1 >= a->argc) {
-		cli_usage_error(a->cmd, "%s needs a value", name);
-		*bad = true;
-		return NULL;
+	memset(c, 0, sizeof(*c));
+	c->pos = calloc((size_t)argc, sizeof(*c->pos));
+	if (c->pos == NULL) {
+		cli_error("out of memory");
+		return CLI_FAIL;
 	}
-	return a->argv[++a->i];
+	for (int i = 1; i < argc; i++) {
+		const char *s = argv[i];
+		if (!c->no_more_options && strcmp(s, "--") == 0) {
+			c->no_more_options = true;
+			continue;
+		}
+		if (!is_option(c, s)) {
+			c->pos[c->npos++] = s;
+			continue;
+		}
+		int k = 0;
+		const char *inline_value = NULL;
+		for (; k < nspecs; k++) {
+			size_t n = strlen(specs[k].name);
+			if (strncmp(s, specs[k].name, n) != 0)
+				continue;
+			if (s[n] == '\0')
+				break;
+			if (s[n] == '=' && specs[k].nvalues == 1) {
+				inline_value = s + n + 1;
+				break;
+			}
+		}
+		if (k == nspecs)
+			return cli_usage_error(cmd, "unknown option '%s'%s", s, hint);
+		c->seen[k]++;
+		if (inline_value != NULL) {
+			c->value[k][0] = inline_value;
+			continue;
+		}
+		if (i + specs[k].nvalues >= argc) {
+			if (specs[k].missing != NULL)
+				return cli_usage_error(cmd, "%s", specs[k].missing);
+			return cli_usage_error(cmd, "%s needs a value", specs[k].name);
+		}
+		for (int v = 0; v < specs[k].nvalues; v++)
+			c->value[k][v] = argv[++i];
+	}
+	return CLI_OK;
+}
+
+static void cmdline_finish(struct cmdline *c)
+{
+	free(c->pos);
+	c->pos = NULL;
+}
+
+/*
+ * For commands with a few positional arguments: copies the first `max`
+ * into pos[] (the rest NULL), releases c->pos, returns how many there were.
+ */
+static int cmdline_take(struct cmdline *c, const char **pos, int max)
+{
+	for (int i = 0; i < max; i++)
+		pos[i] = i < c->npos ? c->pos[i] : NULL;
+	int n = c->npos;
+	cmdline_finish(c);
+	return n;
 }
 
 static os_display *open_display(void)
@@ -107,21 +173,14 @@ static bool parse_button(const char *cmd, const char *s, os_button *b)
 
 int cmd_move(int argc, char **argv)
 {
-	struct args a = {.cmd = "move", .argc = argc, .argv = argv};
+	struct cmdline c;
+	int rc = cmdline_parse(&c, "move", argc, argv, NULL, 0, "");
 	const char *pos[2];
-	int npos = 0;
-	for (a.i = 1; a.i < argc; a.i++) {
-		const char *s = argv[a.i];
-		if (!a.no_more_options && strcmp(s, "--") == 0) {
-			a.no_more_options = true;
-		} else if (is_option(&a, s)) {
-			return cli_usage_error("move", "unknown option '%s'", s);
-		} else if (npos < 2) {
-			pos[npos++] = s;
-		} else {
-			return cli_usage_error("move", "too many arguments");
-		}
-	}
+	int npos = cmdline_take(&c, pos, 2);
+	if (rc != CLI_OK)
+		return rc;
+	if (npos > 2)
+		return cli_usage_error("move", "too many arguments");
 	if (npos != 2)
 		return cli_usage_error("move", "move needs X and Y");
 	long x, y;
@@ -140,36 +199,21 @@ int cmd_move(int argc, char **argv)
 
 int cmd_click(int argc, char **argv)
 {
-	struct args a = {.cmd = "click", .argc = argc, .argv = argv};
+	static const struct opt_spec specs[] = {{"--button", 1, NULL}, {"--count", 1, NULL}};
+	struct cmdline c;
+	int rc = cmdline_parse(&c, "click", argc, argv, specs, 2, "");
 	const char *pos[2];
-	int npos = 0;
+	int npos = cmdline_take(&c, pos, 2);
+	if (rc != CLI_OK)
+		return rc;
 	os_button button = OS_BUTTON_LEFT;
 	long count = 1;
-	for (a.i = 1; a.i < argc; a.i++) {
-		const char *s = argv[a.i], *v;
-		bool bad = false;
-		if (!a.no_more_options && strcmp(s, "--") == 0) {
-			a.no_more_options = true;
-		} else if (is_option(&a, s)) {
-			if ((v = option_value(&a, "--button", &bad)) != NULL) {
-				if (!parse_button("click", v, &button))
-					return CLI_USAGE;
-			} else if ((v = option_value(&a, "--count", &bad)) != NULL) {
-				if (!cli_parse_int(v, 1, 10, "--count", &count))
-					return cli_usage("click");
-			} else if (bad) {
-				return CLI_USAGE;
-			} else {
-				return cli_usage_error("click", "unknown option '%s'", s);
-			}
-			if (bad)
-				return CLI_USAGE;
-		} else if (npos < 2) {
-			pos[npos++] = s;
-		} else {
-			return cli_usage_error("click", "too many arguments");
-		}
-	}
+	if (c.seen[0] && !parse_button("click", c.value[0][0], &button))
+		return CLI_USAGE;
+	if (c.seen[1] && !cli_parse_int(c.value[1][0], 1, 10, "--count", &count))
+		return cli_usage("click");
+	if (npos > 2)
+		return cli_usage_error("click", "too many arguments");
 	if (npos == 1)
 		return cli_usage_error("click", "click needs both X and Y, or neither");
 	long x = 0, y = 0;
@@ -190,71 +234,48 @@ int cmd_click(int argc, char **argv)
 
 int cmd_drag(int argc, char **argv)
 {
-	struct args a = {.cmd = "drag", .argc = argc, .argv = argv};
+	static const struct opt_spec specs[] = {{"--button", 1, NULL}};
+	struct cmdline c;
+	int rc = cmdline_parse(&c, "drag", argc, argv, specs, 1, "");
 	const char *pos[4];
-	int npos = 0;
+	int npos = cmdline_take(&c, pos, 4);
+	if (rc != CLI_OK)
+		return rc;
 	os_button button = OS_BUTTON_LEFT;
-	for (a.i = 1; a.i < argc; a.i++) {
-		const char *s = argv[a.i], *v;
-		bool bad = false;
-		if (!a.no_more_options && strcmp(s, "--") == 0) {
-			a.no_more_options = true;
-		} else if (is_option(&a, s)) {
-			if ((v = option_value(&a, "--button", &bad)) != NULL) {
-				if (!parse_button("drag", v, &button))
-					return CLI_USAGE;
-			} else if (bad) {
-				return CLI_USAGE;
-			} else {
-				return cli_usage_error("drag", "unknown option '%s'", s);
-			}
-		} else if (npos < 4) {
-			pos[npos++] = s;
-		} else {
-			return cli_usage_error("drag", "too many arguments");
-		}
-	}
+	if (c.seen[0] && !parse_button("drag", c.value[0][0], &button))
+		return CLI_USAGE;
+	if (npos > 4)
+		return cli_usage_error("drag", "too many arguments");
 	if (npos != 4)
 		return cli_usage_error("drag", "drag needs X1 Y1 X2 Y2");
-	long c[4];
+	long xy[4];
 	static const char *const names[4] = {"X1", "Y1", "X2", "Y2"};
 	for (int i = 0; i < 4; i++)
-		if (!cli_parse_int(pos[i], COORD_MIN, COORD_MAX, names[i], &c[i]))
+		if (!cli_parse_int(pos[i], COORD_MIN, COORD_MAX, names[i], &xy[i]))
 			return cli_usage("drag");
 	os_display *d = open_display();
 	if (d == NULL)
 		return CLI_FAIL;
-	if (!check_point(d, "drag", c[0], c[1]) || !check_point(d, "drag", c[2], c[3])) {
+	if (!check_point(d, "drag", xy[0], xy[1]) || !check_point(d, "drag", xy[2], xy[3])) {
 		os_display_close(d);
 		return CLI_USAGE;
 	}
-	return finish(d, os_mouse_drag(d, (int)c[0], (int)c[1], (int)c[2],
-	                               (int)c[3], button));
+	return finish(d, os_mouse_drag(d, (int)xy[0], (int)xy[1], (int)xy[2],
+	                               (int)xy[3], button));
 }
 
 int cmd_scroll(int argc, char **argv)
 {
-	struct args a = {.cmd = "scroll", .argc = argc, .argv = argv};
+	static const struct opt_spec specs[] = {{"--at", 2, "--at needs X and Y"}};
+	struct cmdline c;
+	int rc = cmdline_parse(&c, "scroll", argc, argv, specs, 1, "");
 	const char *pos[2];
-	int npos = 0;
-	const char *at[2] = {NULL, NULL};
-	for (a.i = 1; a.i < argc; a.i++) {
-		const char *s = argv[a.i];
-		if (!a.no_more_options && strcmp(s, "--") == 0) {
-			a.no_more_options = true;
-		} else if (is_option(&a, s)) {
-			if (strcmp(s, "--at") != 0)
-				return cli_usage_error("scroll", "unknown option '%s'", s);
-			if (a.i + 2 >= argc)
-				return cli_usage_error("scroll", "--at needs X and Y");
-			at[0] = argv[++a.i];
-			at[1] = argv[++a.i];
-		} else if (npos < 2) {
-			pos[npos++] = s;
-		} else {
-			return cli_usage_error("scroll", "too many arguments");
-		}
-	}
+	int npos = cmdline_take(&c, pos, 2);
+	if (rc != CLI_OK)
+		return rc;
+	const char *at[2] = {c.value[0][0], c.value[0][1]};
+	if (npos > 2)
+		return cli_usage_error("scroll", "too many arguments");
 	if (npos == 0)
 		return cli_usage_error("scroll", "scroll needs a direction");
 	os_scroll dir;
@@ -332,36 +353,23 @@ static bool read_stdin(char **out, size_t *len)
 
 int cmd_type(int argc, char **argv)
 {
-	struct args a = {.cmd = "type", .argc = argc, .argv = argv};
-	const char *text = NULL;
-	int ntext = 0;
+	static const struct opt_spec specs[] = {{"--delay-ms", 1, NULL}};
+	struct cmdline c;
+	int rc = cmdline_parse(&c, "type", argc, argv, specs, 1,
+	                       " (use -- before a text that starts with '-')");
+	const char *text;
+	int ntext = cmdline_take(&c, &text, 1);
+	if (rc != CLI_OK)
+		return rc;
 	long delay = -1;
-	for (a.i = 1; a.i < argc; a.i++) {
-		const char *s = argv[a.i], *v;
-		bool bad = false;
-		if (!a.no_more_options && strcmp(s, "--") == 0) {
-			a.no_more_options = true;
-		} else if (is_option(&a, s)) {
-			if ((v = option_value(&a, "--delay-ms", &bad)) != NULL) {
-				if (!cli_parse_int(v, 0, 10000, "--delay-ms", &delay))
-					return cli_usage("type");
-			} else if (bad) {
-				return CLI_USAGE;
-			} else {
-				return cli_usage_error("type", "unknown option '%s' (use -- "
-				                       "before a text that starts with '-')", s);
-			}
-		} else {
-			text = s;
-			ntext++;
-		}
-	}
+	if (c.seen[0] && !cli_parse_int(c.value[0][0], 0, 10000, "--delay-ms", &delay))
+		return cli_usage("type");
 	if (ntext != 1)
 		return cli_usage_error("type", ntext == 0 ? "type needs a TEXT"
 		                       : "type takes one TEXT (quote it)");
 	char *buf = NULL;
 	size_t len;
-	if (strcmp(text, "-") == 0 && !a.no_more_options) {
+	if (strcmp(text, "-") == 0 && !c.no_more_options) {
 		if (!read_stdin(&buf, &len))
 			return CLI_FAIL;
 		text = buf;
@@ -372,7 +380,7 @@ int cmd_type(int argc, char **argv)
 		free(buf);
 		return cli_usage_error("type", "%s", os_error());
 	}
-	int rc = CLI_FAIL;
+	rc = CLI_FAIL;
 	os_display *d = open_display();
 	if (d != NULL)
 		rc = finish(d, os_type(d, text, len, (int)delay));
@@ -384,52 +392,44 @@ enum key_mode { KEY_TAP, KEY_DOWN, KEY_UP, KEY_HOLD };
 
 int cmd_key(int argc, char **argv)
 {
-	struct args a = {.cmd = "key", .argc = argc, .argv = argv};
-	enum key_mode mode = KEY_TAP;
+	static const struct opt_spec specs[] = {
+		{"--down", 0, NULL}, {"--up", 0, NULL}, {"--hold", 1, NULL},
+	};
+	struct cmdline c;
+	os_combo *combos = NULL;
+	int rc = cmdline_parse(&c, "key", argc, argv, specs, 3, "");
+	if (rc != CLI_OK)
+		goto out;
+	rc = CLI_USAGE;
+	enum key_mode mode = c.seen[0] ? KEY_DOWN : c.seen[1] ? KEY_UP : KEY_TAP;
 	long hold = 0;
-	int nmodes = 0;
-	os_combo *combos = calloc((size_t)argc, sizeof(*combos));
-	if (combos == NULL) {
-		cli_error("out of memory");
-		return CLI_FAIL;
-	}
-	int n = 0, rc = CLI_USAGE;
-	for (a.i = 1; a.i < argc; a.i++) {
-		const char *s = argv[a.i], *v;
-		bool bad = false;
-		if (!a.no_more_options && strcmp(s, "--") == 0) {
-			a.no_more_options = true;
-		} else if (is_option(&a, s)) {
-			if (strcmp(s, "--down") == 0) {
-				mode = KEY_DOWN;
-				nmodes++;
-			} else if (strcmp(s, "--up") == 0) {
-				mode = KEY_UP;
-				nmodes++;
-			} else if ((v = option_value(&a, "--hold", &bad)) != NULL) {
-				if (!cli_parse_int(v, 0, 600000, "--hold", &hold)) {
-					cli_usage("key");
-					goto out;
-				}
-				mode = KEY_HOLD;
-				nmodes++;
-			} else {
-				if (!bad)
-					cli_usage_error("key", "unknown option '%s'", s);
-				goto out;
-			}
-		} else if (!os_key_parse(s, &combos[n++])) {
-			cli_usage_error("key", "%s", os_error());
+	if (c.seen[2]) {
+		if (!cli_parse_int(c.value[2][0], 0, 600000, "--hold", &hold)) {
+			cli_usage("key");
 			goto out;
 		}
+		mode = KEY_HOLD;
 	}
-	if (nmodes > 1) {
+	if (c.seen[0] + c.seen[1] + c.seen[2] > 1) {
 		cli_usage_error("key", "--down, --up and --hold exclude each other");
 		goto out;
 	}
+	int n = c.npos;
 	if (n == 0) {
 		cli_usage_error("key", "key needs at least one COMBO");
 		goto out;
+	}
+	combos = calloc((size_t)n, sizeof(*combos));
+	if (combos == NULL) {
+		cli_error("out of memory");
+		rc = CLI_FAIL;
+		goto out;
+	}
+	for (int i = 0; i < n; i++) {
+		if (!os_key_parse(c.pos[i], &combos[i])) {
+			cli_usage_error("key", "%s", os_error());
+			goto out;
+		}
 	}
 	os_display *d = open_display();
 	if (d == NULL) {
@@ -453,5 +453,6 @@ int cmd_key(int argc, char **argv)
 	rc = finish(d, ok);
 out:
 	free(combos);
+	cmdline_finish(&c);
 	return rc;
 }
