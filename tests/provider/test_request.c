@@ -233,13 +233,19 @@ static void test_openai_tools_and_user_images(void **state)
 
 /* ---- Anthropic ---------------------------------------------------------------- */
 
-static void test_anthropic_results_images_merging(void **state)
+/* The tools of an --os run with python, on a 1024x768 model view. */
+static void computer_tools(struct provider_tools *tools)
 {
 	const char *langs[] = {"python"};
 	struct prompt_env env = {.languages = langs, .n_languages = 1, .computer = true,
 	                         .screen_width = 1024, .screen_height = 768};
+	assert_true(prompt_tools(&env, tools));
+}
+
+static void test_anthropic_results_images_merging(void **state)
+{
 	struct provider_tools tools;
-	assert_true(prompt_tools(&env, &tools));
+	computer_tools(&tools);
 	struct conv *c = new_conv("an");
 	int id = 1;
 	assert_true(conv_add_user_text(c, "do it"));
@@ -300,11 +306,8 @@ static const cJSON *last_block(const cJSON *j)
 
 static void test_anthropic_prompt_cache_breakpoints(void **state)
 {
-	const char *langs[] = {"python"};
-	struct prompt_env env = {.languages = langs, .n_languages = 1, .computer = true,
-	                         .screen_width = 1024, .screen_height = 768};
 	struct provider_tools tools;
-	assert_true(prompt_tools(&env, &tools));
+	computer_tools(&tools);
 	struct conv *c = new_conv("cache");
 	int id = 1;
 	assert_true(conv_add_user_text(c, "do it"));
