@@ -82,9 +82,10 @@ static Window find_named(Window w, const char *title)
 	return found;
 }
 
+/* Waits (bounded: 30 s, for a loaded machine) for the window to map. */
 static int focus_named(const char *title)
 {
-	for (int i = 0; i < 1000; i++) {
+	for (int i = 0; i < 3000; i++) {
 		Window w = find_named(DefaultRootWindow(dpy), title);
 		if (w != 0) {
 			XSetInputFocus(dpy, w, RevertToPointerRoot, CurrentTime);

@@ -120,12 +120,12 @@ class Xterm:
                             "120x40+0+0", "-e", "sh", "-c", 'exec cat > "$0"',
                             self.file], env=env)
         r = h.run([h.binary("xrecord"), "--focus", title], env=X.env(),
-                  timeout=30)
+                  timeout=60)
         if r.returncode != 0:
             self.proc.stop()
             raise RuntimeError("xterm did not map: %r" % r.stderr)
         # The shell has opened the file: cat is about to read.
-        h.wait_for(lambda: os.path.exists(self.file), 10)
+        h.wait_for(lambda: os.path.exists(self.file), 30)
 
     def finish(self):
         """Ends cat with ctrl+d typed through deskhand; returns the bytes."""
