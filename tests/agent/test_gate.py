@@ -259,7 +259,7 @@ class Gate(unittest.TestCase):
                 target.proc = h.Proc([h.binary("xrecord"), "--geometry", "30x30+601+299",
                                       "--color", "ff0000"], env=X.env(), stdout=target.out)
                 try:
-                    self.assertTrue(h.wait_for(lambda: "ready" in target.text(), 20))
+                    self.assertTrue(h.wait_for(lambda: "ready" in target.text(), 30))
                     target.mark = len(target.lines())
                     seen = {}
 

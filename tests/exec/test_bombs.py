@@ -42,7 +42,7 @@ class Bombs(unittest.TestCase):
                              prefix=as_nobody(OUTER_NPROC, data), timeout=timeout)
 
     def assertNothingLeft(self, ns):
-        self.assertTrue(h.wait_for(lambda: not pids_in_namespace(ns), 10),
+        self.assertTrue(h.wait_for(lambda: not pids_in_namespace(ns), 30),
                         "processes of %s survived" % ns)
 
     def test_fork_count_is_capped(self):

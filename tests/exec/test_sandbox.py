@@ -395,7 +395,7 @@ class Lifecycle(unittest.TestCase):
         self.assertTrue(pids_in_namespace(ns))
         p.kill()
         p.wait()
-        self.assertTrue(h.wait_for(lambda: not pids_in_namespace(ns), 5))
+        self.assertTrue(h.wait_for(lambda: not pids_in_namespace(ns), 30))
 
     def test_inherited_descriptors_are_closed(self):
         import subprocess

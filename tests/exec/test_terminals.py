@@ -90,7 +90,7 @@ class Xterm(unittest.TestCase):
         self.assertEqual(res[1]["status"], 0, res[1])
         self.assertRegex(stdout(res[1]), r"^1\n\[1\]\+ +Running +xterm")
         # The session ended with exec-run: its xterm went with it.
-        self.assertTrue(h.wait_for(lambda: title not in window_titles(self.x), 10))
+        self.assertTrue(h.wait_for(lambda: title not in window_titles(self.x), 30))
 
     def test_interrupting_a_later_block_spares_it(self):
         title = "deskhand-bg-py-%d" % os.getpid()
@@ -108,7 +108,7 @@ class Xterm(unittest.TestCase):
         self.assertIn("KeyboardInterrupt", res[1]["output"])
         self.assertFalse(res[1]["ended"])
         self.assertEqual(stdout(res[2]), "None True\n", res[2])
-        self.assertTrue(h.wait_for(lambda: title not in window_titles(self.x), 10))
+        self.assertTrue(h.wait_for(lambda: title not in window_titles(self.x), 30))
 
 
 # A pty, a child that makes it its controlling terminal (opened again by

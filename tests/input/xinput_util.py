@@ -33,7 +33,7 @@ class Recorder:
         self.path = os.path.join(self.dir, "events")
         self.out = open(self.path, "w")
         self.proc = h.Proc([h.binary("xrecord")], env=X.env(), stdout=self.out)
-        if not h.wait_for(lambda: "ready" in self.text(), 20):
+        if not h.wait_for(lambda: "ready" in self.text(), 30):
             self.stop()
             raise RuntimeError("xrecord did not become ready")
         self.mark = len(self.lines())
@@ -168,7 +168,7 @@ class Relay:
             self.display = "127.0.0.1:%d" % n
         self.proc = h.Proc(["socat", listen, "UNIX-CONNECT:" + X.socket])
         env = X.env(DISPLAY=self.display)
-        if not h.wait_for(lambda: h.run(["xdpyinfo"], env=env).returncode == 0, 10):
+        if not h.wait_for(lambda: h.run(["xdpyinfo"], env=env).returncode == 0, 30):
             self.proc.stop()
             raise RuntimeError("the %s relay did not come up" % kind)
 

@@ -134,7 +134,7 @@ class ScreenshotFlags(unittest.TestCase):
             # a loaded machine the painter can be there long before xterm.
             h.wait_for(lambda: b"scale-ref" in h.run(
                 ["xwininfo", "-root", "-tree"], env=X.env()).stdout, 30)
-            h.wait_for(lambda: len(self.shot("--max-side", "64")) > 200, 10)
+            h.wait_for(lambda: len(self.shot("--max-side", "64")) > 200, 30)
             probe(X, "settle", 15, 2, 3000)
             full = os.path.join(d, "full.png")
             ref = os.path.join(d, "ref.png")
