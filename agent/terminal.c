@@ -119,10 +119,12 @@ agent_term *agent_term_create(bool json)
 			read_history(path);
 		}
 		/* using_history() has set the line editor up from the terminal as
-		 * found, so it restores that mode, not ours, when it returns. */
+		 * found. Its mode outside editing becomes the held one, so that no
+		 * key meets canonical input between its return and tty_hold. */
 		if (tcgetattr(STDIN_FILENO, &tty_found) == 0) {
 			tty_found_valid = 1;
 			t->work_mode = true;
+			rl_parse_and_bind("setty -x -icanon -echo -echonl -iexten");
 			tty_hold(t);
 		}
 	}

@@ -83,28 +83,13 @@ class Pty:
     def send(self, text):
         os.write(self.fd, text if isinstance(text, bytes) else text.encode())
 
-    def eof(self, tries=40, key=b"\x04"):
-        """Ctrl-D at the prompt, repeated (bounded) until deskhand has gone:
-        deskhand holds keys between prompts, but in the instant between the
-        line editor's return and that hold the kernel's line discipline
-        still sees them, as it would for a person."""
-        for _ in range(tries):
-            self.send(key)
-            r, _, _ = select.select([self.fd], [], [], 0.25)
-            pid, status = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                self.status = os.waitstatus_to_exitcode(status)
-                self.final_mode = self.mode()
-                return
-            if r:
-                try:
-                    self._took(os.read(self.fd, 4096))
-                except OSError:
-                    return
+    def eof(self, key=b"\x04"):
+        """Ctrl-D at the prompt, once: deskhand holds the terminal (no
+        canonical input) from start to end, so the key reaches the line
+        editor whenever it is typed."""
+        self.send(key)
 
     def wait(self, timeout=30):
-        if hasattr(self, "status"):
-            return self.status
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             pid, status = os.waitpid(self.pid, os.WNOHANG)

@@ -154,9 +154,11 @@ class Relay:
     def __init__(self, X, kind="unix"):
         # An unused display number: a server starting meanwhile skips a
         # number whose socket is taken.
+        # An abstract socket leaves no file behind: try its name as well.
         n = next(k for k in range(900 + os.getpid() % 50, 1000)
                  if not os.path.exists("/tmp/.X%d-lock" % k)
                  and not os.path.exists("/tmp/.X11-unix/X%d" % k)
+                 and _abstract_free("/tmp/.X11-unix/X%d" % k)
                  and _port_free(6000 + k))
         if kind == "unix":
             listen = "ABSTRACT-LISTEN:/tmp/.X11-unix/X%d,fork" % n
@@ -174,6 +176,17 @@ class Relay:
 
     def stop(self):
         self.proc.stop()
+
+
+def _abstract_free(name):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        s.bind("\0" + name)
+        return True
+    except OSError:
+        return False
+    finally:
+        s.close()
 
 
 def _port_free(port):
