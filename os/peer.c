@@ -198,8 +198,9 @@ static uint32_t fd_socket(int dirfd, const char *name)
  * Sorts the connected unix sockets of `pid`: those whose far end is the X
  * server go to `m`; the far ends of those it accepted on an X-like socket
  * name (a relay's listener, as socat's ABSTRACT-LISTEN:/tmp/.X11-unix/X9)
- * go to far[] (at most *nfar). Other connections (an ssh agent, a log
- * socket) carry no events and are left out.
+ * go to far[] (at most *nfar on entry; on return, how many there were,
+ * which may be more). Other connections (an ssh agent, a log socket) carry
+ * no events and are left out.
  */
 static bool sort_sockets(int diag_fd, int pid, struct os_peer_member *m,
                          uint32_t *far, int *nfar)
@@ -223,7 +224,8 @@ static bool sort_sockets(int diag_fd, int pid, struct os_peer_member *m,
 			continue;
 		if (strstr(self.name, ".X11-unix/X") != NULL) {
 			if (*nfar < cap)
-				far[(*nfar)++] = self.peer;
+				far[*nfar] = self.peer;
+			(*nfar)++;
 			continue;
 		}
 		/* The server's end carries the X socket's name. */
@@ -293,9 +295,12 @@ bool os_peer_find(os_display *d, struct os_peer *p)
 	if (!sort_sockets(p->diag_fd, pid, &p->member[0], far, &nfar))
 		goto unobservable;
 	p->nmember = 1;
-	if (is_relay(pid)) {
-		/* Its being idle proves nothing alone: the client must be too. */
-		if (nfar == 0 || !far_client(pid, far, nfar, &p->member[1]))
+	/* A process that accepted X connections relays them, whatever its name. */
+	if (is_relay(pid) || nfar > 0) {
+		/* Its being idle proves nothing alone: the client must be too.
+		 * Many connections would make the client a guess: not watched. */
+		if (nfar == 0 || nfar > OS_PEER_MAX_SOCKETS ||
+		    !far_client(pid, far, nfar, &p->member[1]))
 			goto unobservable;
 		p->nmember = 2;
 	}
