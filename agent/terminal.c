@@ -53,9 +53,19 @@ struct agent_term {
 static struct termios tty_found;
 static volatile sig_atomic_t tty_found_valid;
 
+/*
+ * Only the terminal's foreground job may set its modes: a background one
+ * (deskhand -m TASK &) would be stopped by SIGTTOU, so it leaves the
+ * terminal alone. tcgetpgrp is async-signal-safe.
+ */
+static bool tty_in_foreground(void)
+{
+	return tcgetpgrp(STDIN_FILENO) == getpgrp();
+}
+
 static void tty_hold(agent_term *t)
 {
-	if (!t->work_mode)
+	if (!t->work_mode || !tty_in_foreground())
 		return;
 	struct termios w = tty_found;
 	w.c_lflag &= ~(tcflag_t)(ICANON | ECHO | ECHONL | IEXTEN);
@@ -67,7 +77,7 @@ static void tty_hold(agent_term *t)
 
 void agent_term_tty_restore(void)
 {
-	if (tty_found_valid)
+	if (tty_found_valid && tty_in_foreground())
 		tcsetattr(STDIN_FILENO, TCSANOW, &tty_found);
 }
 
@@ -103,8 +113,10 @@ agent_term *agent_term_create(bool json)
 	pthread_mutex_init(&t->lock, NULL);
 	agent_md_init(&t->md, t->color, md_sink, t);
 #if DESKHAND_HAVE_LIBEDIT
-	/* History survives sessions, like a shell's: $XDG_DATA_HOME/deskhand/history. */
-	if (t->tty_in && !json) {
+	/* History survives sessions, like a shell's: $XDG_DATA_HOME/deskhand/history.
+	 * Setting the line editor up sets the terminal's modes: not from a
+	 * background job (it would stop); its first prompt does it later. */
+	if (t->tty_in && !json && tty_in_foreground()) {
 		const char *xdg = getenv("XDG_DATA_HOME");
 		const char *home = getenv("HOME");
 		char path[4096] = "";

@@ -91,7 +91,8 @@ agent_term_answer agent_term_ask(agent_term *t, const char *id,
  * signals), so a Ctrl-D or text typed ahead reaches the next prompt intact.
  * agent_term_tty_release hands the terminal back as found (before running
  * the user's editor), agent_term_tty_reclaim holds it again. Both are
- * no-ops off a terminal, in --json mode and for NULL.
+ * no-ops off a terminal, in --json mode, for NULL, and in a background job
+ * (which would be stopped by SIGTTOU for setting the terminal's modes).
  * agent_term_tty_restore puts the terminal back as found; it only calls
  * tcsetattr, so signal handlers may call it before the process ends.
  */

@@ -305,6 +305,29 @@ class Tty(unittest.TestCase):
             self.assertEqual(t.wait(), -signal.SIGTERM, t.shown())
         self.restored(t)
 
+    def test_a_background_job_leaves_the_terminal_alone(self):
+        # `deskhand -m TASK &` from an interactive shell: a background job
+        # that set the terminal's modes (the line editor, the hold) would
+        # be stopped by SIGTTOU instead of doing its task.
+        r = Run()
+        with FakeLLM([{"text": "done in the background"}]) as srv:
+            cmd = " ".join("'%s'" % a for a in r.args(srv, "openai", "-m", "hi"))
+            env = r.env(PS1="$ ")
+            t = Pty(["/bin/bash", "--norc", "--noprofile", "-i"], env)
+            t.expect(rb"\$ ")
+            out = os.path.join(r.dir, "out.txt")
+            t.send("%s > '%s' 2>&1 & wait $!; echo EXIT=$?\n" % (cmd, out))
+            t.expect(rb"EXIT=(\d+)")
+            code = int(re.search(rb"EXIT=(\d+)", t.transcript).group(1))
+            # A stopped job would keep the shell from exiting: end it first.
+            t.send("kill -KILL %1 2>/dev/null; wait; exit\n")
+            try:
+                t.wait()
+            except AssertionError:
+                pass                 # the shell, ended by pid; the code says why
+        self.assertEqual(code, 0, t.shown())
+        self.assertEqual(len(srv.requests), 1)
+
     def test_ctrl_c_cancels_a_request_and_history_is_kept(self):
         r = Run()
         os.makedirs(os.path.join(r.home, "data", "deskhand"))
