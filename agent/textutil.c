@@ -6,39 +6,14 @@
 #include <string.h>
 
 #include "agent/textutil.h"
+#include "os/os.h"
 
 size_t agent_utf8_seq(const char *str, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)str;
-	unsigned char c = s[0];
-	if (c < 0x80)
-		return c == 0 ? 0 : 1;
-	size_t len;
 	uint32_t cp;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
+	if (n == 0 || str[0] == '\0')
 		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	if (cp >= 0xd800 && cp <= 0xdfff)
-		return 0;
-	return len;
+	return os_utf8_next(str, n, &cp);
 }
 
 bool agent_utf8_valid(const char *s, size_t n)

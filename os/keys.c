@@ -9,55 +9,58 @@
 #include <xkbcommon/xkbcommon.h>
 
 #include "os/keys.h"
+#include "os/os.h"
 #include "os/os-internal.h"
+
+size_t os_utf8_next(const char *str, size_t n, uint32_t *cp)
+{
+	const unsigned char *s = (const unsigned char *)str;
+	if (n == 0)
+		return 0;
+	unsigned c = s[0];
+	uint32_t v, min;
+	size_t len;
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	} else if (c >= 0xc2 && c <= 0xdf) {
+		v = c & 0x1f, len = 2, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		v = c & 0x0f, len = 3, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		v = c & 0x07, len = 4, min = 0x10000;
+	} else {
+		return 0;
+	}
+	if (n < len)
+		return 0;
+	for (size_t k = 1; k < len; k++) {
+		if ((s[k] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[k] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
 
 long os_utf8_decode(const char *s, size_t len, uint32_t *out,
                     size_t *bad_offset)
 {
-	const unsigned char *p = (const unsigned char *)s;
 	size_t i = 0;
 	long n = 0;
 	while (i < len) {
-		unsigned c = p[i];
-		uint32_t cp, min;
-		size_t extra;
-		if (c < 0x80) {
-			out[n++] = c;
-			i++;
-			continue;
-		} else if (c >= 0xc2 && c <= 0xdf) {
-			cp = c & 0x1f;
-			extra = 1;
-			min = 0x80;
-		} else if (c >= 0xe0 && c <= 0xef) {
-			cp = c & 0x0f;
-			extra = 2;
-			min = 0x800;
-		} else if (c >= 0xf0 && c <= 0xf4) {
-			cp = c & 0x07;
-			extra = 3;
-			min = 0x10000;
-		} else {
-			goto bad;
+		size_t l = os_utf8_next(s + i, len - i, &out[n]);
+		if (l == 0) {
+			if (bad_offset != NULL)
+				*bad_offset = i;
+			return -1;
 		}
-		if (len - i <= extra)
-			goto bad;
-		for (size_t k = 1; k <= extra; k++) {
-			unsigned cc = p[i + k];
-			if ((cc & 0xc0) != 0x80)
-				goto bad;
-			cp = (cp << 6) | (cc & 0x3f);
-		}
-		if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			goto bad;
-		out[n++] = cp;
-		i += extra + 1;
+		n++;
+		i += l;
 	}
 	return n;
-bad:
-	if (bad_offset != NULL)
-		*bad_offset = i;
-	return -1;
 }
 
 int os_utf8_encode(uint32_t cp, char buf[4])

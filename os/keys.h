@@ -22,9 +22,6 @@
 long os_utf8_decode(const char *s, size_t len, uint32_t *out,
                     size_t *bad_offset);
 
-/* Encodes one code point (<= U+10FFFF) as UTF-8 into buf[4]; returns bytes. */
-int os_utf8_encode(uint32_t cp, char buf[4]);
-
 /*
  * The keysym that produces code point cp when typed: Return for '\n', Tab
  * for '\t', the Latin-1 keysym for U+0020..U+00FF, 0x01000000 + cp for

@@ -102,38 +102,6 @@ static bool ewmh_running(os_display *d, const Atom *a)
 
 /* ---- text ------------------------------------------------------------ */
 
-static size_t utf8_seq_len(const unsigned char *s, size_t n)
-{
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2;
-		cp = c & 0x1f;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3;
-		cp = c & 0x0f;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4;
-		cp = c & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && (cp < 0x800 || (cp >= 0xd800 && cp <= 0xdfff))) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)))
-		return 0;
-	return len;
-}
-
 /*
  * Copies text up to the first NUL into valid UTF-8, each invalid byte
  * becoming U+FFFD. `latin1`: the bytes are ISO 8859-1 (STRING). Malloc'ed;
@@ -150,16 +118,11 @@ static char *text_to_utf8(const unsigned char *s, size_t n, bool latin1)
 	size_t o = 0;
 	for (size_t i = 0; i < end;) {
 		if (latin1) {
-			unsigned char c = s[i++];
-			if (c < 0x80) {
-				out[o++] = (char)c;
-			} else {
-				out[o++] = (char)(0xc0 | c >> 6);
-				out[o++] = (char)(0x80 | (c & 0x3f));
-			}
+			o += (size_t)os_utf8_encode(s[i++], out + o);
 			continue;
 		}
-		size_t l = utf8_seq_len(s + i, end - i);
+		uint32_t cp;
+		size_t l = os_utf8_next((const char *)s + i, end - i, &cp);
 		if (l == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;

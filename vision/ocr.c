@@ -166,63 +166,6 @@ bool vision_ocr_available(void)
 
 /* ---- UTF-8 and case folding ------------------------------------------- */
 
-/* Decodes one code point; returns its length, 0 on invalid UTF-8. */
-static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
-{
-	if (n == 0)
-		return 0;
-	if (s[0] < 0x80) {
-		*cp = s[0];
-		return 1;
-	}
-	size_t len;
-	uint32_t c, min;
-	if ((s[0] & 0xe0) == 0xc0) {
-		len = 2, c = s[0] & 0x1f, min = 0x80;
-	} else if ((s[0] & 0xf0) == 0xe0) {
-		len = 3, c = s[0] & 0x0f, min = 0x800;
-	} else if ((s[0] & 0xf8) == 0xf0) {
-		len = 4, c = s[0] & 0x07, min = 0x10000;
-	} else {
-		return 0;
-	}
-	if (n < len)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		c = (c << 6) | (s[i] & 0x3f);
-	}
-	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
-		return 0;
-	*cp = c;
-	return len;
-}
-
-static size_t utf8_encode(uint32_t c, char *out)
-{
-	if (c < 0x80) {
-		out[0] = (char)c;
-		return 1;
-	}
-	if (c < 0x800) {
-		out[0] = (char)(0xc0 | (c >> 6));
-		out[1] = (char)(0x80 | (c & 0x3f));
-		return 2;
-	}
-	if (c < 0x10000) {
-		out[0] = (char)(0xe0 | (c >> 12));
-		out[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-		out[2] = (char)(0x80 | (c & 0x3f));
-		return 3;
-	}
-	out[0] = (char)(0xf0 | (c >> 18));
-	out[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-	out[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-	out[3] = (char)(0x80 | (c & 0x3f));
-	return 4;
-}
-
 /* Simple case folding through the C.UTF-8 locale (ASCII when unavailable). */
 static uint32_t fold(uint32_t c, locale_t loc)
 {
@@ -333,7 +276,7 @@ static bool text_read(TessBaseAPI *api, ocr_text *t, locale_t loc)
 		size_t n = strlen(sym);
 		while (ok && n > 0) {
 			uint32_t cp;
-			size_t len = utf8_decode(s, n, &cp);
+			size_t len = os_utf8_next((const char *)s, n, &cp);
 			if (len == 0) {
 				cp = 0xfffd;
 				len = 1;
@@ -364,7 +307,7 @@ static uint32_t *query_fold(const char *text, size_t *qn, locale_t loc)
 	size_t k = 0;
 	while (n > 0) {
 		uint32_t cp;
-		size_t len = utf8_decode(s, n, &cp);
+		size_t len = os_utf8_next((const char *)s, n, &cp);
 		if (len == 0) {
 			free(q);
 			vision_fail("the text to find is not valid UTF-8");
@@ -407,7 +350,7 @@ static bool add_match(match_list *l, const ocr_text *t, size_t s, size_t e,
 	size_t tl = 0;
 	for (size_t i = s; i < e; i++) {
 		const ocr_char *c = &t->chars[i];
-		tl += utf8_encode(c->cp, txt + tl);
+		tl += (size_t)os_utf8_encode(c->cp, txt + tl);
 		if (c->x1 < 0)
 			continue;
 		if (x1 < 0) {
