@@ -33,6 +33,36 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Why one_view failed: the module's own message. */
+static const char *view_error = "";
+
+/*
+ * The model's view as the agent makes it: settle first when `settle` is
+ * given, then capture, scale and encode. False with view_error set.
+ */
+static bool one_view(os_display *d, const vision_settle_opts *settle,
+                     const vision_shot_opts *so, size_t *png_len)
+{
+	vision_settle_result r;
+	vision_view v;
+	uint8_t *png = NULL;
+	if (settle != NULL && !vision_settle(d, NULL, settle, &r)) {
+		view_error = vision_error();
+		return false;
+	}
+	os_image *img = vision_shot(d, so, &v);
+	if (img == NULL) {
+		view_error = vision_error();
+		return false;
+	}
+	bool ok = os_png_encode(img, &png, png_len, NULL);
+	if (!ok)
+		view_error = os_error();
+	os_image_destroy(img);
+	free(png);
+	return ok;
+}
+
 static void report(const char *what, double *t, int n, const char *extra)
 {
 	double sum = 0;
@@ -124,19 +154,11 @@ int main(int argc, char **argv)
 	report("encode", t, runs, extra);
 
 	for (int i = -2; i < runs; i++) {
-		vision_view v;
-		uint8_t *png = NULL;
 		double t0 = now_ms();
-		os_image *img = vision_shot(d, &so, &v);
-		if (img == NULL)
-			goto fail_vision;
-		bool ok = os_png_encode(img, &png, &png_len, NULL);
+		if (!one_view(d, NULL, &so, &png_len))
+			goto fail;
 		if (i >= 0)
 			t[i] = now_ms() - t0;
-		os_image_destroy(img);
-		free(png);
-		if (!ok)
-			goto fail_os;
 	}
 	report("view", t, runs, "   (capture + scale + encode)");
 
@@ -158,25 +180,18 @@ int main(int argc, char **argv)
 	report("settle", t, runs, extra);
 
 	for (int i = -2; i < runs; i++) {
-		vision_settle_result r;
-		vision_view v;
-		uint8_t *png = NULL;
 		double t0 = now_ms();
-		if (!vision_settle(d, NULL, &st, &r))
-			goto fail_vision;
-		os_image *img = vision_shot(d, &so, &v);
-		if (img == NULL)
-			goto fail_vision;
-		bool ok = os_png_encode(img, &png, &png_len, NULL);
+		if (!one_view(d, &st, &so, &png_len))
+			goto fail;
 		if (i >= 0)
 			t[i] = now_ms() - t0;
-		os_image_destroy(img);
-		free(png);
-		if (!ok)
-			goto fail_os;
 	}
 	report("step", t, runs, "   (settle + view)");
 	status = 0;
+	goto out;
+
+fail:
+	fprintf(stderr, "bench-vision: %s\n", view_error);
 	goto out;
 
 fail_os:
