@@ -159,47 +159,20 @@ char *agent_audit_default_path(const char *conversation_id)
 
 /* ---- writing ----------------------------------------------------------- */
 
-/*
- * Valid UTF-8 copy of s[0..len): invalid sequences and NULs become U+FFFD.
- * *lossy tells whether anything was replaced. Caller frees.
- */
-static char *utf8_clean(const char *s, size_t len, bool *lossy)
-{
-	*lossy = false;
-	if (len > (SIZE_MAX - 1) / 3)
-		return NULL;
-	char *out = malloc(len * 3 + 1);
-	if (out == NULL)
-		return NULL;
-	size_t o = 0, i = 0;
-	while (i < len) {
-		size_t need = agent_utf8_seq(s + i, len - i);
-		if (need > 0) {
-			memcpy(out + o, s + i, need);
-			o += need;
-			i += need;
-		} else {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-			*lossy = true;
-		}
-	}
-	out[o] = '\0';
-	return out;
-}
-
 /* Adds a string field, made valid UTF-8. */
 static bool add_text(cJSON *obj, const char *key, const char *s, size_t len, bool *lossy)
 {
-	bool l = false;
-	char *clean = utf8_clean(s != NULL ? s : "", s != NULL ? len : 0, &l);
+	if (s == NULL)
+		s = "", len = 0;
+	size_t clean_len;
+	char *clean = agent_utf8_sanitize(s, len, &clean_len);
 	if (clean == NULL)
 		return false;
 	cJSON *item = cJSON_AddStringToObject(obj, key, clean);
 	free(clean);
+	/* Only a replacement changes the length: each one grows it. */
 	if (lossy != NULL)
-		*lossy = l;
+		*lossy = clean_len != len;
 	return item != NULL;
 }
 
