@@ -233,12 +233,22 @@ void agent_term_text_end(agent_term *t)
 	pthread_mutex_unlock(&t->lock);
 }
 
-static void human(agent_term *t, FILE *f, const char *sgr, const char *prefix,
-                  const char *fmt, va_list ap)
+/*
+ * Before human output: the spinner's line and any open model text end
+ * first, and the output holds the lock (the spinner thread writes too).
+ * The caller unlocks t->lock.
+ */
+static void human_begin(agent_term *t)
 {
 	agent_term_spinner_stop(t);
 	agent_term_text_end(t);
 	pthread_mutex_lock(&t->lock);
+}
+
+static void human(agent_term *t, FILE *f, const char *sgr, const char *prefix,
+                  const char *fmt, va_list ap)
+{
+	human_begin(t);
 	fflush(stdout);
 	bool color = t->color && (f == stdout || t->err_tty);
 	if (color)
@@ -288,9 +298,7 @@ void agent_term_print(agent_term *t, const char *text)
 		emit(t, ev);
 		return;
 	}
-	agent_term_spinner_stop(t);
-	agent_term_text_end(t);
-	pthread_mutex_lock(&t->lock);
+	human_begin(t);
 	fputs(text, stdout);
 	if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
 		fputc('\n', stdout);
@@ -311,9 +319,7 @@ void agent_term_show_code(agent_term *t, const char *id, const char *language,
 		emit(t, ev);
 		return;
 	}
-	agent_term_spinner_stop(t);
-	agent_term_text_end(t);
-	pthread_mutex_lock(&t->lock);
+	human_begin(t);
 	if (t->color)
 		printf("\033[2m── %s%s ──\033[0m\n\033[36m", language,
 		       display ? " (with the display)" : "");
@@ -342,9 +348,7 @@ void agent_term_show_action(agent_term *t, const char *id, const char *summary,
 		emit(t, ev);
 		return;
 	}
-	agent_term_spinner_stop(t);
-	agent_term_text_end(t);
-	pthread_mutex_lock(&t->lock);
+	human_begin(t);
 	if (t->color)
 		printf("\033[1;34m▶ %s\033[0m\n", summary);
 	else
@@ -453,9 +457,7 @@ void agent_term_show_image(agent_term *t, const char *png_path)
 	agent_buf_finish(&b);
 	if (enc == NULL)
 		return;
-	agent_term_spinner_stop(t);
-	agent_term_text_end(t);
-	pthread_mutex_lock(&t->lock);
+	human_begin(t);
 	if (iterm) {
 		printf("\033]1337;File=inline=1;size=%zu:%s\a\n", raw, enc);
 	} else {
