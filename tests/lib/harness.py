@@ -143,12 +143,23 @@ def tmpdir():
 
 
 class _TapResult(unittest.TestResult):
+    """One TAP line per test method, each failure with its traceback as "# "
+    diagnostics. A method whose subtests failed gets one "not ok" line
+    carrying every failed subtest (unittest calls neither addSuccess nor
+    addFailure for it). A failed setUpModule/setUpClass is remembered, and
+    every case it kept from running is reported by name with that reason."""
+
     def __init__(self):
         super().__init__()
         self.n = 0
+        self.reported = set()
+        self.setup_errors = []
+        self.setup_skips = []
+        self._sub_failed = {}
 
     def _line(self, ok, test, detail=None, directive=""):
         self.n += 1
+        self.reported.add(test.id())
         name = test.id().split(".", 1)[-1]
         print("%s %d - %s%s" % ("ok" if ok else "not ok", self.n, name,
                                 directive), flush=True)
@@ -156,21 +167,58 @@ class _TapResult(unittest.TestResult):
             for line in detail.rstrip().splitlines():
                 print("# " + line, flush=True)
 
+    def _fail(self, test, err):
+        if not hasattr(test, "_testMethodName"):
+            # setUpModule, setUpClass or their tearDown: no case of its own.
+            self.setup_errors.append("%s\n%s" % (
+                test.description, self._exc_info_to_string(err, test)))
+            return
+        detail = self._sub_failed.pop(test.id(), [])
+        detail.append(self._exc_info_to_string(err, test))
+        self._line(False, test, "\n".join(detail))
+
+    def addSubTest(self, test, subtest, err):
+        super().addSubTest(test, subtest, err)
+        if err is not None:
+            self._sub_failed.setdefault(test.id(), []).append(
+                "%s\n%s" % (subtest._subDescription(),
+                            self._exc_info_to_string(err, test)))
+
+    def stopTest(self, test):
+        failed = self._sub_failed.pop(test.id(), None)
+        if failed:
+            self._line(False, test, "\n".join(failed))
+        super().stopTest(test)
+
     def addSuccess(self, test):
         super().addSuccess(test)
         self._line(True, test)
 
     def addFailure(self, test, err):
         super().addFailure(test, err)
-        self._line(False, test, self._exc_info_to_string(err, test))
+        self._fail(test, err)
 
     def addError(self, test, err):
         super().addError(test, err)
-        self._line(False, test, self._exc_info_to_string(err, test))
+        self._fail(test, err)
 
     def addSkip(self, test, reason):
         super().addSkip(test, reason)
-        self._line(True, test, directive=" # SKIP " + reason)
+        if hasattr(test, "_testMethodName"):
+            self._line(True, test, directive=" # SKIP " + reason)
+        else:
+            # setUpModule/setUpClass raised SkipTest: its cases are skips.
+            self.setup_skips.append((test.description, reason))
+
+    def skip_reason(self, test):
+        """The reason a skipped setUpModule/setUpClass kept `test` from
+        running, or None. The description names the module or the class:
+        "setUpClass (mod.Class)" or "setUpModule (mod)"."""
+        for desc, reason in self.setup_skips:
+            scope = desc[desc.find("(") + 1:desc.rfind(")")]
+            if test.id().startswith(scope + "."):
+                return reason
+        return None
 
     def addExpectedFailure(self, test, err):
         super().addExpectedFailure(test, err)
@@ -181,20 +229,33 @@ class _TapResult(unittest.TestResult):
         self._line(False, test, "unexpected success")
 
 
+def _cases(suite):
+    for t in suite:
+        if isinstance(t, unittest.TestSuite):
+            yield from _cases(t)
+        else:
+            yield t
+
+
 def main():
     """Runs the calling module's tests and prints TAP. Exit 0 iff all pass."""
     mod = sys.modules["__main__"]
     suite = unittest.defaultTestLoader.loadTestsFromModule(mod)
+    cases = list(_cases(suite))
     print("TAP version 13", flush=True)
-    print("1..%d" % suite.countTestCases(), flush=True)
+    print("1..%d" % len(cases), flush=True)
     result = _TapResult()
     suite.run(result)
-    # Errors in setUpModule/setUpClass arrive without a numbered line.
-    missing = suite.countTestCases() - result.n
-    for i in range(missing):
-        result.n += 1
-        print("not ok %d - setup failed" % result.n, flush=True)
-    for test, err in result.errors:
-        if not hasattr(test, "id") or "setUp" in str(test):
-            print("# " + err.replace("\n", "\n# "), flush=True)
-    sys.exit(0 if result.wasSuccessful() and missing == 0 else 1)
+    why = "\n".join(result.setup_errors) or "the case never reported a result"
+    missing = [t for t in cases if t.id() not in result.reported]
+    skipped = [t for t in missing if result.skip_reason(t) is not None]
+    missing = [t for t in missing if t not in skipped]
+    for t in skipped:
+        result._line(True, t, directive=" # SKIP " + result.skip_reason(t))
+    for t in missing:
+        result._line(False, t, "setup failed, so this case did not run:\n" + why)
+    if result.setup_errors and not missing:
+        # A tearDownModule/tearDownClass failure after every case ran.
+        print("# " + why.replace("\n", "\n# "), flush=True)
+    ok = result.wasSuccessful() and not missing and not result.setup_errors
+    sys.exit(0 if ok else 1)
