@@ -203,9 +203,10 @@ class TypeIntoRecorder(unittest.TestCase):
 
     def test_sigterm_restores_the_keymap(self):
         before = keymap(X)
-        # Slow enough to be caught in the middle: 3,000 characters, 3 ms apart.
+        # Caught in the middle on any machine: 3,000 characters 20 ms apart
+        # last a minute, and the signal follows the first spare keycode.
         text = mixed_text(3000)
-        p = subprocess.Popen([h.binary(), "type", "--delay-ms", "3", "-"],
+        p = subprocess.Popen([h.binary(), "type", "--delay-ms", "20", "-"],
                              env=X.env(), stdin=subprocess.PIPE,
                              stderr=subprocess.PIPE)
         try:
@@ -231,7 +232,9 @@ class TypeIntoRecorder(unittest.TestCase):
 
     def test_sighup_restores_the_keymap(self):
         before = keymap(X)
-        p = subprocess.Popen([h.binary(), "type", "--delay-ms", "20", "жжжжжжжжжжжжжжжжжжжжжжжжж"],
+        # 60 characters a second apart: still typing when the signal comes,
+        # however slowly this machine noticed the first one.
+        p = subprocess.Popen([h.binary(), "type", "--delay-ms", "1000", "ж" * 60],
                              env=X.env(), stderr=subprocess.PIPE)
         try:
             self.rec.wait_events(lambda evs: "ж" in typed_chars(evs))
