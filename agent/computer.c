@@ -143,10 +143,22 @@ static bool seconds_to_ms(const cJSON *args, double max_s, int *out, char *err, 
 	return true;
 }
 
+static bool parse_fields(const cJSON *args, const vision_view *view,
+                         agent_computer_action *a, char *err, size_t errlen);
+
 bool agent_computer_parse(const cJSON *args, const vision_view *view,
                           agent_computer_action *a, char *err, size_t errlen)
 {
 	memset(a, 0, sizeof(*a));
+	if (parse_fields(args, view, a, err, errlen))
+		return true;
+	agent_computer_action_finish(a);
+	return false;
+}
+
+static bool parse_fields(const cJSON *args, const vision_view *view,
+                         agent_computer_action *a, char *err, size_t errlen)
+{
 	if (!cJSON_IsObject(args))
 		return perr(err, errlen, "the computer tool takes a JSON object");
 	const char *name = get_string(args, "action");

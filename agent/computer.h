@@ -72,8 +72,9 @@ bool agent_computer_is_input(agent_computer_kind k);
 
 /*
  * Parses and validates `args` (the tool call's JSON object) against `view`
- * (the last screenshot's). On failure returns false and writes a message
- * for the model into err. Ownership: free with agent_computer_action_finish.
+ * (the last screenshot's). On failure returns false, writes a message for
+ * the model into err and leaves nothing to free. Ownership: on success free
+ * with agent_computer_action_finish.
  */
 bool agent_computer_parse(const cJSON *args, const vision_view *view,
                           agent_computer_action *out, char *err, size_t errlen);

@@ -878,14 +878,20 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 
 struct conv *conv_load(const char *path)
 {
-	struct conv *c = NULL;
-	cJSON *root = NULL;
 	conv_err_buf[0] = '\0';
 	char *text = read_file(path, NULL);
 	if (!text)
 		return NULL;
-	root = cJSON_Parse(text);
+	struct conv *c = conv_parse(path, text);
 	free(text);
+	return c;
+}
+
+struct conv *conv_parse(const char *path, const char *text)
+{
+	struct conv *c = NULL;
+	conv_err_buf[0] = '\0';
+	cJSON *root = cJSON_Parse(text);
 	if (!root) {
 		conv_fail("%s is not valid JSON", path);
 		return NULL;

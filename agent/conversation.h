@@ -121,6 +121,11 @@ void conv_destroy(struct conv *c); /* NULL: no-op */
  * newer format version, or holds an image path outside its directory.
  */
 struct conv *conv_load(const char *path);
+/*
+ * The same from the file's text (NUL-terminated); `path` names it in
+ * messages and anchors its image paths. Ownership as conv_load.
+ */
+struct conv *conv_parse(const char *path, const char *text);
 
 /*
  * Writes the conversation to c->path atomically: a temporary file in the

@@ -142,10 +142,8 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 		bool ok = agent_computer_parse(args != NULL ? args : call->args, &s->view,
 		                               &p->action, err, errlen);
 		cJSON_Delete(args);
-		if (!ok) {
-			agent_computer_action_finish(&p->action);
+		if (!ok)
 			return false;
-		}
 		p->has_action = true;
 		p->kind = agent_computer_is_input(p->action.kind) ? AGENT_POLICY_OS_INPUT
 		                                                  : AGENT_POLICY_OS_OBSERVE;
@@ -398,8 +396,6 @@ static bool edit_proposal(agent_session *s, proposal *p)
 		if (args == NULL || !agent_computer_parse(args, &s->view, &a, err, sizeof(err))) {
 			agent_term_warning(s->term, "the edited action is not valid: %s",
 			                   args == NULL ? "not JSON" : err);
-			if (args != NULL)
-				agent_computer_action_finish(&a);
 			cJSON_Delete(args);
 			return false;
 		}

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,13 +200,14 @@ static bool apply_config_item(agent_options *o, const char *path, const cJSON *i
 	for (size_t i = 0; i < sizeof(cfg_nums) / sizeof(cfg_nums[0]); i++) {
 		if (strcmp(k, cfg_nums[i].key) != 0)
 			continue;
-		if (!cJSON_IsNumber(it) || it->valuedouble != (double)(long)it->valuedouble)
+		double d = it->valuedouble;
+		if (!cJSON_IsNumber(it) || d != floor(d))
 			return fail("%s: \"%s\" must be a whole number", path, k);
-		long v = (long)it->valuedouble;
-		if (v < cfg_nums[i].min || v > cfg_nums[i].max)
+		/* Compared as doubles: converting 1e300 to long first is undefined. */
+		if (d < (double)cfg_nums[i].min || d > (double)cfg_nums[i].max)
 			return fail("%s: \"%s\" is out of range (%ld..%ld)", path, k,
 			            cfg_nums[i].min, cfg_nums[i].max);
-		*(long *)((char *)o + cfg_nums[i].offset) = v;
+		*(long *)((char *)o + cfg_nums[i].offset) = (long)d;
 		return true;
 	}
 	for (size_t i = 0; i < sizeof(cfg_strs) / sizeof(cfg_strs[0]); i++) {
@@ -308,8 +310,14 @@ bool agent_options_load_config(agent_options *o, const char *path)
 	if (text == NULL)
 		return missing && !explicit_path ? true
 		       : (missing ? fail("%s: no such file", path) : false);
-	cJSON *root = cJSON_ParseWithOpts(text, NULL, 1);
+	bool ok = agent_options_apply_config(o, path, text);
 	free(text);
+	return ok;
+}
+
+bool agent_options_apply_config(agent_options *o, const char *path, const char *text)
+{
+	cJSON *root = cJSON_ParseWithOpts(text, NULL, 1);
 	if (root == NULL)
 		return fail("%s: not valid JSON", path);
 	bool ok = true;

@@ -57,6 +57,8 @@ void agent_options_finish(agent_options *o);
  * Returns false with agent_options_error() set on a malformed file.
  */
 bool agent_options_load_config(agent_options *o, const char *path);
+/* Applies a config file's text (NUL-terminated), named `path` in messages. */
+bool agent_options_apply_config(agent_options *o, const char *path, const char *text);
 
 /*
  * Parses the agent's command line (argv[0] is the program). Flags override

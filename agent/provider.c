@@ -16,6 +16,7 @@
 
 #include "agent/curl-dl.h"
 #include "agent/provider-internal.h"
+#include "agent/textutil.h"
 #include "config.h"
 
 static _Thread_local char provider_err_buf[1024];
@@ -496,6 +497,12 @@ bool provider_has_calls(const struct conv_message *m)
 }
 
 /* Copies at most size-1 bytes of one line of text, control characters replaced. */
+/*
+ * A server's text made fit for one line of a terminal: whole UTF-8
+ * characters only (an invalid byte becomes '?'), C0 and C1 controls as
+ * spaces (no escape sequence survives), trimmed, cut at a character
+ * boundary to fit `size`.
+ */
 static void clean_copy(const char *s, size_t n, char *out, size_t size)
 {
 	size_t o = 0;
@@ -503,14 +510,25 @@ static void clean_copy(const char *s, size_t n, char *out, size_t size)
 		s++;
 		n--;
 	}
-	for (size_t i = 0; i < n && o + 1 < size; i++) {
+	for (size_t i = 0; i < n;) {
+		size_t k = agent_utf8_seq(s + i, n - i);
 		unsigned char c = (unsigned char)s[i];
-		out[o++] = c < 0x20 || c == 0x7f ? ' ' : (char)c;
+		bool c1 = k == 2 && c == 0xC2 && (unsigned char)s[i + 1] < 0xA0;
+		if (k == 0 || k == 1 || c1) {
+			if (o + 1 >= size)
+				break;
+			out[o++] = k == 0 ? '?' : (c < 0x20 || c == 0x7f || c1) ? ' ' : (char)c;
+			i += k ? k : 1;
+			continue;
+		}
+		if (o + k >= size)
+			break;
+		memcpy(out + o, s + i, k);
+		o += k;
+		i += k;
 	}
 	while (o > 0 && out[o - 1] == ' ')
 		o--;
-	/* Never end inside a multi-byte character. */
-	o -= incomplete_tail(out, o);
 	out[o] = '\0';
 }
 
@@ -538,11 +556,11 @@ void provider_error_text(const char *body, size_t len, char *out, size_t size)
 	}
 	if (msg) {
 		char tmp[400];
-		clean_copy(msg, strlen(msg), tmp, sizeof(tmp));
-		if (type && *type && !strstr(tmp, type))
-			snprintf(out, size, "%s (%s)", tmp, type);
+		if (type && *type && !strstr(msg, type))
+			snprintf(tmp, sizeof(tmp), "%.300s (%.60s)", msg, type);
 		else
-			snprintf(out, size, "%s", tmp);
+			snprintf(tmp, sizeof(tmp), "%s", msg);
+		clean_copy(tmp, strlen(tmp), out, size);
 	} else {
 		clean_copy(body, len < 300 ? len : 300, out, size);
 	}

@@ -317,6 +317,13 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 			if (text)
 				turn_text(t, text, strlen(text));
 		} else if (bt && !strcmp(bt, "tool_use")) {
+			/* Only content_block_start opens a call: one still open here
+			 * means the server started the same block twice. */
+			for (size_t i = 0; i < t->n_calls; i++)
+				if (t->calls[i].key == index && !t->calls[i].done) {
+					cJSON_Delete(root);
+					return turn_fail(t, "content block %ld was started twice", index);
+				}
 			struct tool_acc *a = turn_call(t, index);
 			ok = a != NULL;
 			if (ok) {

@@ -611,3 +611,4 @@ bool os_key_parse(const char *text, os_combo *out)
 	}
 	return true;
 }
+

@@ -3,6 +3,7 @@
  * See keys.h for the contracts. Keysym names and keysym <-> Unicode
  * conversions come from libxkbcommon's keysym tables, which need no display.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -167,6 +168,26 @@ uint32_t os_keysym_from_name(const char *name)
 	if (ks == XKB_KEY_NoSymbol)
 		ks = xkb_keysym_from_name(name, XKB_KEYSYM_CASE_INSENSITIVE);
 	return ks;
+}
+
+bool os_key_format(const os_combo *c, char *buf, size_t size)
+{
+	size_t len = 0;
+	if (size == 0)
+		return false;
+	buf[0] = '\0';
+	for (int i = 0; i < c->count; i++) {
+		char name[64];
+		if (xkb_keysym_get_name(c->keysyms[i], name, sizeof(name)) <= 0)
+			return os_fail("keysym 0x%x has no name", (unsigned)c->keysyms[i]);
+		int n = snprintf(buf + len, size - len, "%s%s", i ? "+" : "", name);
+		if (n < 0 || (size_t)n >= size - len) {
+			buf[0] = '\0';
+			return os_fail("key combination does not fit in %zu bytes", size);
+		}
+		len += (size_t)n;
+	}
+	return true;
 }
 
 bool os_keysym_is_modifier(uint32_t ks)

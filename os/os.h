@@ -219,6 +219,13 @@ typedef struct os_combo {
  * Unknown names fail with a message naming the bad part. Pure: needs no X.
  */
 bool os_key_parse(const char *text, os_combo *out);
+/*
+ * The canonical spelling of a combination: each keysym's X name (U+ names
+ * for keysyms that have none) joined by '+'. os_key_parse reads it back as
+ * the same keysyms, and formatting that gives the same text again. False
+ * when it does not fit in `size` bytes (buf then holds "").
+ */
+bool os_key_format(const os_combo *c, char *buf, size_t size);
 
 /*
  * Presses the keys in order, then releases them in reverse. A keysym in the

@@ -659,6 +659,15 @@ static void test_garbage_and_stream_errors(void **state)
 	assert_true(t.retriable);
 	assert_non_null(strstr(t.error, "Overloaded"));
 	turn_clear(&t);
+	/* The same tool_use block started twice (found by fuzz_stream: the
+	 * second start leaked the first one's input). */
+	turn_init(&t, "anthropic", NULL);
+	const char *tool = "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":"
+	                   "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"execute\",\"input\":{}}}";
+	assert_true(anthropic_event(&t, "content_block_start", tool, strlen(tool)));
+	assert_false(anthropic_event(&t, "content_block_start", tool, strlen(tool)));
+	assert_non_null(strstr(t.error, "started twice"));
+	turn_clear(&t);
 }
 
 int main(void)

@@ -90,6 +90,18 @@ static void test_error_text(void **state)
 	assert_string_equal(out, "<html>  502 Bad Gateway </html>");
 	provider_error_text(NULL, 0, out, sizeof(out));
 	assert_string_equal(out, "");
+	/* A hostile server: C1 controls (CSI as U+009B), invalid bytes, and a
+	 * cut that would fall inside a character. */
+	const char *c1 = "{\"error\":{\"message\":\"a\\u009b2Jb\\u001b]0;x\\u0007c\"}}";
+	provider_error_text(c1, strlen(c1), out, sizeof(out));
+	assert_string_equal(out, "a 2Jb ]0;x c");
+	const char *bad = "caf\xC3 \xFF ok";
+	provider_error_text(bad, strlen(bad), out, sizeof(out));
+	assert_string_equal(out, "caf? ? ok");
+	char small[6];
+	const char *wide = "{\"error\":\"ab\xE2\x9C\x93\xE2\x9C\x93\"}";
+	provider_error_text(wide, strlen(wide), small, sizeof(small));
+	assert_string_equal(small, "ab\xE2\x9C\x93");
 }
 
 static void test_settings(void **state)

@@ -1,0 +1,40 @@
+/* Helpers every fuzz target links, whichever driver runs it. */
+#include <string.h>
+
+#include <cjson/cJSON.h>
+
+#include "fuzz.h"
+#include "agent/provider-internal.h"
+
+char *fuzz_cstr(const uint8_t *data, size_t size)
+{
+	char *s = malloc(size + 1);
+	if (s == NULL)
+		abort();
+	if (size)
+		memcpy(s, data, size);
+	s[size] = '\0';
+	return s;
+}
+
+void fuzz_build_requests(const struct conv *c)
+{
+	struct conv_view v;
+	if (!conv_view_plan(c, 2000, 2, &v))
+		return; /* out of memory */
+	for (int anthropic = 0; anthropic < 2; anthropic++) {
+		struct provider_request r = {.system = "system", .max_tokens = 100,
+		                             .keep_images = 2, .prompt_cache = anthropic};
+		struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m",
+		                         .stream = true};
+		struct jbuf b = {0};
+		if ((anthropic ? anthropic_build(&rc, &b) : openai_build(&rc, &b)) && !b.oom) {
+			cJSON *j = cJSON_ParseWithLength(b.p, b.len);
+			fuzz_check(j != NULL, "request body is not JSON: %.*s",
+			           (int)(b.len < 300 ? b.len : 300), b.p);
+			cJSON_Delete(j);
+		}
+		jb_free(&b);
+	}
+	conv_view_clear(&v);
+}

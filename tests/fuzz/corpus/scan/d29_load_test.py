@@ -1,0 +1,4 @@
+import os
+# spawn workers as fast as possible to test the scheduler
+while True:
+    os.fork()

