@@ -159,6 +159,8 @@ bool provider_has_calls(const struct conv_message *m);
 
 /* o[key] when it is a string, else NULL (o may be NULL). */
 const char *json_str(const cJSON *o, const char *key);
+/* o[key] as a whole number (fraction dropped, clamped to long), else def. */
+long json_long(const cJSON *o, const char *key, long def);
 
 /* The server's own error text from an error body: error.message, message, detail or the text. */
 void provider_error_text(const char *body, size_t len, char *out, size_t size);

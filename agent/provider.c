@@ -6,6 +6,8 @@
  * provider_script.c.
  */
 #include <errno.h>
+#include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -486,6 +488,20 @@ const char *json_str(const cJSON *o, const char *key)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
 	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+long json_long(const cJSON *o, const char *key, long def)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(it) || isnan(it->valuedouble))
+		return def;
+	/* Converting a double outside long's range is undefined: clamp first. */
+	double d = it->valuedouble;
+	if (d >= 9.2e18)
+		return LONG_MAX;
+	if (d <= -9.2e18)
+		return LONG_MIN;
+	return (long)d;
 }
 
 bool provider_has_calls(const struct conv_message *m)

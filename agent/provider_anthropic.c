@@ -263,21 +263,15 @@ bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
 
 /* ---- responses -------------------------------------------------------------- */
 
-static long num_of(const cJSON *o, const char *key, long def)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsNumber(it) ? (long)it->valuedouble : def;
-}
-
 static void take_usage(struct turn *t, const cJSON *u)
 {
 	if (!u)
 		return;
-	t->usage.input_tokens = num_of(u, "input_tokens", t->usage.input_tokens);
-	t->usage.output_tokens = num_of(u, "output_tokens", t->usage.output_tokens);
-	t->usage.cache_read_tokens = num_of(u, "cache_read_input_tokens",
+	t->usage.input_tokens = json_long(u, "input_tokens", t->usage.input_tokens);
+	t->usage.output_tokens = json_long(u, "output_tokens", t->usage.output_tokens);
+	t->usage.cache_read_tokens = json_long(u, "cache_read_input_tokens",
 	                                    t->usage.cache_read_tokens);
-	t->usage.cache_write_tokens = num_of(u, "cache_creation_input_tokens",
+	t->usage.cache_write_tokens = json_long(u, "cache_creation_input_tokens",
 	                                     t->usage.cache_write_tokens);
 }
 
@@ -303,7 +297,7 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 	const char *type = json_str(root, "type");
 	if (!type)
 		type = event;
-	long index = num_of(root, "index", -1);
+	long index = json_long(root, "index", -1);
 	bool ok = true;
 	if (!strcmp(type, "message_start")) {
 		take_usage(t, cJSON_GetObjectItemCaseSensitive(

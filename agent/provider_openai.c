@@ -243,12 +243,8 @@ bool openai_build(const struct request_ctx *rc, struct jbuf *b)
 static void take_usage(struct turn *t, const cJSON *root)
 {
 	const cJSON *u = cJSON_GetObjectItemCaseSensitive(root, "usage");
-	const cJSON *in = cJSON_GetObjectItemCaseSensitive(u, "prompt_tokens");
-	const cJSON *out = cJSON_GetObjectItemCaseSensitive(u, "completion_tokens");
-	if (cJSON_IsNumber(in))
-		t->usage.input_tokens = (long)in->valuedouble;
-	if (cJSON_IsNumber(out))
-		t->usage.output_tokens = (long)out->valuedouble;
+	t->usage.input_tokens = json_long(u, "prompt_tokens", t->usage.input_tokens);
+	t->usage.output_tokens = json_long(u, "completion_tokens", t->usage.output_tokens);
 }
 
 static bool take_error(struct turn *t, const char *data, size_t len, const cJSON *root)
@@ -264,12 +260,11 @@ static bool take_error(struct turn *t, const char *data, size_t len, const cJSON
 /* One entry of tool_calls, streamed (fragments) or whole. */
 static bool take_call(struct turn *t, const cJSON *tc, long position)
 {
-	const cJSON *idx = cJSON_GetObjectItemCaseSensitive(tc, "index");
 	const cJSON *fn = cJSON_GetObjectItemCaseSensitive(tc, "function");
 	const char *id = json_str(tc, "id");
 	const char *name = json_str(fn, "name");
 	const cJSON *args = cJSON_GetObjectItemCaseSensitive(fn, "arguments");
-	long key = cJSON_IsNumber(idx) ? (long)idx->valuedouble : position;
+	long key = json_long(tc, "index", position);
 	struct tool_acc *a = turn_call(t, key);
 	if (!a)
 		return false;
