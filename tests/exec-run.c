@@ -5,7 +5,11 @@
  * bytes survive:
  *
  *   exec-run [--sandbox P] [--timeout-ms N] [--max-output N] [--workspace D] BLOCK...
- *   BLOCK = LANG[+display][!MS]:CODE     (!MS: interrupt from SIGALRM after MS ms)
+ *   BLOCK = LANG[+display][!MS|!/TEXT]:CODE
+ *     !MS     interrupt from SIGALRM after MS ms
+ *     !/TEXT  interrupt (the same way) once the block's output holds TEXT:
+ *             the code says when it is running, so no guess at the
+ *             machine's speed is needed
  *
  *   chunk STREAM LEN\n BYTES\n                      for each streamed chunk
  *   result STATUS TIMED_OUT INTERRUPTED RESTARTED ENDED TOTAL OMITTED LEN\n OUTPUT\n
@@ -39,9 +43,33 @@ static void emit(const char *head, const char *data, size_t len)
 	fflush(stdout);
 }
 
+static void arm(long ms)
+{
+	struct itimerval it;
+	memset(&it, 0, sizeof(it));
+	it.it_value.tv_sec = ms / 1000;
+	it.it_value.tv_usec = (ms % 1000) * 1000;
+	setitimer(ITIMER_REAL, &it, NULL);
+}
+
+/* The !/TEXT trigger: what has been seen of the block's output so far. */
+static const char *trigger;
+static char seen[4096];
+static size_t n_seen;
+
 static void on_chunk(const char *chunk, size_t len, exec_stream stream, void *user)
 {
 	(void)user;
+	if (trigger != NULL) {
+		size_t k = len < sizeof(seen) - 1 - n_seen ? len : sizeof(seen) - 1 - n_seen;
+		memcpy(seen + n_seen, chunk, k);
+		n_seen += k;
+		seen[n_seen] = '\0';
+		if (strstr(seen, trigger) != NULL) {
+			trigger = NULL;
+			arm(1);
+		}
+	}
 	printf("chunk %d %zu\n", (int)stream, len);
 	fwrite(chunk, 1, len, stdout);
 	fputc('\n', stdout);
@@ -90,9 +118,15 @@ int main(int argc, char **argv)
 		*colon = '\0';
 		long alarm_ms = 0;
 		char *bang = strchr(argv[i], '!');
+		trigger = NULL;
+		n_seen = 0;
+		seen[0] = '\0';
 		if (bang != NULL) {
 			*bang = '\0';
-			alarm_ms = strtol(bang + 1, NULL, 10);
+			if (bang[1] == '/')
+				trigger = bang + 2;
+			else
+				alarm_ms = strtol(bang + 1, NULL, 10);
 		}
 		bool display = false;
 		char *plus = strchr(argv[i], '+');
@@ -106,16 +140,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		const char *code = colon + 1;
-		struct itimerval it;
-		memset(&it, 0, sizeof(it));
-		it.it_value.tv_sec = alarm_ms / 1000;
-		it.it_value.tv_usec = (alarm_ms % 1000) * 1000;
-		setitimer(ITIMER_REAL, &it, NULL);
+		arm(alarm_ms);
 		exec_result res;
 		bool ok = exec_sessions_run(set, lang, display, code, strlen(code), on_chunk, NULL,
 		                            &res);
-		memset(&it, 0, sizeof(it));
-		setitimer(ITIMER_REAL, &it, NULL);
+		arm(0);
 		if (!ok) {
 			emit("error", exec_error(), strlen(exec_error()));
 			continue;

@@ -9,7 +9,7 @@ import sys
 import harness as h
 
 sys.path.insert(0, os.path.join(h.SRCDIR, "tests", "fake_llm"))
-from fakellm import FakeLLM  # noqa: E402,F401
+from fakellm import FakeLLM, Held  # noqa: E402,F401
 
 import pngread  # noqa: E402
 

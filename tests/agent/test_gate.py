@@ -9,7 +9,7 @@ import unittest
 
 import harness as h
 import xinput_util as xi
-from agentlib import FakeLLM, Run, call, check_audit, last_image, tool_results
+from agentlib import FakeLLM, Held, Run, call, check_audit, last_image, tool_results
 import pngread
 
 
@@ -110,18 +110,22 @@ class Gate(unittest.TestCase):
 
     def test_a_human_moving_the_pointer_stops_automatic_control(self):
         r = Run()
+        # The model's next click is held back until the person has moved the
+        # mouse, so the move lands between two inputs on any machine.
+        second = Held({"tool_calls": [call("computer", action="left_click",
+                                           coordinate=[100, 100])]})
         turns = [{"tool_calls": [call("computer", action="left_click", coordinate=[640, 360])]},
-                 {"tool_calls": [call("computer", action="wait", duration=3)]},
-                 {"tool_calls": [call("computer", action="left_click", coordinate=[100, 100])]},
+                 second,
                  {"text": "never"}]
         with FakeLLM(turns) as srv:
             import subprocess
             proc = subprocess.Popen(r.args(srv, "openai", "--os", "--os-auto-approve", "-m", "go"),
                                     env=r.env(X), stdin=subprocess.DEVNULL,
                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            # While the model "waits", a person moves the mouse.
+            # While the model thinks, a person moves the mouse.
             self.assertGreaterEqual(srv.wait_requests(2, 60), 2)
             xi.deskhand(X, "move", 300, 300)
+            second.release()
             out, err = proc.communicate(timeout=120)
         self.assertNotEqual(proc.returncode, 0)
         self.assertLess(proc.returncode, 128)

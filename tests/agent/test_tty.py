@@ -17,7 +17,7 @@ import unittest
 
 import harness as h
 import xinput_util as xi
-from agentlib import FakeLLM, Run, call, check_audit, tool_results
+from agentlib import FakeLLM, Held, Run, call, check_audit, tool_results
 
 
 def setUpModule():
@@ -115,22 +115,6 @@ class Pty:
         os.waitpid(self.pid, 0)
         raise AssertionError("deskhand did not exit; the terminal showed:\n%s" %
                              self.shown())
-
-
-class Held:
-    """A model turn held back until released: the test types while
-    deskhand waits for it (and so holds the terminal)."""
-
-    def __init__(self, turn):
-        self.turn = turn
-        self.go = threading.Event()
-
-    def __call__(self, body, fmt):
-        self.go.wait(30)
-        return self.turn
-
-    def release(self):
-        self.go.set()
 
 
 class Tty(unittest.TestCase):

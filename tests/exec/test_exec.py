@@ -100,12 +100,21 @@ class Results(unittest.TestCase):
         self.assertEqual(res[0]["output"], "got 7\n")
 
     def test_stdout_and_stderr_stream_in_order(self):
-        code = ("import sys, time\n"
+        # Each line waits until the session has read the one before from
+        # its pipe (FIONREAD is 0), so the order is the code's on any machine.
+        code = ("import fcntl, struct, sys, termios, time\n"
+                "def drained(f):\n"
+                "    f.flush()\n"
+                "    for _ in range(30000):\n"
+                "        n = fcntl.ioctl(f.fileno(), termios.FIONREAD, b'\\0' * 4)\n"
+                "        if struct.unpack('i', n)[0] == 0:\n"
+                "            return\n"
+                "        time.sleep(0.001)\n"
                 "for i in range(3):\n"
                 "    print('out', i)\n"
-                "    time.sleep(0.1)\n"
+                "    drained(sys.stdout)\n"
                 "    print('err', i, file=sys.stderr)\n"
-                "    time.sleep(0.1)\n")
+                "    drained(sys.stderr)\n")
         res = run_blocks(["python:" + code])
         # python -u writes each piece of a print() on its own: join what
         # arrives in a row on one stream, then compare line by line.
@@ -197,14 +206,14 @@ class Lifecycle(unittest.TestCase):
     def test_timeout_interrupts_then_kills(self):
         res = run_blocks(["python:x = 1",
                           "python:import time\nprint('start', flush=True)\ntime.sleep(60)",
-                          "python:print('x' in globals())"], "--timeout-ms", "1000")
+                          "python:print('x' in globals())"], "--timeout-ms", "5000")
         r = res[1]
         self.assertTrue(r["timed_out"])
         self.assertEqual(r["status"], 124)
         self.assertTrue(r["ended"])
         self.assertIn("start", r["output"])
         self.assertIn("KeyboardInterrupt", r["output"])   # it was interrupted first
-        self.assertIn("timed out after 1 s", r["message"])
+        self.assertIn("timed out after 5 s", r["message"])
         self.assertTrue(res[2]["restarted"])
         self.assertEqual(res[2]["output"], "False\n")
 
@@ -218,7 +227,7 @@ class Lifecycle(unittest.TestCase):
         self.assertEqual(res[1]["output"], "fresh\n")
 
     def test_interrupt_keeps_python_state(self):
-        res = run_blocks(["python:x = 5", "python!600:import time\ntime.sleep(60)",
+        res = run_blocks(["python:x = 5", "python!/ready:import time\nprint('ready', flush=True)\ntime.sleep(60)",
                           "python:print(x)"])
         r = res[1]
         self.assertTrue(r["interrupted"])
@@ -229,7 +238,7 @@ class Lifecycle(unittest.TestCase):
         self.assertFalse(res[2]["restarted"])
 
     def test_interrupt_javascript_busy_loop(self):
-        res = run_blocks(["javascript:var k = 3", "javascript!600:while (true) {}",
+        res = run_blocks(["javascript:var k = 3", "javascript!/ready:console.log('ready'); while (true) {}",
                           "javascript:console.log(k)"])
         self.assertTrue(res[1]["interrupted"])
         self.assertEqual(res[1]["status"], 130)
@@ -237,7 +246,7 @@ class Lifecycle(unittest.TestCase):
 
     @unittest.skipUnless(have("ruby"), "ruby is not installed")
     def test_interrupt_ruby(self):
-        res = run_blocks(["ruby:k = 3", "ruby!600:sleep 60", "ruby:puts k"])
+        res = run_blocks(["ruby:k = 3", "ruby!/ready:puts 'ready'; $stdout.flush; sleep 60", "ruby:puts k"])
         self.assertEqual(res[1]["status"], 130)
         self.assertEqual(res[2]["output"], "3\n")
 
@@ -245,8 +254,8 @@ class Lifecycle(unittest.TestCase):
         # A command, then a busy loop in the shell itself: each interrupt
         # ends its block only; variables and the directory live on.
         res = run_blocks(["shell:k=3; cd /tmp; declare -A m=([a]=map)",
-                          "shell!600:sleep 60; echo never",
-                          "shell!600:while :; do :; done; echo never",
+                          "shell!/ready:echo ready; sleep 60; echo never",
+                          "shell!/ready:echo ready; while :; do :; done; echo never",
                           "shell:echo $k $PWD ${m[a]}"])
         for r in res[1:3]:
             self.assertTrue(r["interrupted"], r)
@@ -260,9 +269,9 @@ class Lifecycle(unittest.TestCase):
         code = ("readlink /proc/self/ns/pid\n"
                 "sleep 1000 &\n(setsid sleep 1000 &)\nnohup sleep 1000 >/dev/null 2>&1 &\n"
                 "sleep 1000\n")
-        r = deskhand_exec("shell", code, "--timeout", "1")
+        r = deskhand_exec("shell", code, "--timeout", "10")
         self.assertEqual(r.returncode, 124, r.stderr)
-        self.assertIn(b"timed out after 1 s", r.stderr)
+        self.assertIn(b"timed out after 10 s", r.stderr)
         ns = r.stdout.decode().splitlines()[0]
         self.assertTrue(ns.startswith("pid:["), ns)
         self.assertEqual(h.wait_for(lambda: not pids_in_namespace(ns), 30), True)
@@ -272,7 +281,7 @@ class Lifecycle(unittest.TestCase):
         # hunts down even processes that left the process group.
         code = ("echo $$\nsleep 1000 & echo $!\n(setsid sleep 1000 & echo $!)\n"
                 "sleep 1000\n")
-        r = deskhand_exec("shell", code, "--sandbox", "off", "--timeout", "1")
+        r = deskhand_exec("shell", code, "--sandbox", "off", "--timeout", "10")
         self.assertEqual(r.returncode, 124, r.stderr)
         pids = [int(p) for p in r.stdout.split()]
         self.assertEqual(len(pids), 3)

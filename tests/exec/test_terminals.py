@@ -97,7 +97,7 @@ class Xterm(unittest.TestCase):
         res = run_blocks(["python+display:" + PY_MAPPED +
                           "p = subprocess.Popen(['xterm', '-title', %r])\n" % title +
                           "print(wait_mapped(%r))" % title,
-                          "python+display!800:print('waiting', flush=True)\n"
+                          "python+display!/waiting:print('waiting', flush=True)\n"
                           "subprocess.run(['sleep', '60'])",
                           "python+display:time.sleep(0.5)\nprint(p.poll(), mapped(%r))"
                           % title],

@@ -388,6 +388,24 @@ class _Handler(BaseHTTPRequestHandler):
         self._end_stream()
 
 
+class Held:
+    """A turn held back until the test releases it (a callable turn): the
+    test acts while deskhand waits for the model, whatever the machine's
+    speed. Bounded: an unreleased turn is answered after `bound` seconds."""
+
+    def __init__(self, turn, bound=60):
+        self.turn = turn
+        self.bound = bound
+        self.go = threading.Event()
+
+    def __call__(self, body, fmt):
+        self.go.wait(self.bound)
+        return self.turn
+
+    def release(self):
+        self.go.set()
+
+
 class FakeLLM:
     """The scripted server, run in a thread of the test process."""
 
