@@ -448,7 +448,9 @@ bool os_window_activate(os_display *d, uint32_t id)
 	           SubstructureRedirectMask | SubstructureNotifyMask, &ev);
 	if (os_x_trap_end(d, "sending _NET_ACTIVE_WINDOW") != 0)
 		return false;
-	for (int i = 0; i < 100; i++) {
+	/* A busy machine's manager may take a while; one that never answers
+	 * costs the caller these 5 s. */
+	for (int i = 0; i < 500; i++) {
 		os_x_trap_begin(d);
 		Window now = prop_window(d, d->root, a[A_ACTIVE_WINDOW]);
 		if (os_x_trap_end(d, "reading _NET_ACTIVE_WINDOW") != 0)
@@ -458,5 +460,5 @@ bool os_window_activate(os_display *d, uint32_t id)
 		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
 	}
 	return os_fail("the window manager did not activate window 0x%x within "
-	               "a second", id);
+	               "5 seconds", id);
 }

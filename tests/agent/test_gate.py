@@ -234,7 +234,7 @@ class Gate(unittest.TestCase):
                        "printf 'deskhand finds THIS text\\n'; sleep 300"], env=X.env())
         try:
             h.wait_for(lambda: b"finds" in h.run([h.binary(), "find-text", "finds"],
-                                                 env=X.env()).stdout, timeout=20)
+                                                 env=X.env()).stdout, timeout=30)
             for fmt, tool in (("anthropic", call("find_text", text="FINDS this")),
                               ("openai", call("computer", action="find_text", text="finds this"))):
                 with self.subTest(fmt=fmt):

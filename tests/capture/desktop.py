@@ -52,39 +52,50 @@ def xterms(x, count=6, cols=110, rows=34, sources=None, title=None,
     sources = sources or TEXT_SOURCES
     env = x.env(LANG="C.UTF-8", LC_ALL="C.UTF-8", **(extra_env or {}))
     procs = []
+    marks = h.tmpdir()
     per_row = 3
     for i in range(count):
         gx = 20 + (i % per_row) * (x.width // per_row)
         gy = 20 + (i // per_row) * (x.height // 2)
-        cmd = sources[i % len(sources)] + "; exec sleep 100000"
+        # The marker file says the text is all written; drawing it follows.
+        ready = os.path.join(marks, "xterm-%d" % i)
+        cmd = sources[i % len(sources)] + "; : > '%s'; exec sleep 100000" % ready
         args = ["xterm", "-geometry", "%dx%d+%d+%d" % (cols, rows, gx, gy)]
         face = faces[i % len(faces)]
         args += ["-fa", face, "-fs", "9"] if face else ["-fn", "fixed"]
         if title:
             args += ["-T", title]
         args += ["-e", "sh", "-c", cmd]
-        procs.append(h.Proc(args, env=env))
+        proc = h.Proc(args, env=env)
+        proc.ready_file = ready
+        procs.append(proc)
     return procs
 
 
-def wait_still(x, shot, timeout=30.0):
-    """Waits until two screenshots taken 0.3 s apart are identical (the
-    xterms finished drawing). `shot(path)` writes a PNG of the screen."""
+def wait_still(x, shot, procs=(), timeout=60.0):
+    """Waits until the xterms in `procs` have written all their text, then
+    until three screenshots taken 0.3 s apart are identical (they finished
+    drawing it). `shot(path)` writes a PNG of the screen. Raises when the
+    screen is not still within `timeout`: a test comparing pixels must not
+    go on with a screen that is still changing."""
+    for p in procs:
+        if not h.wait_for(lambda: os.path.exists(p.ready_file), timeout):
+            raise AssertionError("an xterm did not write its text within %d s" % timeout)
     d = h.tmpdir()
     a, b = os.path.join(d, "a.png"), os.path.join(d, "b.png")
     deadline = time.monotonic() + timeout
     shot(a)
-    while time.monotonic() < deadline:
+    same = 0
+    while same < 2 and time.monotonic() < deadline:
         time.sleep(0.3)
         shot(b)
         with open(a, "rb") as fa, open(b, "rb") as fb:
-            if fa.read() == fb.read():
-                break
+            same = same + 1 if fa.read() == fb.read() else 0
         os.replace(b, a)
-    for p in (a, b):
-        if os.path.exists(p):
-            os.unlink(p)
+    os.unlink(a)
     os.rmdir(d)
+    if same < 2:
+        raise AssertionError("the screen did not stay still within %d s" % timeout)
 
 
 def busy_desktop(x, workdir):
@@ -95,5 +106,5 @@ def busy_desktop(x, workdir):
     deskhand = h.binary()
     wait_still(x, lambda p: subprocess.run(
         [deskhand, "screenshot", "-o", p], env=x.env(), check=True,
-        timeout=60))
+        timeout=60), procs)
     return procs

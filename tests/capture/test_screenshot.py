@@ -31,7 +31,7 @@ def setUpModule():
     X = h.Xvfb(1920, 1080)
     desktop.wallpaper(X, os.path.join(WORK, "wallpaper.png"))
     PROCS = desktop.xterms(X, count=3, cols=90, rows=30)
-    desktop.wait_still(X, lambda p: shot(p))
+    desktop.wait_still(X, lambda p: shot(p), PROCS)
 
 
 def tearDownModule():
@@ -422,7 +422,7 @@ class Depths(unittest.TestCase):
             subprocess.run(["xsetroot", "-solid", "#8040c0"], env=x.env(),
                            check=True, timeout=30)
             procs = desktop.xterms(x, count=1, cols=30, rows=8)
-            desktop.wait_still(x, lambda p: shot(p, x=x))
+            desktop.wait_still(x, lambda p: shot(p, x=x), procs)
             out = os.path.join(d, "a.png")
             shot(out, x=x)
             shot(os.path.join(d, "b.png"), x=x,

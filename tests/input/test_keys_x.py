@@ -141,7 +141,7 @@ class Keys(unittest.TestCase):
         self.assertIn(b"not in the keymap", r.stderr)
 
     def test_sigterm_while_holding_releases(self):
-        p = subprocess.Popen([h.binary(), "key", "--hold", "20000", "ctrl+shift+alt+x"],
+        p = subprocess.Popen([h.binary(), "key", "--hold", "600000", "ctrl+shift+alt+x"],
                              env=X.env(), stderr=subprocess.PIPE)
         try:
             REC.wait_count(4, ["key-press"])
@@ -159,7 +159,7 @@ class Keys(unittest.TestCase):
                          ["x", "Alt_L", "Shift_L", "Control_L"])
 
     def test_sigint_while_holding_releases(self):
-        p = subprocess.Popen([h.binary(), "key", "--hold", "20000", "super"],
+        p = subprocess.Popen([h.binary(), "key", "--hold", "600000", "super"],
                              env=X.env(), stderr=subprocess.PIPE)
         try:
             REC.wait_count(1, ["key-press"])

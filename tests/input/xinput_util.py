@@ -55,12 +55,12 @@ class Recorder:
     def reset(self):
         self.mark = len(self.lines())
 
-    def wait_events(self, pred, timeout=20):
+    def wait_events(self, pred, timeout=30):
         """Waits until pred(new_events()) holds; returns the events."""
         h.wait_for(lambda: pred(self.new_events()), timeout)
         return self.new_events()
 
-    def wait_count(self, n, kinds=None, timeout=20):
+    def wait_count(self, n, kinds=None, timeout=30):
         def count(evs):
             return len([e for e in evs if kinds is None or e["kind"] in kinds])
         return self.wait_events(lambda evs: count(evs) >= n, timeout)
@@ -132,7 +132,7 @@ class Xterm:
         r = deskhand(self.X, "key", "ctrl+d")
         assert r.returncode == 0, r.stderr
         try:
-            self.proc.p.wait(20)
+            self.proc.p.wait(30)
         except subprocess.TimeoutExpired:
             self.proc.stop()
             raise

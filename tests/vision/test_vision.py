@@ -56,18 +56,25 @@ class Painter:
             args.append(str(animate))
             if period is not None:
                 args.append(str(period))
+        self.X = X
         self.p = h.Proc(args, env=X.env(), stdout=subprocess.PIPE)
-        line = self.p.p.stdout.readline()
-        if line.strip() != b"ready":
+        line = self.p.p.stdout.readline().split()
+        if len(line) != 2 or line[0] != b"ready":
             self.p.stop()
             raise RuntimeError("xpaint did not start")
+        self.window = line[1].decode()
 
     def done_time(self):
         m = re.match(rb"done ([0-9.]+)", self.p.p.stdout.readline())
         return float(m.group(1))
 
     def stop(self):
+        """Ends xpaint and waits until the server has destroyed its window,
+        so the next test starts on a screen nothing paints any more."""
         self.p.stop()
+        gone = h.wait_for(lambda: h.run(["xwininfo", "-id", self.window],
+                                        env=self.X.env()).returncode != 0, 30)
+        assert gone, "the window of xpaint outlived it"
 
 
 def probe(X, *args, timeout=60):
@@ -241,9 +248,10 @@ class Settle(unittest.TestCase):
         print("# settle on a still screen: %d ms (%d checks)" % (ms, checks))
 
     def test_waits_while_drawing(self):
-        # A window repainted in a new shade every 5 ms for 700 ms: settle must not
+        # A window repainted in a new shade every 5 ms for 3 s: settle must not
         # return before the last flip (ordering on one clock, no threshold).
-        p = Painter(X, 100, 100, 200, 200, "00ff00", animate=700, period=5)
+        # The 3 s only need to cover the probe's start and first capture.
+        p = Painter(X, 100, 100, 200, 200, "00ff00", animate=3000, period=5)
         try:
             r = probe(X, "settle", 20, 3, 10000)
             self.assertEqual(r.returncode, 0, r.stderr)
@@ -256,9 +264,13 @@ class Settle(unittest.TestCase):
             p.stop()
 
     def test_cap_when_never_still(self):
+        # The cap must end a settle that never sees the screen still. How
+        # many pictures fit in it depends on the machine: with a 300 ms cap a
+        # slow one takes only two, so the cap is long enough for three
+        # captures anywhere, and the painter never stops.
         p = Painter(X, 100, 100, 50, 50, "0000ff", animate=0, period=5)
         try:
-            r = probe(X, "settle", 20, 3, 300)
+            r = probe(X, "settle", 20, 3, 3000)
             self.assertEqual(r.returncode, 0, r.stderr)
             out = r.stdout.decode()
             self.assertIn("settled=0 changed=1", out)
@@ -306,7 +318,7 @@ class FindText(unittest.TestCase):
              "printf 'deskhand finds THIS text\\nApple pie\\napple banana APPLE\\n'; "
              "sleep 300"], env=X.env())
         h.wait_for(lambda: b"finds" in h.run(
-            [h.binary(), "find-text", "finds"], env=X.env()).stdout, timeout=20)
+            [h.binary(), "find-text", "finds"], env=X.env()).stdout, timeout=30)
 
     @classmethod
     def tearDownClass(cls):

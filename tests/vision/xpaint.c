@@ -7,7 +7,7 @@
  *
  *   xpaint X Y W H RRGGBB [ANIMATE_MS [PERIOD_MS]]
  *
- * Prints "ready" once the window is on the screen and, when animating,
+ * Prints "ready WINDOW-ID" once the window is on the screen and, when animating,
  * "done T" (CLOCK_MONOTONIC seconds) after the last change; ANIMATE_MS 0
  * animates until killed. Then waits to be killed.
  */
@@ -57,7 +57,7 @@ int main(int argc, char **argv)
 			break;
 	}
 	XSync(dpy, False);
-	printf("ready\n");
+	printf("ready 0x%lx\n", (unsigned long)win);
 	fflush(stdout);
 	if (animate >= 0) {
 		double end = now_s() + animate / 1000.0;
