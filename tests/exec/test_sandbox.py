@@ -160,7 +160,7 @@ class Network(unittest.TestCase):
     def connect(self, profile):
         code = ("import socket\n"
                 "try:\n"
-                "    s = socket.create_connection(('127.0.0.1', %d), timeout=5)\n"
+                "    s = socket.create_connection(('127.0.0.1', %d), timeout=30)\n"
                 "    print('got', s.recv(100).decode().strip())\n"
                 "except OSError as e:\n"
                 "    print('failed', e.errno)\n" % self.server.port)
