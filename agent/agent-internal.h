@@ -43,6 +43,7 @@ typedef struct agent_session {
 	int last_px, last_py;           /* where deskhand left the pointer */
 	bool verbose;
 	bool end_run;                   /* a BLOCK with end_run: stop now */
+	bool audit_broken;              /* a record failed: nothing more runs */
 	int status;                     /* exit status so far */
 	unsigned next_id;               /* for ids of actions without a call id */
 	struct provider_usage last_usage; /* of the last answered turn (%tokens) */
@@ -64,6 +65,16 @@ typedef struct agent_tool_result {
 void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
                           agent_tool_result *res);
 void agent_tool_result_finish(agent_tool_result *r);
+
+/*
+ * Every audit record of a running session passes through here with the
+ * record's result. The log is the evidence that nothing ran without a yes,
+ * so once a line cannot be written nothing more runs: the user is told why
+ * once, s->audit_broken and s->end_run are set, and the gate refuses every
+ * later proposal (audit.h: a failed approval record counts as a denial).
+ * Returns ok.
+ */
+bool agent_session_logged(agent_session *s, bool ok);
 
 /*
  * Takes the model's view of the screen (settle first when `settle`), stores

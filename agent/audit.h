@@ -58,42 +58,45 @@ char *agent_audit_default_path(const char *conversation_id);
 
 /* ---- events (each writes one line; false if it could not) ------------- */
 
+/* A record that could not be written must not pass unnoticed. */
+#define AGENT_AUDIT_CHECKED __attribute__((warn_unused_result))
+
 /* The settings in force when the conversation starts (fsync'd). */
-bool agent_audit_session(agent_audit *a, const char *conversation_id,
+AGENT_AUDIT_CHECKED bool agent_audit_session(agent_audit *a, const char *conversation_id,
                          const agent_policy_settings *s);
 /* A setting changed by the user's magic command (e.g. "%auto_run true"). */
-bool agent_audit_setting(agent_audit *a, const agent_policy_settings *s,
+AGENT_AUDIT_CHECKED bool agent_audit_setting(agent_audit *a, const agent_policy_settings *s,
                          const char *command);
 /*
  * A code block proposed by the model: its language and code (`len` bytes;
  * invalid UTF-8 and NULs are replaced by U+FFFD and the line gets
  * "code_lossy": true).
  */
-bool agent_audit_proposed_code(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_proposed_code(agent_audit *a, const char *id, agent_policy_kind kind,
                                const char *language, const char *code, size_t len);
 /* An OS action proposed by the model, as JSON (copied; NULL: {}). */
-bool agent_audit_proposed_action(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_proposed_action(agent_audit *a, const char *id, agent_policy_kind kind,
                                  const cJSON *action);
 /* The scan's findings (NULL or none: "findings": []). */
-bool agent_audit_scanned(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_scanned(agent_audit *a, const char *id, agent_policy_kind kind,
                          const agent_scan_result *res);
 /* A question was put to the user; reason is the policy's. */
-bool agent_audit_asked(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_asked(agent_audit *a, const char *id, agent_policy_kind kind,
                        const char *reason);
 /*
  * Permission to run: by_user true for a human yes, false for the policy's
  * automatic run decision (RUN). fsync'd before it returns.
  */
-bool agent_audit_approved(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_approved(agent_audit *a, const char *id, agent_policy_kind kind,
                           bool by_user, const char *reason);
 /* The user said no, or gave no answer ("by": "user" or "no-answer"). fsync'd. */
-bool agent_audit_denied(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_denied(agent_audit *a, const char *id, agent_policy_kind kind,
                         bool no_answer, const char *reason);
 /* The policy blocked it (kill switch in a non-interactive run...). fsync'd. */
-bool agent_audit_blocked(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_blocked(agent_audit *a, const char *id, agent_policy_kind kind,
                          const char *reason);
 /* The action ran: exit status (0 ok), wall time, optional error text. */
-bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,
+AGENT_AUDIT_CHECKED bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,
                           int status, long duration_ms, const char *error);
 
 /* ---- verification ------------------------------------------------------ */

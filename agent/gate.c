@@ -156,6 +156,18 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 
 /* ---- scanning ---------------------------------------------------------- */
 
+/* See agent-internal.h. */
+bool agent_session_logged(agent_session *s, bool ok)
+{
+	if (!ok && !s->audit_broken) {
+		s->audit_broken = true;
+		s->end_run = true;
+		agent_term_error(s->term, "the audit log cannot be written (%s): nothing more runs",
+		                 agent_audit_error());
+	}
+	return ok;
+}
+
 /*
  * Scans the code, or the text a `type` action would type: typed into a
  * terminal it runs as a shell command, so it is read as one.
@@ -169,7 +181,7 @@ static bool do_scan(agent_session *s, proposal *p)
 	p->scan = NULL;
 	if (text == NULL || (!p->has_action && !agent_scan_lang_parse(p->language, &lang))) {
 		/* No rules for this language: scanned, nothing found. */
-		agent_audit_scanned(s->audit, p->id, p->kind, NULL);
+		agent_session_logged(s, agent_audit_scanned(s->audit, p->id, p->kind, NULL));
 		return true;
 	}
 	if (s->rules == NULL) {
@@ -184,7 +196,7 @@ static bool do_scan(agent_session *s, proposal *p)
 		agent_term_error(s->term, "scanner: %s", agent_scan_error());
 		return false;
 	}
-	agent_audit_scanned(s->audit, p->id, p->kind, p->scan);
+	agent_session_logged(s, agent_audit_scanned(s->audit, p->id, p->kind, p->scan));
 	return true;
 }
 
@@ -203,13 +215,13 @@ static char *findings_text(const agent_scan_result *r)
 static void audit_proposed(agent_session *s, const proposal *p)
 {
 	if (!p->has_action) {
-		agent_audit_proposed_code(s->audit, p->id, p->kind, p->language, p->code,
-		                          strlen(p->code));
+		agent_session_logged(s, agent_audit_proposed_code(s->audit, p->id, p->kind, p->language, p->code,
+		                          strlen(p->code)));
 		return;
 	}
 	char *json = agent_computer_to_json(&p->action);
 	cJSON *o = json ? cJSON_Parse(json) : NULL;
-	agent_audit_proposed_action(s->audit, p->id, p->kind, o);
+	agent_session_logged(s, agent_audit_proposed_action(s->audit, p->id, p->kind, o));
 	cJSON_Delete(o);
 	free(json);
 }
@@ -434,7 +446,7 @@ static void run_code(agent_session *s, const proposal *p, agent_tool_result *res
 		s->exec = exec_sessions_create(&cfg);
 		if (s->exec == NULL) {
 			result_text(res, true, "cannot start the interpreter: %s", exec_error());
-			agent_audit_executed(s->audit, p->id, p->kind, -1, 0, exec_error());
+			agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, -1, 0, exec_error()));
 			return;
 		}
 		agent_exec_for_signals = s->exec;
@@ -442,8 +454,8 @@ static void run_code(agent_session *s, const proposal *p, agent_tool_result *res
 	/* A Ctrl-C while the session was starting would be dropped by it. */
 	if (agent_cancel) {
 		result_text(res, true, "not run: the user interrupted");
-		agent_audit_executed(s->audit, p->id, p->kind, EXEC_STATUS_INTERRUPTED, 0,
-		                     "interrupted before it started");
+		agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, EXEC_STATUS_INTERRUPTED, 0,
+		                     "interrupted before it started"));
 		return;
 	}
 	long t0 = now_ms();
@@ -453,7 +465,7 @@ static void run_code(agent_session *s, const proposal *p, agent_tool_result *res
 	long dt = now_ms() - t0;
 	if (!ok) {
 		result_text(res, true, "%s", exec_error());
-		agent_audit_executed(s->audit, p->id, p->kind, -1, dt, exec_error());
+		agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, -1, dt, exec_error()));
 		return;
 	}
 	agent_buf b;
@@ -474,7 +486,7 @@ static void run_code(agent_session *s, const proposal *p, agent_tool_result *res
 	free(res->text);
 	res->text = agent_buf_steal(&b);
 	res->is_error = r.status != 0 || r.timed_out || r.interrupted;
-	agent_audit_executed(s->audit, p->id, p->kind, r.status, dt, NULL);
+	agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, r.status, dt, NULL));
 	exec_result_finish(&r);
 }
 
@@ -562,8 +574,8 @@ static void run_action(agent_session *s, const proposal *p, agent_tool_result *r
 		free(res->text);
 		res->text = agent_buf_steal(&b);
 	}
-	agent_audit_executed(s->audit, p->id, p->kind, res->is_error ? 1 : 0, now_ms() - t0,
-	                     res->is_error ? res->text : NULL);
+	agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, res->is_error ? 1 : 0, now_ms() - t0,
+	                     res->is_error ? res->text : NULL));
 	agent_computer_result_finish(&r);
 	/* find_text and zoom capture whole regions: keep no screenful around. */
 	os_capture_trim(s->display, CAPTURE_KEEP_BYTES);
@@ -628,9 +640,9 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "tool", call->name);
 		cJSON_AddStringToObject(o, "arguments", call->arguments ? call->arguments : "");
-		agent_audit_proposed_action(s->audit, p.id, AGENT_POLICY_OS_INPUT, o);
+		agent_session_logged(s, agent_audit_proposed_action(s->audit, p.id, AGENT_POLICY_OS_INPUT, o));
 		cJSON_Delete(o);
-		agent_audit_blocked(s->audit, p.id, AGENT_POLICY_OS_INPUT, err);
+		agent_session_logged(s, agent_audit_blocked(s->audit, p.id, AGENT_POLICY_OS_INPUT, err));
 		agent_term_warning(s->term, "%s: %s", call->name, err);
 		result_text(res, true, "error: %s", err);
 		proposal_finish(&p);
@@ -645,7 +657,7 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 	 */
 	if (p.has_action && p.action.kind == AC_TYPE && !do_scan(s, &p)) {
 		result_text(res, true, "not run: the scanner failed");
-		agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+		agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
 		goto out;
 	}
 
@@ -667,7 +679,7 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 		if (d.scan_first) {
 			if (!do_scan(s, &p)) {
 				result_text(res, true, "not run: the scanner failed");
-				agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+				agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
 				goto out;
 			}
 			continue;
@@ -677,14 +689,15 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 			agent_term_warning(s->term, "%s — %s", kill_reason, note);
 		}
 		if (d.verdict == AGENT_POLICY_RUN) {
-			agent_audit_approved(s->audit, p.id, p.kind, false, d.reason);
+			if (!agent_session_logged(s, agent_audit_approved(s->audit, p.id, p.kind, false, d.reason)))
+				break;
 			if (s->verbose || p.kind != AGENT_POLICY_CODE || agent_term_json(s->term))
 				agent_term_decision(s->term, p.id, "run", d.reason);
 			approved = true;
 			break;
 		}
 		if (d.verdict == AGENT_POLICY_BLOCK) {
-			agent_audit_blocked(s->audit, p.id, p.kind, d.reason);
+			agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, d.reason));
 			agent_term_error(s->term, "%s", d.reason);
 			result_text(res, true, "not run: %s", d.reason);
 			if (d.end_run)
@@ -698,12 +711,12 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 			free(f);
 		}
 		if (d.offer_scan) {
-			agent_audit_asked(s->audit, p.id, p.kind, "offered a scan first");
+			agent_session_logged(s, agent_audit_asked(s->audit, p.id, p.kind, "offered a scan first"));
 			agent_term_answer a = agent_term_ask(s->term, p.id, "Scan this code first?", "yn");
 			if (a == AGENT_ANSWER_YES) {
 				if (!do_scan(s, &p)) {
 					result_text(res, true, "not run: the scanner failed");
-					agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+					agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
 					goto out;
 				}
 			} else {
@@ -713,11 +726,11 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 			continue;
 		}
 		const char *question = p.has_action ? "Perform this action?" : "Run this code?";
-		agent_audit_asked(s->audit, p.id, p.kind, d.reason);
+		agent_session_logged(s, agent_audit_asked(s->audit, p.id, p.kind, d.reason));
 		agent_term_answer a = agent_term_ask(s->term, p.id, question, "yned");
 		if (a == AGENT_ANSWER_YES) {
-			agent_audit_approved(s->audit, p.id, p.kind, true, "the user said yes");
-			approved = true;
+			approved = agent_session_logged(s, agent_audit_approved(s->audit, p.id, p.kind, true,
+			                                          "the user said yes"));
 			break;
 		}
 		if (a == AGENT_ANSWER_DETAILS) {
@@ -729,16 +742,16 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 				show_proposal(s, &p);
 				if (p.has_action && p.action.kind == AC_TYPE && !do_scan(s, &p)) {
 					result_text(res, true, "not run: the scanner failed");
-					agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed");
+					agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
 					goto out;
 				}
 			}
 			continue;
 		}
 		/* No, end of input, or anything else. */
-		agent_audit_denied(s->audit, p.id, p.kind, a == AGENT_ANSWER_NONE,
+		agent_session_logged(s, agent_audit_denied(s->audit, p.id, p.kind, a == AGENT_ANSWER_NONE,
 		                   a == AGENT_ANSWER_NONE ? "no answer (end of input)"
-		                                          : "the user declined");
+		                                          : "the user declined"));
 		if (d.show_findings) {
 			char *f = findings_text(p.scan);
 			result_text(res, true, "The user declined to %s. The safety scanner had "
@@ -750,8 +763,14 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 		}
 		goto out;
 	}
+	if (s->audit_broken) {
+		/* Something about this proposal, or before it, is missing from the log. */
+		result_text(res, true, "not run: the audit log cannot be written");
+		goto out;
+	}
 	if (!approved) {
-		agent_audit_denied(s->audit, p.id, p.kind, false, "no decision after many rounds");
+		agent_session_logged(s, agent_audit_denied(s->audit, p.id, p.kind, false,
+		                             "no decision after many rounds"));
 		result_text(res, true, "not run: no decision was reached");
 		goto out;
 	}

@@ -53,6 +53,10 @@ static void install_signals(void)
 	/* No SA_RESTART: a blocking read at the prompt must see the interrupt. */
 	sigaction(SIGINT, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* A file-size limit (ulimit -f) then fails a write with EFBIG, which is
+	 * reported and, for the audit log, ends the run, instead of killing
+	 * deskhand in the middle of a record. Code sessions reset every signal. */
+	signal(SIGXFSZ, SIG_IGN);
 	sa.sa_handler = on_fatal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -471,7 +475,8 @@ static void run_magic(agent_session *s, const agent_policy_magic *m)
 	case AGENT_MAGIC_OS_AUTO_APPROVE: {
 		agent_policy_change ch = agent_policy_magic_apply(&s->settings, m, msg, sizeof(msg));
 		if (ch == AGENT_POLICY_CHANGED)
-			agent_audit_setting(s->audit, &s->settings, agent_policy_magic_name(m->cmd));
+			agent_session_logged(s, agent_audit_setting(s->audit, &s->settings,
+			                                            agent_policy_magic_name(m->cmd)));
 		if (ch == AGENT_POLICY_INVALID || ch == AGENT_POLICY_REFUSED)
 			agent_term_warning(s->term, "%s", msg);
 		else
@@ -729,7 +734,11 @@ int agent_main(int argc, char **argv)
 	}
 	if (!start_provider(&s) || !open_conversation(&s) || !open_audit(&s))
 		goto out;
-	agent_audit_session(s.audit, s.conv->path, &s.settings);
+	if (!agent_audit_session(s.audit, s.conv->path, &s.settings)) {
+		agent_term_error(s.term, "audit log %s: %s", agent_audit_path(s.audit),
+		                 agent_audit_error());
+		goto out;
+	}
 	if (opt.os && !open_desktop(&s))
 		goto out;
 	if (!build_prompt(&s))

@@ -183,6 +183,42 @@ class Loop(unittest.TestCase):
         denied = [e for e in r.audit_events() if e["event"] == "denied"]
         self.assertEqual(len(denied), 2)
 
+    def test_an_approval_the_audit_log_cannot_record_denies(self):
+        # The human says yes, but by then the audit log cannot grow (the
+        # file-size limit is lowered to its size while deskhand asks): the
+        # code must not run, the user is told why, and the run ends.
+        r = Run()
+        marker = os.path.join(r.work, "ran")
+        turns = [{"tool_calls": [call("execute", language="shell",
+                                      code="touch '%s'" % marker)]},
+                 {"tool_calls": [call("execute", language="shell",
+                                      code="touch '%s'" % marker)]},
+                 {"text": "never"}]
+        with FakeLLM(turns) as srv:
+            p = subprocess.Popen(r.args(srv, "openai", "-m", "go"), env=r.env(),
+                                 stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE)
+            try:
+                asked = h.wait_for(lambda: any(e["event"] == "asked"
+                                               for e in r.audit_events()), 30)
+                self.assertTrue(asked, "deskhand never asked")
+                size = os.path.getsize(r.audit)
+                lim = h.run(["prlimit", "--pid", str(p.pid), "--fsize=%d" % size])
+                self.assertEqual(lim.returncode, 0, lim.stderr)
+                out, err = p.communicate(b"y\ny\n", timeout=120)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.wait()
+        self.assertNotEqual(p.returncode, 0, err)
+        self.assertLess(p.returncode, 128)
+        self.assertIn(b"the audit log cannot be written", err)
+        self.assertFalse(os.path.exists(marker))
+        self.assertEqual(len(srv.requests), 1, "the run went on after the failure")
+        events = [e["event"] for e in r.audit_events()]
+        self.assertNotIn("approved", events)
+        self.assertNotIn("executed", events)
+
     def test_code_runs_in_the_workspace_and_files_stay_put(self):
         r = Run()
         turns = [{"tool_calls": [call("execute", language="shell", code="pwd")]}, {"text": "ok"}]

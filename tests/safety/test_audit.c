@@ -272,9 +272,10 @@ static void approval_survives_sudden_death(void **state)
 		agent_audit *a = agent_audit_open(p);
 		if (a == NULL)
 			_exit(3);
-		agent_audit_proposed_code(a, "k", AGENT_POLICY_CODE, "shell", "ls", 2);
-		agent_audit_approved(a, "k", AGENT_POLICY_CODE, true, "yes");
-		agent_audit_denied(a, "k2", AGENT_POLICY_CODE, false, "no");
+		if (!agent_audit_proposed_code(a, "k", AGENT_POLICY_CODE, "shell", "ls", 2) ||
+		    !agent_audit_approved(a, "k", AGENT_POLICY_CODE, true, "yes") ||
+		    !agent_audit_denied(a, "k2", AGENT_POLICY_CODE, false, "no"))
+			_exit(5);
 		kill(getpid(), SIGKILL);
 		_exit(4);
 	}
