@@ -42,6 +42,10 @@ static bool dispatch(struct sse_parser *s)
 
 static bool process_line(struct sse_parser *s, const char *line, size_t n)
 {
+	/* The same limit as for a line still arriving: whether a line is too
+	 * long must not depend on how the network cut it. */
+	if (n > s->max_event)
+		return false;
 	if (n == 0)
 		return dispatch(s);
 	if (line[0] == ':')
