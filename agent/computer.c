@@ -9,47 +9,12 @@
 #include "agent/computer.h"
 #include "agent/textutil.h"
 
-static const struct {
-	const char *name;
-	agent_computer_kind kind;
-	bool input;
-} actions[] = {
-	{"key", AC_KEY, true},
-	{"type", AC_TYPE, true},
-	{"mouse_move", AC_MOUSE_MOVE, true},
-	{"left_click", AC_LEFT_CLICK, true},
-	{"right_click", AC_RIGHT_CLICK, true},
-	{"middle_click", AC_MIDDLE_CLICK, true},
-	{"double_click", AC_DOUBLE_CLICK, true},
-	{"triple_click", AC_TRIPLE_CLICK, true},
-	{"left_click_drag", AC_LEFT_CLICK_DRAG, true},
-	{"left_mouse_down", AC_LEFT_MOUSE_DOWN, true},
-	{"left_mouse_up", AC_LEFT_MOUSE_UP, true},
-	{"scroll", AC_SCROLL, true},
-	{"hold_key", AC_HOLD_KEY, true},
-	{"wait", AC_WAIT, false},
-	{"screenshot", AC_SCREENSHOT, false},
-	{"cursor_position", AC_CURSOR_POSITION, false},
-	{"zoom", AC_ZOOM, false},
-	{"find_text", AC_FIND_TEXT, false},
-};
-
-#define N_ACTIONS (sizeof(actions) / sizeof(actions[0]))
-
-bool agent_computer_is_input(agent_computer_kind k)
-{
-	for (size_t i = 0; i < N_ACTIONS; i++)
-		if (actions[i].kind == k)
-			return actions[i].input;
-	return true; /* unknown kinds are never treated as harmless */
-}
+#define ACTION_NAME_(id, name, cls, desc) ", " name
+static const char action_names[] = AGENT_ACTIONS(ACTION_NAME_);
 
 const char *agent_computer_actions_list(void)
 {
-	return "key, type, mouse_move, left_click, right_click, middle_click, "
-	       "double_click, triple_click, left_click_drag, left_mouse_down, "
-	       "left_mouse_up, scroll, hold_key, wait, screenshot, cursor_position, "
-	       "zoom, find_text";
+	return action_names + 2; /* past the first ", " */
 }
 
 static bool perr(char *err, size_t len, const char *fmt, ...)
@@ -164,15 +129,10 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 	const char *name = get_string(args, "action");
 	if (name == NULL)
 		return perr(err, errlen, "missing \"action\" (one of: %s)", agent_computer_actions_list());
-	size_t i;
-	for (i = 0; i < N_ACTIONS; i++)
-		if (strcmp(actions[i].name, name) == 0)
-			break;
-	if (i == N_ACTIONS)
+	if (!agent_policy_action_lookup(name, &a->kind, NULL))
 		return perr(err, errlen, "unknown action \"%.60s\" (one of: %s)", name,
 		            agent_computer_actions_list());
-	a->kind = actions[i].kind;
-	a->name = actions[i].name;
+	a->name = agent_policy_action_name(a->kind);
 
 	if (!parse_point(args, "coordinate", view, &a->mx, &a->my, &a->sx, &a->sy,
 	                 &a->has_point, err, errlen))
@@ -192,11 +152,11 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 	}
 
 	switch (a->kind) {
-	case AC_KEY:
+	case AGENT_ACTION_KEY:
 		if (a->text == NULL)
 			return perr(err, errlen, "key needs \"text\" with the key combination");
 		return parse_combos(a->text, a, err, errlen);
-	case AC_HOLD_KEY:
+	case AGENT_ACTION_HOLD_KEY:
 		if (a->text == NULL)
 			return perr(err, errlen, "hold_key needs \"text\" with the key");
 		if (!parse_combos(a->text, a, err, errlen))
@@ -204,32 +164,32 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 		if (a->n_combos != 1)
 			return perr(err, errlen, "hold_key holds one key combination");
 		return seconds_to_ms(args, 100, &a->duration_ms, err, errlen);
-	case AC_TYPE:
-	case AC_FIND_TEXT:
+	case AGENT_ACTION_TYPE:
+	case AGENT_ACTION_FIND_TEXT:
 		if (a->text == NULL || a->text[0] == '\0')
 			return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
 		return true;
-	case AC_MOUSE_MOVE:
+	case AGENT_ACTION_MOUSE_MOVE:
 		if (!a->has_point)
 			return perr(err, errlen, "mouse_move needs \"coordinate\"");
 		return true;
-	case AC_LEFT_CLICK:
-	case AC_RIGHT_CLICK:
-	case AC_MIDDLE_CLICK:
-	case AC_DOUBLE_CLICK:
-	case AC_TRIPLE_CLICK:
+	case AGENT_ACTION_LEFT_CLICK:
+	case AGENT_ACTION_RIGHT_CLICK:
+	case AGENT_ACTION_MIDDLE_CLICK:
+	case AGENT_ACTION_DOUBLE_CLICK:
+	case AGENT_ACTION_TRIPLE_CLICK:
 		/* `text` names modifier keys held during the click. */
 		if (a->text != NULL && a->text[0] != '\0')
 			return parse_combos(a->text, a, err, errlen);
 		return true;
-	case AC_LEFT_CLICK_DRAG:
+	case AGENT_ACTION_LEFT_CLICK_DRAG:
 		if (!a->has_start || !a->has_point)
 			return perr(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
 		return true;
-	case AC_LEFT_MOUSE_DOWN:
-	case AC_LEFT_MOUSE_UP:
+	case AGENT_ACTION_LEFT_MOUSE_DOWN:
+	case AGENT_ACTION_LEFT_MOUSE_UP:
 		return true;
-	case AC_SCROLL: {
+	case AGENT_ACTION_SCROLL: {
 		const char *dir = get_string(args, "scroll_direction");
 		static const char *const dirs[] = {"up", "down", "left", "right"};
 		int d = -1;
@@ -248,12 +208,12 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 			return parse_combos(a->text, a, err, errlen);
 		return true;
 	}
-	case AC_WAIT:
+	case AGENT_ACTION_WAIT:
 		return seconds_to_ms(args, 60, &a->duration_ms, err, errlen);
-	case AC_SCREENSHOT:
-	case AC_CURSOR_POSITION:
+	case AGENT_ACTION_SCREENSHOT:
+	case AGENT_ACTION_CURSOR_POSITION:
 		return true;
-	case AC_ZOOM: {
+	case AGENT_ACTION_ZOOM: {
 		const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "region");
 		long v[4];
 		if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4)
@@ -268,10 +228,11 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 			a->region[k] = (int)v[k];
 		return true;
 	}
-	case AC__COUNT:
+	default:
 		break;
 	}
-	return perr(err, errlen, "unknown action");
+	/* In the table but without a parser here: refused, never guessed at. */
+	return perr(err, errlen, "action \"%s\" is not supported by this deskhand", a->name);
 }
 
 void agent_computer_action_finish(agent_computer_action *a)
@@ -285,7 +246,7 @@ void agent_computer_action_finish(agent_computer_action *a)
 void agent_computer_describe(const agent_computer_action *a, char *buf, size_t len)
 {
 	char where[96] = "";
-	if (a->kind == AC_LEFT_CLICK_DRAG)
+	if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG)
 		snprintf(where, sizeof(where), " from %d,%d to %d,%d (screen %d,%d -> %d,%d)",
 		         a->start_mx, a->start_my, a->mx, a->my, a->start_sx, a->start_sy,
 		         a->sx, a->sy);
@@ -293,10 +254,10 @@ void agent_computer_describe(const agent_computer_action *a, char *buf, size_t l
 		snprintf(where, sizeof(where), " at %d,%d (screen %d,%d)", a->mx, a->my, a->sx, a->sy);
 	char extra[160] = "";
 	switch (a->kind) {
-	case AC_KEY:
-	case AC_HOLD_KEY:
-	case AC_TYPE:
-	case AC_FIND_TEXT: {
+	case AGENT_ACTION_KEY:
+	case AGENT_ACTION_HOLD_KEY:
+	case AGENT_ACTION_TYPE:
+	case AGENT_ACTION_FIND_TEXT: {
 		/* Show text safely: escape control characters, shorten. */
 		size_t o = 0;
 		extra[o++] = ' ';
@@ -325,20 +286,20 @@ void agent_computer_describe(const agent_computer_action *a, char *buf, size_t l
 		while (o > 2 && !agent_utf8_valid(extra, o)) {
 			extra[--o] = '\0';
 		}
-		if (a->kind == AC_HOLD_KEY)
+		if (a->kind == AGENT_ACTION_HOLD_KEY)
 			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " for %d ms",
 			         a->duration_ms);
 		break;
 	}
-	case AC_WAIT:
+	case AGENT_ACTION_WAIT:
 		snprintf(extra, sizeof(extra), " %d ms", a->duration_ms);
 		break;
-	case AC_SCROLL: {
+	case AGENT_ACTION_SCROLL: {
 		static const char *const dirs[] = {"up", "down", "left", "right"};
 		snprintf(extra, sizeof(extra), " %s by %d", dirs[a->direction], a->amount);
 		break;
 	}
-	case AC_ZOOM:
+	case AGENT_ACTION_ZOOM:
 		snprintf(extra, sizeof(extra), " into [%d,%d,%d,%d]", a->region[0], a->region[1],
 		         a->region[2], a->region[3]);
 		break;
@@ -368,14 +329,14 @@ char *agent_computer_to_json(const agent_computer_action *a)
 	}
 	if (a->text != NULL)
 		cJSON_AddStringToObject(o, "text", a->text);
-	if (a->kind == AC_SCROLL) {
+	if (a->kind == AGENT_ACTION_SCROLL) {
 		static const char *const dirs[] = {"up", "down", "left", "right"};
 		cJSON_AddStringToObject(o, "scroll_direction", dirs[a->direction]);
 		cJSON_AddNumberToObject(o, "scroll_amount", a->amount);
 	}
-	if (a->kind == AC_HOLD_KEY || a->kind == AC_WAIT)
+	if (a->kind == AGENT_ACTION_HOLD_KEY || a->kind == AGENT_ACTION_WAIT)
 		cJSON_AddNumberToObject(o, "duration", a->duration_ms / 1000.0);
-	if (a->kind == AC_ZOOM)
+	if (a->kind == AGENT_ACTION_ZOOM)
 		cJSON_AddItemToObject(o, "region", cJSON_CreateIntArray(a->region, 4));
 	char *s = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
@@ -490,42 +451,42 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 	bool ok = true;
 	r->want_screenshot = true;
 	switch (a->kind) {
-	case AC_KEY:
+	case AGENT_ACTION_KEY:
 		for (int i = 0; i < a->n_combos && ok; i++)
 			ok = os_key_combo(d, &a->combos[i]);
 		break;
-	case AC_TYPE:
+	case AGENT_ACTION_TYPE:
 		ok = os_type(d, a->text, strlen(a->text), -1);
 		break;
-	case AC_MOUSE_MOVE:
+	case AGENT_ACTION_MOUSE_MOVE:
 		ok = os_mouse_move(d, a->sx, a->sy);
 		break;
-	case AC_LEFT_CLICK:
+	case AGENT_ACTION_LEFT_CLICK:
 		ok = click(d, a, OS_BUTTON_LEFT, 1);
 		break;
-	case AC_RIGHT_CLICK:
+	case AGENT_ACTION_RIGHT_CLICK:
 		ok = click(d, a, OS_BUTTON_RIGHT, 1);
 		break;
-	case AC_MIDDLE_CLICK:
+	case AGENT_ACTION_MIDDLE_CLICK:
 		ok = click(d, a, OS_BUTTON_MIDDLE, 1);
 		break;
-	case AC_DOUBLE_CLICK:
+	case AGENT_ACTION_DOUBLE_CLICK:
 		ok = click(d, a, OS_BUTTON_LEFT, 2);
 		break;
-	case AC_TRIPLE_CLICK:
+	case AGENT_ACTION_TRIPLE_CLICK:
 		ok = click(d, a, OS_BUTTON_LEFT, 3);
 		break;
-	case AC_LEFT_CLICK_DRAG:
+	case AGENT_ACTION_LEFT_CLICK_DRAG:
 		ok = os_mouse_drag(d, a->start_sx, a->start_sy, a->sx, a->sy, OS_BUTTON_LEFT);
 		break;
-	case AC_LEFT_MOUSE_DOWN:
-	case AC_LEFT_MOUSE_UP:
+	case AGENT_ACTION_LEFT_MOUSE_DOWN:
+	case AGENT_ACTION_LEFT_MOUSE_UP:
 		if (a->has_point)
 			ok = os_mouse_move(d, a->sx, a->sy);
 		if (ok)
-			ok = os_mouse_button(d, OS_BUTTON_LEFT, a->kind == AC_LEFT_MOUSE_DOWN);
+			ok = os_mouse_button(d, OS_BUTTON_LEFT, a->kind == AGENT_ACTION_LEFT_MOUSE_DOWN);
 		break;
-	case AC_SCROLL:
+	case AGENT_ACTION_SCROLL:
 		if (a->has_point)
 			ok = os_mouse_move(d, a->sx, a->sy);
 		if (ok)
@@ -534,18 +495,18 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 			ok = os_mouse_scroll(d, a->direction, a->amount);
 		ok = mods(d, a, false) && ok;
 		break;
-	case AC_HOLD_KEY:
+	case AGENT_ACTION_HOLD_KEY:
 		ok = os_key_hold(d, &a->combos[0], a->duration_ms);
 		break;
-	case AC_WAIT:
+	case AGENT_ACTION_WAIT:
 		if (!sleep_ms(a->duration_ms, ctx->cancel)) {
 			set_text(r, true, "wait was interrupted");
 			return true;
 		}
 		break;
-	case AC_SCREENSHOT:
+	case AGENT_ACTION_SCREENSHOT:
 		break;
-	case AC_CURSOR_POSITION: {
+	case AGENT_ACTION_CURSOR_POSITION: {
 		r->want_screenshot = false;
 		int x, y, mx, my;
 		if (!os_pointer(d, &x, &y)) {
@@ -560,7 +521,7 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 		r->pointer_y = y;
 		return true;
 	}
-	case AC_ZOOM: {
+	case AGENT_ACTION_ZOOM: {
 		r->want_screenshot = false;
 		r->image = vision_zoom(d, ctx->view, a->region[0], a->region[1], a->region[2],
 		                       a->region[3], ctx->max_w, ctx->max_h, &r->image_view);
@@ -572,11 +533,14 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 		         a->region[1], a->region[2], a->region[3], r->image->width, r->image->height);
 		break;
 	}
-	case AC_FIND_TEXT:
+	case AGENT_ACTION_FIND_TEXT:
 		/* The answer comes with the screen it was read from. */
 		run_find_text(ctx, a, r);
 		break;
-	case AC__COUNT:
+	default:
+		/* The parser refuses such kinds; should one arrive, it does nothing. */
+		set_text(r, true, "%s: not supported by this deskhand", a->name);
+		r->want_screenshot = false;
 		break;
 	}
 	if (!ok) {

@@ -22,30 +22,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "agent/policy.h"
 #include "os/os.h"
 #include "vision/vision.h"
 
-typedef enum agent_computer_kind {
-	AC_KEY,
-	AC_TYPE,
-	AC_MOUSE_MOVE,
-	AC_LEFT_CLICK,
-	AC_RIGHT_CLICK,
-	AC_MIDDLE_CLICK,
-	AC_DOUBLE_CLICK,
-	AC_TRIPLE_CLICK,
-	AC_LEFT_CLICK_DRAG,
-	AC_LEFT_MOUSE_DOWN,
-	AC_LEFT_MOUSE_UP,
-	AC_SCROLL,
-	AC_HOLD_KEY,
-	AC_WAIT,
-	AC_SCREENSHOT,
-	AC_CURSOR_POSITION,
-	AC_ZOOM,
-	AC_FIND_TEXT,
-	AC__COUNT,
-} agent_computer_kind;
+/* An action of the computer tool: the one table in actions.h (via policy.h). */
+typedef agent_policy_action agent_computer_kind;
 
 #define AC_MAX_COMBOS 16
 #define AC_MAX_TEXT (64 * 1024)
@@ -67,8 +49,6 @@ typedef struct agent_computer_action {
 	int region[4];           /* zoom: x0,y0,x1,y1 in the model's screenshot */
 } agent_computer_action;
 
-/* Whether the action changes the desktop (needs a human yes) or only looks. */
-bool agent_computer_is_input(agent_computer_kind k);
 
 /*
  * Parses and validates `args` (the tool call's JSON object) against `view`

@@ -145,8 +145,7 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 		if (!ok)
 			return false;
 		p->has_action = true;
-		p->kind = agent_computer_is_input(p->action.kind) ? AGENT_POLICY_OS_INPUT
-		                                                  : AGENT_POLICY_OS_OBSERVE;
+		p->kind = agent_policy_action_kind(p->action.kind);
 		return true;
 	}
 	snprintf(err, errlen, "unknown tool \"%.60s\" (the tools are execute%s)", call->name,
@@ -414,7 +413,7 @@ static bool edit_proposal(agent_session *s, proposal *p)
 		cJSON_Delete(args);
 		agent_computer_action_finish(&p->action);
 		p->action = a;
-		p->kind = agent_computer_is_input(a.kind) ? AGENT_POLICY_OS_INPUT : AGENT_POLICY_OS_OBSERVE;
+		p->kind = agent_policy_action_kind(a.kind);
 	}
 	/* What the user edited is a new proposal: record it, scan it anew. */
 	p->scanned = false;
@@ -548,7 +547,7 @@ static void run_action(agent_session *s, const proposal *p, agent_tool_result *r
 	long t0 = now_ms();
 	agent_computer_result r;
 	agent_computer_run(&ctx, &p->action, &r);
-	if (agent_computer_is_input(p->action.kind) && r.pointer_x >= 0) {
+	if (p->kind == AGENT_POLICY_OS_INPUT && r.pointer_x >= 0) {
 		s->last_px = r.pointer_x;
 		s->last_py = r.pointer_y;
 		s->have_last_pointer = true;
@@ -565,8 +564,8 @@ static void run_action(agent_session *s, const proposal *p, agent_tool_result *r
 			conv_store_png(s->conv, png, len, r.image->width, r.image->height, &res->image);
 		free(png);
 	} else if (r.want_screenshot &&
-	           !agent_screenshot(s, p->action.kind != AC_SCREENSHOT &&
-	                                    p->action.kind != AC_FIND_TEXT,
+	           !agent_screenshot(s, p->action.kind != AGENT_ACTION_SCREENSHOT &&
+	                                    p->action.kind != AGENT_ACTION_FIND_TEXT,
 	                             &res->image, err, sizeof(err))) {
 		agent_buf b;
 		agent_buf_init(&b);
@@ -655,7 +654,7 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 	 * whatever the safe mode, and findings send it to a human even under
 	 * --os-auto-approve.
 	 */
-	if (p.has_action && p.action.kind == AC_TYPE && !do_scan(s, &p)) {
+	if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(s, &p)) {
 		result_text(res, true, "not run: the scanner failed");
 		agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
 		goto out;
@@ -740,7 +739,7 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 		if (a == AGENT_ANSWER_EDIT) {
 			if (edit_proposal(s, &p)) {
 				show_proposal(s, &p);
-				if (p.has_action && p.action.kind == AC_TYPE && !do_scan(s, &p)) {
+				if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(s, &p)) {
 					result_text(res, true, "not run: the scanner failed");
 					agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
 					goto out;

@@ -65,28 +65,12 @@ const char *agent_policy_verdict_name(agent_policy_verdict v)
 
 /* ---- actions ----------------------------------------------------------- */
 
+#define ACTION_ROW_(id, name, cls, desc) [AGENT_ACTION_##id] = {name, AGENT_POLICY_OS_##cls},
 static const struct {
 	const char *name;
 	agent_policy_kind kind;
 } actions[AGENT_ACTION_COUNT] = {
-	[AGENT_ACTION_KEY] = {"key", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_TYPE] = {"type", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_MOUSE_MOVE] = {"mouse_move", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_LEFT_CLICK] = {"left_click", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_RIGHT_CLICK] = {"right_click", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_MIDDLE_CLICK] = {"middle_click", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_DOUBLE_CLICK] = {"double_click", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_TRIPLE_CLICK] = {"triple_click", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_LEFT_CLICK_DRAG] = {"left_click_drag", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_LEFT_MOUSE_DOWN] = {"left_mouse_down", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_LEFT_MOUSE_UP] = {"left_mouse_up", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_SCROLL] = {"scroll", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_HOLD_KEY] = {"hold_key", AGENT_POLICY_OS_INPUT},
-	[AGENT_ACTION_SCREENSHOT] = {"screenshot", AGENT_POLICY_OS_OBSERVE},
-	[AGENT_ACTION_CURSOR_POSITION] = {"cursor_position", AGENT_POLICY_OS_OBSERVE},
-	[AGENT_ACTION_ZOOM] = {"zoom", AGENT_POLICY_OS_OBSERVE},
-	[AGENT_ACTION_WAIT] = {"wait", AGENT_POLICY_OS_OBSERVE},
-	[AGENT_ACTION_FIND_TEXT] = {"find_text", AGENT_POLICY_OS_OBSERVE},
+	AGENT_ACTIONS(ACTION_ROW_)
 };
 
 bool agent_policy_action_lookup(const char *name, agent_policy_action *action,

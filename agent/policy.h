@@ -52,6 +52,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "agent/actions.h"
 #include "agent/scan.h"
 
 /* ---- what is being proposed ------------------------------------------- */
@@ -82,29 +83,13 @@ bool agent_policy_safe_mode_parse(const char *s, agent_policy_safe_mode *out);
 /* ---- the computer actions ---------------------------------------------- */
 
 /*
- * The actions of the computer tool (Anthropic's names). Every one is either
- * input (needs a human yes) or an observation; there is no third class and
- * an unknown name is never an observation.
+ * The actions of the computer tool, from the one table in actions.h. Every
+ * one is either input (needs a human yes) or an observation; there is no
+ * third class and an unknown name is never an observation.
  */
+#define AGENT_ACTION_ENUM_(id, name, cls, desc) AGENT_ACTION_##id,
 typedef enum agent_policy_action {
-	AGENT_ACTION_KEY = 0,
-	AGENT_ACTION_TYPE,
-	AGENT_ACTION_MOUSE_MOVE,
-	AGENT_ACTION_LEFT_CLICK,
-	AGENT_ACTION_RIGHT_CLICK,
-	AGENT_ACTION_MIDDLE_CLICK,
-	AGENT_ACTION_DOUBLE_CLICK,
-	AGENT_ACTION_TRIPLE_CLICK,
-	AGENT_ACTION_LEFT_CLICK_DRAG,
-	AGENT_ACTION_LEFT_MOUSE_DOWN,
-	AGENT_ACTION_LEFT_MOUSE_UP,
-	AGENT_ACTION_SCROLL,
-	AGENT_ACTION_HOLD_KEY,
-	AGENT_ACTION_SCREENSHOT,
-	AGENT_ACTION_CURSOR_POSITION,
-	AGENT_ACTION_ZOOM,
-	AGENT_ACTION_WAIT,
-	AGENT_ACTION_FIND_TEXT,
+	AGENT_ACTIONS(AGENT_ACTION_ENUM_)
 	AGENT_ACTION_COUNT
 } agent_policy_action;
 

@@ -7,28 +7,12 @@
 
 #include <cjson/cJSON.h>
 
+#include "agent/actions.h"
 #include "agent/prompt.h"
 
+#define PROMPT_ACTION_(id, name, cls, desc) {name, desc},
 const struct prompt_action prompt_computer_actions[] = {
-	{"key", "press a key or combination given in text, xdotool names (\"Return\", \"ctrl+s\")"},
-	{"type", "type the text given in text"},
-	{"mouse_move", "move the pointer to coordinate"},
-	{"left_click", "click at coordinate (or where the pointer is); text may hold modifier keys"},
-	{"right_click", "right-click at coordinate"},
-	{"middle_click", "middle-click at coordinate"},
-	{"double_click", "double-click at coordinate"},
-	{"triple_click", "triple-click at coordinate"},
-	{"left_click_drag", "drag from start_coordinate to coordinate"},
-	{"left_mouse_down", "press the left button"},
-	{"left_mouse_up", "release the left button"},
-	{"scroll", "scroll scroll_amount steps in scroll_direction at coordinate"},
-	{"hold_key", "hold the key in text for duration seconds"},
-	{"wait", "wait duration seconds"},
-	{"screenshot", "take a screenshot"},
-	{"cursor_position", "report the pointer position"},
-	{"zoom", "a screenshot of region [x0, y0, x1, y1] at full resolution"},
-	{"find_text", "find the text given in text on the screen (local OCR); answers the centre "
-	              "of each match in screenshot pixels"},
+	AGENT_ACTIONS(PROMPT_ACTION_)
 };
 const size_t prompt_n_computer_actions =
 	sizeof(prompt_computer_actions) / sizeof(prompt_computer_actions[0]);

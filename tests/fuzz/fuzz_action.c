@@ -29,7 +29,7 @@ static bool point_ok(const vision_view *v, int mx, int my, int sx, int sy)
 
 static void check_action(const agent_computer_action *a, const vision_view *v)
 {
-	fuzz_check(a->kind >= 0 && a->kind < AC__COUNT && a->name, "kind %d", a->kind);
+	fuzz_check(a->kind >= 0 && a->kind < AGENT_ACTION_COUNT && a->name, "kind %d", a->kind);
 	if (a->has_point)
 		fuzz_check(point_ok(v, a->mx, a->my, a->sx, a->sy), "point %d,%d -> %d,%d",
 		           a->mx, a->my, a->sx, a->sy);

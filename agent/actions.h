@@ -1,0 +1,50 @@
+/*
+ * agent/actions — the computer tool's actions, in one table.
+ *
+ * Every list of actions in deskhand comes from AGENT_ACTIONS: the enum
+ * (policy.h), the policy's input/observation classification and the name
+ * lookup the parser uses (policy.c), the descriptions in the tool schema
+ * and prompt (prompt.c), and the list in the parser's error messages
+ * (computer.c). Adding an action is one line here plus its case in
+ * computer.c's parser and runner; a kind without a runner is refused there.
+ *
+ * X(ID, "name", CLASS, "description for the model"): CLASS is INPUT (it
+ * changes the desktop, so a human says yes) or OBSERVE (it only looks).
+ * Anthropic's names, used for every provider.
+ *
+ * AGENT_ACTIONS_EXTRA lets a test build add an action with one line (see
+ * tests/safety/meson.build); it is empty in the product.
+ */
+#ifndef DESKHAND_AGENT_ACTIONS_H
+#define DESKHAND_AGENT_ACTIONS_H
+
+#ifndef AGENT_ACTIONS_EXTRA
+#define AGENT_ACTIONS_EXTRA(X)
+#endif
+
+#define AGENT_ACTIONS(X)                                                                   \
+	X(KEY, "key", INPUT,                                                               \
+	  "press a key or combination given in text, xdotool names (\"Return\", \"ctrl+s\")")  \
+	X(TYPE, "type", INPUT, "type the text given in text")                             \
+	X(MOUSE_MOVE, "mouse_move", INPUT, "move the pointer to coordinate")              \
+	X(LEFT_CLICK, "left_click", INPUT,                                                 \
+	  "click at coordinate (or where the pointer is); text may hold modifier keys")     \
+	X(RIGHT_CLICK, "right_click", INPUT, "right-click at coordinate")                 \
+	X(MIDDLE_CLICK, "middle_click", INPUT, "middle-click at coordinate")              \
+	X(DOUBLE_CLICK, "double_click", INPUT, "double-click at coordinate")              \
+	X(TRIPLE_CLICK, "triple_click", INPUT, "triple-click at coordinate")              \
+	X(LEFT_CLICK_DRAG, "left_click_drag", INPUT, "drag from start_coordinate to coordinate") \
+	X(LEFT_MOUSE_DOWN, "left_mouse_down", INPUT, "press the left button")             \
+	X(LEFT_MOUSE_UP, "left_mouse_up", INPUT, "release the left button")               \
+	X(SCROLL, "scroll", INPUT, "scroll scroll_amount steps in scroll_direction at coordinate") \
+	X(HOLD_KEY, "hold_key", INPUT, "hold the key in text for duration seconds")       \
+	X(WAIT, "wait", OBSERVE, "wait duration seconds")                                 \
+	X(SCREENSHOT, "screenshot", OBSERVE, "take a screenshot")                         \
+	X(CURSOR_POSITION, "cursor_position", OBSERVE, "report the pointer position")     \
+	X(ZOOM, "zoom", OBSERVE, "a screenshot of region [x0, y0, x1, y1] at full resolution") \
+	X(FIND_TEXT, "find_text", OBSERVE,                                                 \
+	  "find the text given in text on the screen (local OCR); answers the centre "      \
+	  "of each match in screenshot pixels")                                             \
+	AGENT_ACTIONS_EXTRA(X)
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * The one action table (agent/actions.h). This test is built with one
+ * extra line, AGENT_ACTIONS_EXTRA (tests/safety/meson.build), and checks
+ * that the line alone reaches every list: the enum, the policy's class and
+ * name lookup, the prompt's descriptions, the parser's list of names. The
+ * parser has no runner for it, so it is refused, never run.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "agent/computer.h"
+#include "agent/policy.h"
+#include "agent/prompt.h"
+
+static void test_one_line_reaches_every_list(void **state)
+{
+	(void)state;
+	agent_policy_action a;
+	agent_policy_kind k;
+	assert_true(agent_policy_action_lookup("fake_probe", &a, &k));
+	assert_int_equal(a, AGENT_ACTION_FAKE_PROBE);
+	assert_int_equal(k, AGENT_POLICY_OS_INPUT);
+	assert_string_equal(agent_policy_action_name(a), "fake_probe");
+	assert_int_equal(AGENT_ACTION_COUNT, 19);
+	assert_int_equal(prompt_n_computer_actions, AGENT_ACTION_COUNT);
+	bool described = false;
+	for (size_t i = 0; i < prompt_n_computer_actions; i++)
+		described |= strcmp(prompt_computer_actions[i].name, "fake_probe") == 0 &&
+		             strcmp(prompt_computer_actions[i].description, "a test action") == 0;
+	assert_true(described);
+	assert_non_null(strstr(agent_computer_actions_list(), ", fake_probe"));
+}
+
+static void test_the_lists_agree(void **state)
+{
+	(void)state;
+	/* Every name the prompt offers is one the policy knows, in the same order. */
+	for (size_t i = 0; i < prompt_n_computer_actions; i++) {
+		agent_policy_action a;
+		assert_true(agent_policy_action_lookup(prompt_computer_actions[i].name, &a, NULL));
+		assert_int_equal(a, (agent_policy_action)i);
+	}
+}
+
+static void test_an_action_without_a_runner_is_refused(void **state)
+{
+	(void)state;
+	vision_view v = {0, 0, 1920, 1080, 1280, 720};
+	cJSON *args = cJSON_Parse("{\"action\":\"fake_probe\"}");
+	agent_computer_action act;
+	char err[256];
+	assert_false(agent_computer_parse(args, &v, &act, err, sizeof(err)));
+	assert_non_null(strstr(err, "not supported"));
+	cJSON_Delete(args);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_line_reaches_every_list),
+		cmocka_unit_test(test_the_lists_agree),
+		cmocka_unit_test(test_an_action_without_a_runner_is_refused),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
