@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/computer.h"
+#include "agent/computer-run.h"
 #include "agent/textutil.h"
 
 #define ACTION_NAME_(id, name, cls, desc) ", " name

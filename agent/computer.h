@@ -9,9 +9,8 @@
  * coordinate outside that screenshot, an unknown key name or a missing field
  * is an error.
  *
- * Running an action (agent_computer_run) is the only place that turns a
- * parsed action into os/ calls; it is called by the gate after the policy
- * and the human allowed it, never directly by the loop.
+ * Running an action is agent/computer-run.h, a separate door only the gate
+ * goes through (after the policy and the human allowed it).
  */
 #ifndef DESKHAND_AGENT_COMPUTER_H
 #define DESKHAND_AGENT_COMPUTER_H
@@ -66,32 +65,6 @@ void agent_computer_describe(const agent_computer_action *a, char *buf, size_t l
 /* The action as JSON (for the audit log, the question and `e` edit). Caller frees. */
 char *agent_computer_to_json(const agent_computer_action *a);
 
-/* What running an action produced. */
-typedef struct agent_computer_result {
-	char *text;              /* for the model; malloc'd */
-	bool is_error;
-	bool want_screenshot;    /* the loop attaches a settled screenshot */
-	os_image *image;         /* zoom: the image to send instead (caller destroys) */
-	vision_view image_view;  /* the view of `image` */
-	int pointer_x, pointer_y;/* where deskhand left the pointer (kill switch) */
-} agent_computer_result;
-
-typedef struct agent_computer_ctx {
-	os_display *display;
-	const vision_view *view; /* the last screenshot's view */
-	int max_w, max_h;        /* the model's image size limit (zoom) */
-	volatile sig_atomic_t *cancel; /* set asynchronously by Ctrl-C: stop wait */
-} agent_computer_ctx;
-
-/*
- * Performs the action through os/ (and vision/ for zoom and find_text).
- * Fails only for errors of deskhand itself (lost display); an action that
- * cannot be done (text not found, typing refused) is a result with is_error.
- * Ownership: free the result with agent_computer_result_finish.
- */
-bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_action *a,
-                        agent_computer_result *res);
-void agent_computer_result_finish(agent_computer_result *r);
 
 /* The JSON schema of the computer tool's arguments (for non-Anthropic providers). */
 const char *agent_computer_actions_list(void);

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "agent/agent-internal.h"
-#include "agent/computer.h"
+#include "agent/computer-run.h"
 #include "agent/textutil.h"
 
 /* Screenshots capture in strips of a few hundred KB; keep no more. */

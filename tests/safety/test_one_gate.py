@@ -1,0 +1,92 @@
+"""One gate, by structure: checked on the built objects, not by reading
+the code. Whatever a later change writes, the linker's view says who can
+reach the desktop and run model code:
+
+- agent_computer_run (an action reaches the desktop) and exec_sessions_run
+  (model code runs) are referred to by agent/gate.c alone;
+- os/'s input functions (mouse, keys, typing) by the runner the gate calls
+  (agent/computer.c) and by the human's own commands (agent/cmd_input.c:
+  `deskhand click ...`, typed by a person, never by a model);
+- exec_session_run by the executors themselves and the human's
+  `deskhand exec` (agent/cmd_exec.c);
+- agent/computer-run.h, the runner's door, is included by the gate and the
+  runner only."""
+import glob
+import os
+import re
+import subprocess
+import unittest
+
+import harness as h
+
+OS_INPUT = ["os_mouse_move", "os_mouse_click", "os_mouse_button", "os_mouse_drag",
+            "os_mouse_scroll", "os_key_combo", "os_key_down", "os_key_up", "os_key_hold",
+            "os_type"]
+RULES = {
+    "agent_computer_run": {"agent/gate.c"},
+    "exec_sessions_run": {"agent/gate.c"},
+    "exec_session_run": {"agent/cmd_exec.c", "executors/*"},
+}
+RULES.update({sym: {"agent/computer.c", "agent/cmd_input.c", "os/*"} for sym in OS_INPUT})
+
+
+def product_objects():
+    """(source file, object path) of every object in the product: the
+    static libraries of os/, vision/, executors/, agent/ and main."""
+    b = h.build_dir()
+    objs = []
+    for room in ("os", "vision", "executors", "agent"):
+        for o in glob.glob(os.path.join(b, room, "*.a.p", "*.o")):
+            src = re.sub(r"\.o$", "", os.path.basename(o))
+            objs.append((room + "/" + src, o))
+    for o in glob.glob(os.path.join(b, "deskhand.p", "*.o")):
+        src = re.sub(r"\.o$", "", os.path.basename(o)).replace("agent_", "agent/", 1)
+        objs.append((src, o))
+    return objs
+
+
+def references(obj):
+    r = subprocess.run(["nm", "-u", obj], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, check=True)
+    return {line.split()[-1] for line in r.stdout.decode().splitlines() if line.strip()}
+
+
+def allowed(src, patterns):
+    return any(src == p or (p.endswith("/*") and src.startswith(p[:-1]))
+               for p in patterns)
+
+
+class OneGate(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        cls.refs = {src: references(o) for src, o in product_objects()}
+
+    def test_the_objects_are_all_there(self):
+        # The check below means nothing if it looked at no objects.
+        for src in ("agent/gate.c", "agent/computer.c", "agent/cmd_input.c",
+                    "agent/loop.c", "agent/main.c", "executors/exec_session.c"):
+            self.assertIn(src, self.refs)
+        self.assertIn("agent_computer_run", self.refs["agent/gate.c"])
+        self.assertIn("exec_sessions_run", self.refs["agent/gate.c"])
+        self.assertIn("os_mouse_click", self.refs["agent/computer.c"])
+
+    def test_who_reaches_the_desktop_and_runs_code(self):
+        for sym, patterns in sorted(RULES.items()):
+            users = sorted(src for src, refs in self.refs.items() if sym in refs)
+            strays = [u for u in users if not allowed(u, patterns)]
+            self.assertEqual(strays, [], "%s is called from %s, outside the gate" % (sym, strays))
+
+    def test_only_the_gate_includes_the_runner(self):
+        found = []
+        for path in glob.glob(os.path.join(h.SRCDIR, "*", "**", "*.[ch]"), recursive=True):
+            rel = os.path.relpath(path, h.SRCDIR)
+            if rel.startswith(("tests/", "bench/", "build")):
+                continue
+            with open(path, errors="replace") as f:
+                if '#include "agent/computer-run.h"' in f.read():
+                    found.append(rel)
+        self.assertEqual(sorted(found), ["agent/computer.c", "agent/gate.c"])
+
+
+if __name__ == "__main__":
+    h.main()
