@@ -1,7 +1,10 @@
 /*
- * Private to agent/provider*.c and agent/sse.c (and their unit tests): the
- * JSON text builder, the server-sent-events parser, the per-turn state the
- * wire formats fill, and the pieces the retry logic is made of.
+ * The model side's inner door, private to agent/provider*.c, turn.c, sse.c,
+ * jbuf.c (and their tests): the JSON text builder, the server-sent-events
+ * parser, the per-turn state the wire formats fill (turn.c), the table of
+ * functions a wire format implements (struct provider_format), and the
+ * pieces the retry logic is made of. Dependencies run one way: provider.c
+ * (HTTP) -> formats -> turn/sse/jbuf; no format calls back into provider.c.
  */
 #ifndef DESKHAND_AGENT_PROVIDER_INTERNAL_H
 #define DESKHAND_AGENT_PROVIDER_INTERNAL_H
@@ -136,15 +139,33 @@ struct request_ctx {
 	bool openai_max_completion; /* api.openai.com wants max_completion_tokens */
 };
 
-/* Request bodies. False only when out of memory (the buffer is then unusable). */
-bool openai_build(const struct request_ctx *rc, struct jbuf *body);
-bool anthropic_build(const struct request_ctx *rc, struct jbuf *body);
-/* One event of a stream. False: the stream is bad (t->error set). */
-bool openai_event(struct turn *t, const char *data, size_t len);
-bool anthropic_event(struct turn *t, const char *event, const char *data, size_t len);
-/* A whole (non-streamed) response body. */
-bool openai_body(struct turn *t, const char *body, size_t len);
-bool anthropic_body(struct turn *t, const char *body, size_t len);
+/* Adds one request header line ("Name: value"); false when out of memory. */
+typedef bool (*wire_header_fn)(void *user, const char *line);
+
+/*
+ * A wire format: everything that differs between model APIs, as one table
+ * of functions (one file per format implements it; provider.c registers
+ * each with its vendors and never names a format otherwise). The shared
+ * turn (above), SSE and HTTP code stay the same for all of them.
+ */
+struct provider_format {
+	const char *name;
+	/* The request body. False only when out of memory (the buffer is then unusable). */
+	bool (*build)(const struct request_ctx *rc, struct jbuf *body);
+	/* The format's own headers (API version, feature flags, the key, which may be NULL). */
+	bool (*headers)(const struct provider_request *req, const char *api_key,
+	                wire_header_fn add, void *user);
+	/* One event of a stream (`event`: its SSE event name). False: the stream is bad (t->error set). */
+	bool (*event)(struct turn *t, const char *event, const char *data, size_t len);
+	/* A whole (non-streamed) response body. */
+	bool (*body)(struct turn *t, const char *body, size_t len);
+};
+
+extern const struct provider_format provider_format_openai;    /* Chat Completions */
+extern const struct provider_format provider_format_anthropic; /* Messages */
+
+/* Adds "<name>: <secret>" through add and wipes the copy it made. */
+bool wire_header_secret(wire_header_fn add, void *user, const char *name, const char *secret);
 
 /* The text for the note that replaces a tool result image, or a missing one. */
 #define PROVIDER_IMAGE_MISSING "[screenshot file missing]"

@@ -1,9 +1,10 @@
 /*
- * The provider's common part: settings and keys, the HTTP exchange over
- * libcurl (streamed or whole), the assembly of an answer from events,
- * retries with backoff, cancellation and error texts. The wire formats live
- * in provider_openai.c and provider_anthropic.c, the replayed script in
- * provider_script.c.
+ * The provider's common part: the vendors and their keys, the HTTP exchange
+ * over libcurl (streamed or whole), retries with backoff, cancellation and
+ * error texts. What differs between APIs is a struct provider_format (one
+ * file per format: provider_openai.c, provider_anthropic.c), chosen through
+ * the vendor table below; the answer is assembled by turn.c; the replayed
+ * script is provider_script.c.
  */
 #include <errno.h>
 #include <limits.h>
@@ -59,8 +60,32 @@ const char *provider_kind_name(enum provider_kind kind)
 	return (size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[kind] : "?";
 }
 
+/*
+ * The vendors, registered in this one place: where each one's API lives,
+ * where its key comes from, and the wire format it speaks. Nothing else in
+ * this file names a format.
+ */
+struct vendor {
+	const struct provider_format *format;
+	const char *def_base, *env_base, *key_env, *suffix, *def_model;
+	bool key_optional;             /* a local server: no key even at its default address */
+	const char *max_completion_at; /* this host wants max_completion_tokens */
+};
+
+static const struct vendor vendors[] = {
+	[PROVIDER_OPENAI] = {&provider_format_openai, "https://api.openai.com/v1", "OPENAI_BASE_URL",
+	                     "OPENAI_API_KEY", "/chat/completions", "gpt-4o", false,
+	                     "//api.openai.com"},
+	[PROVIDER_ANTHROPIC] = {&provider_format_anthropic, "https://api.anthropic.com",
+	                        "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "/v1/messages",
+	                        "claude-sonnet-4-20250514", false, NULL},
+	[PROVIDER_OLLAMA] = {&provider_format_openai, "http://localhost:11434", NULL, NULL,
+	                     "/v1/chat/completions", "llama3.1", true, NULL},
+};
+
 struct provider {
 	enum provider_kind kind;
+	const struct provider_format *format; /* NULL for the script provider */
 	char *model;
 	char *url;      /* the endpoint */
 	char *api_key;  /* NULL: none sent */
@@ -153,35 +178,17 @@ struct provider *provider_create(const struct provider_settings *s)
 		return p;
 	}
 
-	const char *def_base, *env_base, *key_env, *suffix, *def_model;
-	switch (s->kind) {
-	case PROVIDER_ANTHROPIC:
-		def_base = "https://api.anthropic.com";
-		env_base = "ANTHROPIC_BASE_URL";
-		key_env = "ANTHROPIC_API_KEY";
-		suffix = "/v1/messages";
-		def_model = "claude-sonnet-4-20250514";
-		break;
-	case PROVIDER_OLLAMA:
-		def_base = "http://localhost:11434";
-		env_base = NULL;
-		key_env = NULL;
-		suffix = "/v1/chat/completions";
-		def_model = "llama3.1";
-		break;
-	default:
-		def_base = "https://api.openai.com/v1";
-		env_base = "OPENAI_BASE_URL";
-		key_env = "OPENAI_API_KEY";
-		suffix = "/chat/completions";
-		def_model = "gpt-4o";
-		break;
+	if ((size_t)s->kind >= sizeof(vendors) / sizeof(vendors[0]) || !vendors[s->kind].format) {
+		provider_fail("%s: not a provider deskhand knows", who);
+		goto fail;
 	}
+	const struct vendor *v = &vendors[s->kind];
+	p->format = v->format;
 	const char *base = s->base_url;
-	if ((!base || !*base) && env_base)
-		base = getenv(env_base);
+	if ((!base || !*base) && v->env_base)
+		base = getenv(v->env_base);
 	if (!base || !*base)
-		base = def_base;
+		base = v->def_base;
 	if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0) {
 		provider_fail("%s: base URL '%s' must start with http:// or https://", who, base);
 		goto fail;
@@ -193,17 +200,17 @@ struct provider *provider_create(const struct provider_settings *s)
 	size_t blen = strlen(base);
 	while (blen > 0 && base[blen - 1] == '/')
 		blen--;
-	if (asprintf(&p->url, "%.*s%s", (int)blen, base, suffix) < 0) {
+	if (asprintf(&p->url, "%.*s%s", (int)blen, base, v->suffix) < 0) {
 		p->url = NULL;
 		provider_fail("%s: out of memory", who);
 		goto fail;
 	}
-	bool vendor = strcmp(base, def_base) == 0 && s->kind != PROVIDER_OLLAMA;
-	p->openai_max_completion = s->kind == PROVIDER_OPENAI && strstr(base, "//api.openai.com");
+	bool at_vendor = strcmp(base, v->def_base) == 0 && !v->key_optional;
+	p->openai_max_completion = v->max_completion_at && strstr(base, v->max_completion_at);
 
 	const char *key = s->api_key;
-	if ((!key || !*key) && key_env)
-		key = getenv(key_env);
+	if ((!key || !*key) && v->key_env)
+		key = getenv(v->key_env);
 	if (key && *key) {
 		if (!header_safe(key)) {
 			provider_fail("%s: the API key contains control characters", who);
@@ -213,11 +220,11 @@ struct provider *provider_create(const struct provider_settings *s)
 			provider_fail("%s: out of memory", who);
 			goto fail;
 		}
-	} else if (vendor) {
-		provider_fail("%s: no API key (pass --api-key or set %s)", who, key_env);
+	} else if (at_vendor) {
+		provider_fail("%s: no API key (pass --api-key or set %s)", who, v->key_env);
 		goto fail;
 	}
-	if (!(p->model = strdup(s->model && *s->model ? s->model : def_model))) {
+	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model))) {
 		provider_fail("%s: out of memory", who);
 		goto fail;
 	}
@@ -256,331 +263,6 @@ const char *provider_model(const struct provider *p)
 const char *provider_endpoint(const struct provider *p)
 {
 	return p->url;
-}
-
-/* ---- assembling an answer ------------------------------------------------- */
-
-void turn_init(struct turn *t, const char *who, const struct provider_events *ev)
-{
-	memset(t, 0, sizeof(*t));
-	t->who = who;
-	t->ev = ev;
-	t->text_block = -1;
-	t->usage.input_tokens = t->usage.output_tokens = -1;
-	t->usage.cache_read_tokens = t->usage.cache_write_tokens = -1;
-	t->usage.stop = PROVIDER_STOP_END;
-}
-
-static void acc_clear(struct tool_acc *a)
-{
-	jb_free(&a->id);
-	jb_free(&a->name);
-	jb_free(&a->args);
-	cJSON_Delete(a->start_input);
-}
-
-void turn_clear(struct turn *t)
-{
-	for (size_t i = 0; i < t->n_calls; i++)
-		acc_clear(&t->calls[i]);
-	free(t->calls);
-	jb_free(&t->text);
-	conv_message_destroy(t->msg);
-	t->msg = NULL;
-	t->calls = NULL;
-	t->n_calls = 0;
-}
-
-bool turn_fail(struct turn *t, const char *fmt, ...)
-{
-	if (t->failed)
-		return false; /* the first reason is the one worth telling */
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(t->error, sizeof(t->error), fmt, ap);
-	va_end(ap);
-	t->failed = true;
-	return false;
-}
-
-cJSON *turn_parse_body(struct turn *t, const char *body, size_t len)
-{
-	cJSON *root = cJSON_ParseWithLength(body, len);
-	if (root != NULL && cJSON_IsObject(root))
-		return root;
-	cJSON_Delete(root);
-	char snippet[80];
-	provider_error_text(body, len < 60 ? len : 60, snippet, sizeof(snippet));
-	turn_fail(t, "the response is not JSON: \"%s\"", snippet);
-	return NULL;
-}
-
-/* How many bytes at the end of s[0..n) start a UTF-8 character not yet complete. */
-static size_t incomplete_tail(const char *s, size_t n)
-{
-	for (size_t back = 1; back <= 3 && back <= n; back++) {
-		unsigned char c = (unsigned char)s[n - back];
-		if ((c & 0xC0) == 0x80)
-			continue;
-		size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
-		return need > back ? back : 0;
-	}
-	return 0;
-}
-
-void turn_text(struct turn *t, const char *s, size_t n)
-{
-	if (n == 0)
-		return;
-	jb_put(&t->text, s, n);
-	if (!t->ev || !t->ev->text) {
-		t->delivered = true;
-		return;
-	}
-	/* Show whole characters only: a multi-byte one may straddle two deltas. */
-	char small[256];
-	size_t total = t->n_hold + n;
-	char *buf = total <= sizeof(small) ? small : malloc(total);
-	if (!buf)
-		return;
-	memcpy(buf, t->hold, t->n_hold);
-	memcpy(buf + t->n_hold, s, n);
-	size_t tail = incomplete_tail(buf, total);
-	size_t show = total - tail;
-	memcpy(t->hold, buf + show, tail);
-	t->n_hold = tail;
-	if (show) {
-		t->delivered = true;
-		t->ev->text(t->ev->user, buf, show);
-	}
-	if (buf != small)
-		free(buf);
-}
-
-static bool ensure_msg(struct turn *t)
-{
-	if (!t->msg && !(t->msg = calloc(1, sizeof(*t->msg))))
-		return turn_fail(t, "out of memory");
-	t->msg->role = CONV_ASSISTANT;
-	return true;
-}
-
-bool turn_commit_text(struct turn *t)
-{
-	if (t->n_hold && t->ev && t->ev->text) {
-		/* A character the stream never completed: show what there is. */
-		t->ev->text(t->ev->user, t->hold, t->n_hold);
-		t->n_hold = 0;
-	}
-	if (t->text.len == 0)
-		return true;
-	if (t->text.oom)
-		return turn_fail(t, "out of memory");
-	if (!ensure_msg(t) || !conv_msg_add_text(t->msg, jb_cstr(&t->text)))
-		return turn_fail(t, "out of memory");
-	jb_reset(&t->text);
-	return true;
-}
-
-struct tool_acc *turn_call(struct turn *t, long key)
-{
-	for (size_t i = 0; i < t->n_calls; i++)
-		if (t->calls[i].key == key && !t->calls[i].done)
-			return &t->calls[i];
-	struct tool_acc *grown = realloc(t->calls, (t->n_calls + 1) * sizeof(*grown));
-	if (!grown) {
-		turn_fail(t, "out of memory");
-		return NULL;
-	}
-	t->calls = grown;
-	struct tool_acc *a = &t->calls[t->n_calls++];
-	memset(a, 0, sizeof(*a));
-	a->key = key;
-	return a;
-}
-
-bool turn_finish_call(struct turn *t, struct tool_acc *a)
-{
-	if (a->done)
-		return true;
-	a->done = true;
-	if (!turn_commit_text(t) || !ensure_msg(t))
-		return false;
-	if (a->id.oom || a->name.oom || a->args.oom)
-		return turn_fail(t, "out of memory");
-	const char *args = jb_cstr(&a->args);
-	char *printed = NULL;
-	if (a->args.len == 0 && a->start_input && cJSON_GetArraySize(a->start_input) > 0)
-		args = printed = cJSON_PrintUnformatted(a->start_input);
-	if (a->name.len == 0) {
-		free(printed);
-		return turn_fail(t, "the model sent a tool call without a name");
-	}
-	char gen[32];
-	const char *id = jb_cstr(&a->id);
-	if (!*id) {
-		/* Some OpenAI-compatible servers omit ids; both formats need one. */
-		snprintf(gen, sizeof(gen), "call_%zu", t->msg->n_blocks);
-		id = gen;
-	}
-	bool ok = conv_msg_add_tool_call(t->msg, id, jb_cstr(&a->name), args ? args : "");
-	free(printed);
-	if (!ok)
-		return turn_fail(t, "out of memory");
-	t->delivered = true;
-	if (t->ev && t->ev->tool_call)
-		t->ev->tool_call(t->ev->user, &t->msg->blocks[t->msg->n_blocks - 1]);
-	return true;
-}
-
-bool turn_finish_calls(struct turn *t)
-{
-	for (size_t i = 0; i < t->n_calls; i++)
-		if (!turn_finish_call(t, &t->calls[i]))
-			return false;
-	return turn_commit_text(t);
-}
-
-void turn_set_stop(struct turn *t, const char *raw)
-{
-	if (!raw)
-		return;
-	snprintf(t->usage.stop_raw, sizeof(t->usage.stop_raw), "%s", raw);
-	if (!strcmp(raw, "stop") || !strcmp(raw, "end_turn") || !strcmp(raw, "stop_sequence"))
-		t->usage.stop = PROVIDER_STOP_END;
-	else if (!strcmp(raw, "tool_calls") || !strcmp(raw, "tool_use") ||
-	         !strcmp(raw, "function_call"))
-		t->usage.stop = PROVIDER_STOP_TOOL_USE;
-	else if (!strcmp(raw, "length") || !strcmp(raw, "max_tokens"))
-		t->usage.stop = PROVIDER_STOP_MAX_TOKENS;
-	else
-		t->usage.stop = PROVIDER_STOP_OTHER;
-}
-
-bool turn_append(struct turn *t, struct conv *c)
-{
-	if (!t->msg || t->msg->n_blocks == 0)
-		return true;
-	struct conv_message *m = conv_add_message(c, CONV_ASSISTANT);
-	if (!m)
-		return false;
-	/* Hand the assembled blocks over instead of copying them. */
-	m->blocks = t->msg->blocks;
-	m->n_blocks = t->msg->n_blocks;
-	t->msg->blocks = NULL;
-	t->msg->n_blocks = 0;
-	return true;
-}
-
-/* ---- shared by the formats ------------------------------------------------- */
-
-const struct conv_block *provider_find_result(const struct conv_message *m, const char *call_id)
-{
-	if (!m || m->role != CONV_TOOL)
-		return NULL;
-	for (size_t i = 0; i < m->n_blocks; i++)
-		if (m->blocks[i].type == CONV_TOOL_RESULT && strcmp(m->blocks[i].call_id, call_id) == 0)
-			return &m->blocks[i];
-	return NULL;
-}
-
-const char *json_str(const cJSON *o, const char *key)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-	return cJSON_IsString(it) ? it->valuestring : NULL;
-}
-
-long json_long(const cJSON *o, const char *key, long def)
-{
-	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
-	if (!cJSON_IsNumber(it) || isnan(it->valuedouble))
-		return def;
-	/* Converting a double outside long's range is undefined: clamp first. */
-	double d = it->valuedouble;
-	if (d >= 9.2e18)
-		return LONG_MAX;
-	if (d <= -9.2e18)
-		return LONG_MIN;
-	return (long)d;
-}
-
-bool provider_has_calls(const struct conv_message *m)
-{
-	for (size_t i = 0; m && i < m->n_blocks; i++)
-		if (m->blocks[i].type == CONV_TOOL_CALL)
-			return true;
-	return false;
-}
-
-/* Copies at most size-1 bytes of one line of text, control characters replaced. */
-/*
- * A server's text made fit for one line of a terminal: whole UTF-8
- * characters only (an invalid byte becomes '?'), C0 and C1 controls as
- * spaces (no escape sequence survives), trimmed, cut at a character
- * boundary to fit `size`.
- */
-static void clean_copy(const char *s, size_t n, char *out, size_t size)
-{
-	size_t o = 0;
-	while (n && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) {
-		s++;
-		n--;
-	}
-	for (size_t i = 0; i < n;) {
-		size_t k = agent_utf8_seq(s + i, n - i);
-		unsigned char c = (unsigned char)s[i];
-		bool c1 = k == 2 && c == 0xC2 && (unsigned char)s[i + 1] < 0xA0;
-		if (k == 0 || k == 1 || c1) {
-			if (o + 1 >= size)
-				break;
-			out[o++] = k == 0 ? '?' : (c < 0x20 || c == 0x7f || c1) ? ' ' : (char)c;
-			i += k ? k : 1;
-			continue;
-		}
-		if (o + k >= size)
-			break;
-		memcpy(out + o, s + i, k);
-		o += k;
-		i += k;
-	}
-	while (o > 0 && out[o - 1] == ' ')
-		o--;
-	out[o] = '\0';
-}
-
-void provider_error_text(const char *body, size_t len, char *out, size_t size)
-{
-	out[0] = '\0';
-	if (!body || len == 0)
-		return;
-	cJSON *root = cJSON_ParseWithLength(body, len);
-	const char *msg = NULL, *type = NULL;
-	if (root) {
-		const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
-		if (cJSON_IsString(err))
-			msg = err->valuestring;
-		else if (cJSON_IsObject(err)) {
-			const cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
-			const cJSON *ty = cJSON_GetObjectItemCaseSensitive(err, "type");
-			msg = cJSON_IsString(m) ? m->valuestring : NULL;
-			type = cJSON_IsString(ty) ? ty->valuestring : NULL;
-		}
-		for (const char *k = "message"; !msg && k; k = strcmp(k, "message") ? NULL : "detail") {
-			const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, k);
-			msg = cJSON_IsString(m) ? m->valuestring : NULL;
-		}
-	}
-	if (msg) {
-		char tmp[400];
-		if (type && *type && !strstr(msg, type))
-			snprintf(tmp, sizeof(tmp), "%.300s (%.60s)", msg, type);
-		else
-			snprintf(tmp, sizeof(tmp), "%s", msg);
-		clean_copy(tmp, strlen(tmp), out, size);
-	} else {
-		clean_copy(body, len < 300 ? len : 300, out, size);
-	}
-	cJSON_Delete(root);
 }
 
 /* ---- retries ---------------------------------------------------------------- */
@@ -652,9 +334,7 @@ struct exchange {
 static bool on_sse_event(void *user, const char *event, const char *data, size_t len)
 {
 	struct exchange *x = user;
-	if (x->p->kind == PROVIDER_ANTHROPIC)
-		return anthropic_event(x->t, event, data, len);
-	return openai_event(x->t, data, len);
+	return x->p->format->event(x->t, event, data, len);
 }
 
 static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
@@ -857,8 +537,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 			goto out;
 		}
 	} else {
-		bool ok = p->kind == PROVIDER_ANTHROPIC ? anthropic_body(t, x.body.p, x.body.len)
-		                                        : openai_body(t, x.body.p, x.body.len);
+		bool ok = p->format->body(t, x.body.p, x.body.len);
 		if (!ok) {
 			provider_fail("%s: %s", who, t->error);
 			goto out;
@@ -879,48 +558,35 @@ out:
 	return out;
 }
 
-static struct curl_slist *make_headers(const struct provider *p, const struct provider_request *req)
-{
-	struct curl_slist *l = NULL, *n;
-	char *line = NULL;
-#define ADD(s)                                   \
-	do {                                     \
-		if (!(n = curl_slist_append(l, s))) \
-			goto oom;                \
-		l = n;                           \
-	} while (0)
-	ADD("Content-Type: application/json");
-	ADD("Expect:"); /* no 100-continue round trip for large bodies */
-	ADD(p->stream ? "Accept: text/event-stream" : "Accept: application/json");
-	if (p->kind == PROVIDER_ANTHROPIC) {
-		ADD("anthropic-version: 2023-06-01");
-		if (req->tools && req->tools->computer_width > 0)
-			ADD("anthropic-beta: computer-use-2025-01-24");
-		if (p->api_key) {
-			if (asprintf(&line, "x-api-key: %s", p->api_key) < 0)
-				goto oom;
-			ADD(line);
-		}
-	} else if (p->api_key) {
-		if (asprintf(&line, "Authorization: Bearer %s", p->api_key) < 0)
-			goto oom;
-		ADD(line);
-	}
-#undef ADD
-	wipe(line);
-	return l;
-oom:
-	wipe(line);
-	curl_slist_free_all(l);
-	return NULL;
-}
-
 static void free_headers(struct curl_slist *l)
 {
 	for (struct curl_slist *i = l; i; i = i->next)
 		explicit_bzero(i->data, strlen(i->data));
 	curl_slist_free_all(l);
 }
+
+static bool add_header(void *user, const char *line)
+{
+	struct curl_slist **l = user, *n = curl_slist_append(*l, line);
+	if (n)
+		*l = n;
+	return n != NULL;
+}
+
+static struct curl_slist *make_headers(const struct provider *p, const struct provider_request *req)
+{
+	struct curl_slist *l = NULL;
+	bool ok = add_header(&l, "Content-Type: application/json") &&
+	          add_header(&l, "Expect:") && /* no 100-continue round trip for large bodies */
+	          add_header(&l, p->stream ? "Accept: text/event-stream" : "Accept: application/json") &&
+	          p->format->headers(req, p->api_key, add_header, &l);
+	if (!ok) {
+		free_headers(l);
+		return NULL;
+	}
+	return l;
+}
+
 
 /* Sleeps ms, in short slices so that a cancel is noticed. False: cancelled. */
 static bool sleep_cancellable(long ms, volatile sig_atomic_t *cancel)
@@ -997,8 +663,7 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 		.conv = c, .view = &view, .req = &r, .model = p->model, .stream = p->stream,
 		.openai_max_completion = p->openai_max_completion,
 	};
-	bool built = p->kind == PROVIDER_ANTHROPIC ? anthropic_build(&rc, &body)
-	                                           : openai_build(&rc, &body);
+	bool built = p->format->build(&rc, &body);
 	if (!built || body.oom || !(headers = make_headers(p, req))) {
 		provider_fail("%s: out of memory building the request", who);
 		goto out;

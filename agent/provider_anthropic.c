@@ -208,7 +208,7 @@ static void tools(struct jbuf *b, const struct provider_tools *t)
 	jb_puts(b, "]");
 }
 
-bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
+static bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
 {
 	const struct conv *c = rc->conv;
 	const struct conv_view *v = rc->view;
@@ -287,7 +287,7 @@ static bool stream_error(struct turn *t, const cJSON *root)
 	                 type ? " (" : "", type ? type : "", type ? ")" : "");
 }
 
-bool anthropic_event(struct turn *t, const char *event, const char *data, size_t len)
+static bool anthropic_event(struct turn *t, const char *event, const char *data, size_t len)
 {
 	cJSON *root = cJSON_ParseWithLength(data, len);
 	if (!root || !cJSON_IsObject(root)) {
@@ -369,7 +369,7 @@ bool anthropic_event(struct turn *t, const char *event, const char *data, size_t
 	return ok && !t->failed;
 }
 
-bool anthropic_body(struct turn *t, const char *body, size_t len)
+static bool anthropic_body(struct turn *t, const char *body, size_t len)
 {
 	cJSON *root = turn_parse_body(t, body, len);
 	if (root == NULL)
@@ -416,3 +416,22 @@ bool anthropic_body(struct turn *t, const char *body, size_t len)
 	cJSON_Delete(root);
 	return ok && !t->failed;
 }
+
+static bool anthropic_headers(const struct provider_request *req, const char *api_key,
+                              wire_header_fn add, void *user)
+{
+	if (!add(user, "anthropic-version: 2023-06-01"))
+		return false;
+	if (req->tools && req->tools->computer_width > 0 &&
+	    !add(user, "anthropic-beta: computer-use-2025-01-24"))
+		return false;
+	return api_key == NULL || wire_header_secret(add, user, "x-api-key:", api_key);
+}
+
+const struct provider_format provider_format_anthropic = {
+	.name = "anthropic-messages",
+	.build = anthropic_build,
+	.headers = anthropic_headers,
+	.event = anthropic_event,
+	.body = anthropic_body,
+};

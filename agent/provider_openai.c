@@ -172,7 +172,7 @@ static void results(struct jbuf *b, const struct conv *c, const struct conv_mess
 	jb_puts(b, "]}");
 }
 
-bool openai_build(const struct request_ctx *rc, struct jbuf *b)
+static bool openai_build(const struct request_ctx *rc, struct jbuf *b)
 {
 	const struct conv *c = rc->conv;
 	const struct conv_view *v = rc->view;
@@ -309,8 +309,9 @@ static void take_content(struct turn *t, const cJSON *content)
 	}
 }
 
-bool openai_event(struct turn *t, const char *data, size_t len)
+static bool openai_event(struct turn *t, const char *event, const char *data, size_t len)
 {
+	(void)event; /* Chat Completions names no events */
 	if (len == 6 && memcmp(data, "[DONE]", 6) == 0) {
 		t->done = true;
 		return true;
@@ -340,7 +341,7 @@ bool openai_event(struct turn *t, const char *data, size_t len)
 	return ok && !t->failed;
 }
 
-bool openai_body(struct turn *t, const char *body, size_t len)
+static bool openai_body(struct turn *t, const char *body, size_t len)
 {
 	cJSON *root = turn_parse_body(t, body, len);
 	if (root == NULL)
@@ -360,3 +361,18 @@ bool openai_body(struct turn *t, const char *body, size_t len)
 	cJSON_Delete(root);
 	return ok && !t->failed;
 }
+
+static bool openai_headers(const struct provider_request *req, const char *api_key,
+                           wire_header_fn add, void *user)
+{
+	(void)req;
+	return api_key == NULL || wire_header_secret(add, user, "Authorization: Bearer", api_key);
+}
+
+const struct provider_format provider_format_openai = {
+	.name = "openai-chat",
+	.build = openai_build,
+	.headers = openai_headers,
+	.event = openai_event,
+	.body = openai_body,
+};

@@ -28,7 +28,9 @@ void fuzz_build_requests(const struct conv *c)
 		struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m",
 		                         .stream = true};
 		struct jbuf b = {0};
-		if ((anthropic ? anthropic_build(&rc, &b) : openai_build(&rc, &b)) && !b.oom) {
+		const struct provider_format *f = anthropic ? &provider_format_anthropic
+		                                            : &provider_format_openai;
+		if (f->build(&rc, &b) && !b.oom) {
 			cJSON *j = cJSON_ParseWithLength(b.p, b.len);
 			fuzz_check(j != NULL, "request body is not JSON: %.*s",
 			           (int)(b.len < 300 ? b.len : 300), b.p);

@@ -30,7 +30,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len = size - 1;
 	struct turn t;
 	turn_init(&t, anthropic ? "anthropic" : "openai", NULL);
-	bool ok = anthropic ? anthropic_body(&t, body, len) : openai_body(&t, body, len);
+	const struct provider_format *f = anthropic ? &provider_format_anthropic
+	                                            : &provider_format_openai;
+	bool ok = f->body(&t, body, len);
 	fuzz_check(ok != t.failed || !ok, "verdict and failed flag disagree");
 	if (ok && turn_finish_calls(&t)) {
 		struct conv *c = conv_create(NULL);

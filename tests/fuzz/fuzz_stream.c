@@ -13,15 +13,14 @@
 
 struct run {
 	struct turn *t;
-	bool anthropic;
+	const struct provider_format *format;
 	size_t calls;
 };
 
 static bool on_event(void *user, const char *event, const char *data, size_t len)
 {
 	struct run *r = user;
-	return r->anthropic ? anthropic_event(r->t, event, data, len)
-	                    : openai_event(r->t, data, len);
+	return r->format->event(r->t, event, data, len);
 }
 
 static void on_call(void *user, const struct conv_block *call)
@@ -40,9 +39,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size == 0)
 		return 0;
 	struct turn t;
-	struct run r = {.t = &t, .anthropic = data[0] & 1};
+	struct run r = {.t = &t, .format = data[0] & 1 ? &provider_format_anthropic
+	                                                : &provider_format_openai};
 	struct provider_events ev = {.user = &r, .tool_call = on_call};
-	turn_init(&t, r.anthropic ? "anthropic" : "openai", &ev);
+	turn_init(&t, r.format->name, &ev);
 	struct sse_parser p;
 	sse_init(&p, on_event, &r);
 	if (sse_feed(&p, (const char *)data + 1, size - 1))

@@ -34,8 +34,9 @@ static void on_call(void *user, const struct conv_block *call)
 
 static bool event(struct turn *t, bool anthropic, const char *name, struct jbuf *e)
 {
-	bool ok = !e->oom && (anthropic ? anthropic_event(t, name, e->p, e->len)
-	                               : openai_event(t, e->p, e->len));
+	const struct provider_format *f = anthropic ? &provider_format_anthropic
+	                                            : &provider_format_openai;
+	bool ok = !e->oom && f->event(t, name, e->p, e->len);
 	jb_reset(e);
 	return ok;
 }

@@ -84,7 +84,7 @@ static cJSON *build_with(bool anthropic, const struct conv *c, long budget, int 
 	                             .keep_images = keep, .prompt_cache = cache};
 	struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m", .stream = true};
 	struct jbuf b = {0};
-	assert_true(anthropic ? anthropic_build(&rc, &b) : openai_build(&rc, &b));
+	assert_true(anthropic ? provider_format_anthropic.build(&rc, &b) : provider_format_openai.build(&rc, &b));
 	cJSON *j = cJSON_ParseWithLength(b.p, b.len);
 	if (!j)
 		fail_msg("not JSON: %.*s", (int)(b.len < 400 ? b.len : 400), b.p);
@@ -545,7 +545,7 @@ static void test_openai_fragments_every_split(void **state)
 		snprintf(ev_json, sizeof(ev_json),
 		         "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"call_9\","
 		         "\"type\":\"function\",\"function\":{\"name\":\"execute\",\"arguments\":\"\"}}]}}]}");
-		assert_true(openai_event(&t, ev_json, strlen(ev_json)));
+		assert_true(provider_format_openai.event(&t, NULL, ev_json, strlen(ev_json)));
 		for (int k = 0; k < 3; k++) {
 			if (cuts[k + 1] == cuts[k])
 				continue;
@@ -553,11 +553,11 @@ static void test_openai_fragments_every_split(void **state)
 			snprintf(ev_json, sizeof(ev_json),
 			         "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,"
 			         "\"function\":{\"arguments\":%s}}]}}]}", frag);
-			assert_true(openai_event(&t, ev_json, strlen(ev_json)));
+			assert_true(provider_format_openai.event(&t, NULL, ev_json, strlen(ev_json)));
 		}
 		const char *fin = "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}";
-		assert_true(openai_event(&t, fin, strlen(fin)));
-		assert_true(openai_event(&t, "[DONE]", 6));
+		assert_true(provider_format_openai.event(&t, NULL, fin, strlen(fin)));
+		assert_true(provider_format_openai.event(&t, NULL, "[DONE]", 6));
 		assert_true(t.done);
 		assert_true(turn_finish_calls(&t));
 		assert_int_equal(g.calls, 1);
@@ -582,30 +582,30 @@ static void test_anthropic_fragments_and_text_split_in_char(void **state)
 		char e[512], frag[256];
 		turn_init(&t, "anthropic", &ev);
 		const char *start = "{\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}";
-		assert_true(anthropic_event(&t, "content_block_start", start, strlen(start)));
+		assert_true(provider_format_anthropic.event(&t, "content_block_start", start, strlen(start)));
 		lit(frag, text, cut);
 		snprintf(e, sizeof(e), "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}", frag);
-		assert_true(anthropic_event(&t, "content_block_delta", e, strlen(e)));
+		assert_true(provider_format_anthropic.event(&t, "content_block_delta", e, strlen(e)));
 		lit(frag, text + cut, tn - cut);
 		snprintf(e, sizeof(e), "{\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":%s}}", frag);
-		assert_true(anthropic_event(&t, "content_block_delta", e, strlen(e)));
+		assert_true(provider_format_anthropic.event(&t, "content_block_delta", e, strlen(e)));
 		const char *stop0 = "{\"type\":\"content_block_stop\",\"index\":0}";
-		assert_true(anthropic_event(&t, "content_block_stop", stop0, strlen(stop0)));
+		assert_true(provider_format_anthropic.event(&t, "content_block_stop", stop0, strlen(stop0)));
 		const char *tool = "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"execute\",\"input\":{}}}";
-		assert_true(anthropic_event(&t, "content_block_start", tool, strlen(tool)));
+		assert_true(provider_format_anthropic.event(&t, "content_block_start", tool, strlen(tool)));
 		size_t acut = cut % an ? cut % an : 1;
 		size_t parts[] = {0, acut, an};
 		for (int k = 0; k < 2; k++) {
 			lit(frag, args_raw + parts[k], parts[k + 1] - parts[k]);
 			snprintf(e, sizeof(e), "{\"type\":\"content_block_delta\",\"index\":1,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":%s}}", frag);
-			assert_true(anthropic_event(&t, "content_block_delta", e, strlen(e)));
+			assert_true(provider_format_anthropic.event(&t, "content_block_delta", e, strlen(e)));
 		}
 		const char *stop1 = "{\"type\":\"content_block_stop\",\"index\":1}";
-		assert_true(anthropic_event(&t, "content_block_stop", stop1, strlen(stop1)));
+		assert_true(provider_format_anthropic.event(&t, "content_block_stop", stop1, strlen(stop1)));
 		assert_int_equal(g.calls, 1);
 		const char *md = "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},\"usage\":{\"output_tokens\":42}}";
-		assert_true(anthropic_event(&t, "message_delta", md, strlen(md)));
-		assert_true(anthropic_event(&t, "message_stop", "{\"type\":\"message_stop\"}", 23));
+		assert_true(provider_format_anthropic.event(&t, "message_delta", md, strlen(md)));
+		assert_true(provider_format_anthropic.event(&t, "message_stop", "{\"type\":\"message_stop\"}", 23));
 		assert_true(t.done);
 		assert_int_equal(g.splits_inside_char, 0);
 		assert_string_equal(g.text, text);
@@ -631,7 +631,7 @@ static void test_invalid_arguments_reported(void **state)
 	                   "{\"id\":\"c2\",\"type\":\"function\",\"function\":{\"name\":\"execute\",\"arguments\":\"[1,2]\"}},"
 	                   "{\"id\":\"c3\",\"type\":\"function\",\"function\":{\"name\":\"computer\",\"arguments\":\"\"}}]},"
 	                   "\"finish_reason\":\"tool_calls\"}]}";
-	assert_true(openai_body(&t, body, strlen(body)));
+	assert_true(provider_format_openai.body(&t, body, strlen(body)));
 	assert_true(turn_finish_calls(&t));
 	assert_int_equal(g.calls, 3);
 	assert_null(t.msg->blocks[0].args);
@@ -646,16 +646,16 @@ static void test_garbage_and_stream_errors(void **state)
 {
 	struct turn t;
 	turn_init(&t, "openai", NULL);
-	assert_false(openai_event(&t, "<html>oops</html>", 17));
+	assert_false(provider_format_openai.event(&t, NULL, "<html>oops</html>", 17));
 	assert_non_null(strstr(t.error, "not JSON"));
 	turn_clear(&t);
 	turn_init(&t, "openai", NULL);
-	assert_false(openai_body(&t, "Bad Gateway", 11));
+	assert_false(provider_format_openai.body(&t, "Bad Gateway", 11));
 	assert_non_null(strstr(t.error, "not JSON"));
 	turn_clear(&t);
 	turn_init(&t, "anthropic", NULL);
 	const char *err = "{\"type\":\"error\",\"error\":{\"type\":\"overloaded_error\",\"message\":\"Overloaded\"}}";
-	assert_false(anthropic_event(&t, "error", err, strlen(err)));
+	assert_false(provider_format_anthropic.event(&t, "error", err, strlen(err)));
 	assert_true(t.retriable);
 	assert_non_null(strstr(t.error, "Overloaded"));
 	turn_clear(&t);
@@ -664,8 +664,8 @@ static void test_garbage_and_stream_errors(void **state)
 	turn_init(&t, "anthropic", NULL);
 	const char *tool = "{\"type\":\"content_block_start\",\"index\":1,\"content_block\":"
 	                   "{\"type\":\"tool_use\",\"id\":\"t\",\"name\":\"execute\",\"input\":{}}}";
-	assert_true(anthropic_event(&t, "content_block_start", tool, strlen(tool)));
-	assert_false(anthropic_event(&t, "content_block_start", tool, strlen(tool)));
+	assert_true(provider_format_anthropic.event(&t, "content_block_start", tool, strlen(tool)));
+	assert_false(provider_format_anthropic.event(&t, "content_block_start", tool, strlen(tool)));
 	assert_non_null(strstr(t.error, "started twice"));
 	turn_clear(&t);
 }

@@ -1,0 +1,351 @@
+/*
+ * The pieces every wire format shares (agent/provider-internal.h): the
+ * answer assembled from events or a whole body (struct turn), the JSON
+ * field readers, the pairing of tool calls with their results, and the
+ * server's error text made fit for a terminal. Knows no format and no HTTP.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "agent/provider-internal.h"
+#include "agent/textutil.h"
+
+/* ---- assembling an answer ------------------------------------------------- */
+
+void turn_init(struct turn *t, const char *who, const struct provider_events *ev)
+{
+	memset(t, 0, sizeof(*t));
+	t->who = who;
+	t->ev = ev;
+	t->text_block = -1;
+	t->usage.input_tokens = t->usage.output_tokens = -1;
+	t->usage.cache_read_tokens = t->usage.cache_write_tokens = -1;
+	t->usage.stop = PROVIDER_STOP_END;
+}
+
+static void acc_clear(struct tool_acc *a)
+{
+	jb_free(&a->id);
+	jb_free(&a->name);
+	jb_free(&a->args);
+	cJSON_Delete(a->start_input);
+}
+
+void turn_clear(struct turn *t)
+{
+	for (size_t i = 0; i < t->n_calls; i++)
+		acc_clear(&t->calls[i]);
+	free(t->calls);
+	jb_free(&t->text);
+	conv_message_destroy(t->msg);
+	t->msg = NULL;
+	t->calls = NULL;
+	t->n_calls = 0;
+}
+
+bool turn_fail(struct turn *t, const char *fmt, ...)
+{
+	if (t->failed)
+		return false; /* the first reason is the one worth telling */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(t->error, sizeof(t->error), fmt, ap);
+	va_end(ap);
+	t->failed = true;
+	return false;
+}
+
+cJSON *turn_parse_body(struct turn *t, const char *body, size_t len)
+{
+	cJSON *root = cJSON_ParseWithLength(body, len);
+	if (root != NULL && cJSON_IsObject(root))
+		return root;
+	cJSON_Delete(root);
+	char snippet[80];
+	provider_error_text(body, len < 60 ? len : 60, snippet, sizeof(snippet));
+	turn_fail(t, "the response is not JSON: \"%s\"", snippet);
+	return NULL;
+}
+
+/* How many bytes at the end of s[0..n) start a UTF-8 character not yet complete. */
+static size_t incomplete_tail(const char *s, size_t n)
+{
+	for (size_t back = 1; back <= 3 && back <= n; back++) {
+		unsigned char c = (unsigned char)s[n - back];
+		if ((c & 0xC0) == 0x80)
+			continue;
+		size_t need = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+		return need > back ? back : 0;
+	}
+	return 0;
+}
+
+void turn_text(struct turn *t, const char *s, size_t n)
+{
+	if (n == 0)
+		return;
+	jb_put(&t->text, s, n);
+	if (!t->ev || !t->ev->text) {
+		t->delivered = true;
+		return;
+	}
+	/* Show whole characters only: a multi-byte one may straddle two deltas. */
+	char small[256];
+	size_t total = t->n_hold + n;
+	char *buf = total <= sizeof(small) ? small : malloc(total);
+	if (!buf)
+		return;
+	memcpy(buf, t->hold, t->n_hold);
+	memcpy(buf + t->n_hold, s, n);
+	size_t tail = incomplete_tail(buf, total);
+	size_t show = total - tail;
+	memcpy(t->hold, buf + show, tail);
+	t->n_hold = tail;
+	if (show) {
+		t->delivered = true;
+		t->ev->text(t->ev->user, buf, show);
+	}
+	if (buf != small)
+		free(buf);
+}
+
+static bool ensure_msg(struct turn *t)
+{
+	if (!t->msg && !(t->msg = calloc(1, sizeof(*t->msg))))
+		return turn_fail(t, "out of memory");
+	t->msg->role = CONV_ASSISTANT;
+	return true;
+}
+
+bool turn_commit_text(struct turn *t)
+{
+	if (t->n_hold && t->ev && t->ev->text) {
+		/* A character the stream never completed: show what there is. */
+		t->ev->text(t->ev->user, t->hold, t->n_hold);
+		t->n_hold = 0;
+	}
+	if (t->text.len == 0)
+		return true;
+	if (t->text.oom)
+		return turn_fail(t, "out of memory");
+	if (!ensure_msg(t) || !conv_msg_add_text(t->msg, jb_cstr(&t->text)))
+		return turn_fail(t, "out of memory");
+	jb_reset(&t->text);
+	return true;
+}
+
+struct tool_acc *turn_call(struct turn *t, long key)
+{
+	for (size_t i = 0; i < t->n_calls; i++)
+		if (t->calls[i].key == key && !t->calls[i].done)
+			return &t->calls[i];
+	struct tool_acc *grown = realloc(t->calls, (t->n_calls + 1) * sizeof(*grown));
+	if (!grown) {
+		turn_fail(t, "out of memory");
+		return NULL;
+	}
+	t->calls = grown;
+	struct tool_acc *a = &t->calls[t->n_calls++];
+	memset(a, 0, sizeof(*a));
+	a->key = key;
+	return a;
+}
+
+bool turn_finish_call(struct turn *t, struct tool_acc *a)
+{
+	if (a->done)
+		return true;
+	a->done = true;
+	if (!turn_commit_text(t) || !ensure_msg(t))
+		return false;
+	if (a->id.oom || a->name.oom || a->args.oom)
+		return turn_fail(t, "out of memory");
+	const char *args = jb_cstr(&a->args);
+	char *printed = NULL;
+	if (a->args.len == 0 && a->start_input && cJSON_GetArraySize(a->start_input) > 0)
+		args = printed = cJSON_PrintUnformatted(a->start_input);
+	if (a->name.len == 0) {
+		free(printed);
+		return turn_fail(t, "the model sent a tool call without a name");
+	}
+	char gen[32];
+	const char *id = jb_cstr(&a->id);
+	if (!*id) {
+		/* Some OpenAI-compatible servers omit ids; both formats need one. */
+		snprintf(gen, sizeof(gen), "call_%zu", t->msg->n_blocks);
+		id = gen;
+	}
+	bool ok = conv_msg_add_tool_call(t->msg, id, jb_cstr(&a->name), args ? args : "");
+	free(printed);
+	if (!ok)
+		return turn_fail(t, "out of memory");
+	t->delivered = true;
+	if (t->ev && t->ev->tool_call)
+		t->ev->tool_call(t->ev->user, &t->msg->blocks[t->msg->n_blocks - 1]);
+	return true;
+}
+
+bool turn_finish_calls(struct turn *t)
+{
+	for (size_t i = 0; i < t->n_calls; i++)
+		if (!turn_finish_call(t, &t->calls[i]))
+			return false;
+	return turn_commit_text(t);
+}
+
+void turn_set_stop(struct turn *t, const char *raw)
+{
+	if (!raw)
+		return;
+	snprintf(t->usage.stop_raw, sizeof(t->usage.stop_raw), "%s", raw);
+	if (!strcmp(raw, "stop") || !strcmp(raw, "end_turn") || !strcmp(raw, "stop_sequence"))
+		t->usage.stop = PROVIDER_STOP_END;
+	else if (!strcmp(raw, "tool_calls") || !strcmp(raw, "tool_use") ||
+	         !strcmp(raw, "function_call"))
+		t->usage.stop = PROVIDER_STOP_TOOL_USE;
+	else if (!strcmp(raw, "length") || !strcmp(raw, "max_tokens"))
+		t->usage.stop = PROVIDER_STOP_MAX_TOKENS;
+	else
+		t->usage.stop = PROVIDER_STOP_OTHER;
+}
+
+bool turn_append(struct turn *t, struct conv *c)
+{
+	if (!t->msg || t->msg->n_blocks == 0)
+		return true;
+	struct conv_message *m = conv_add_message(c, CONV_ASSISTANT);
+	if (!m)
+		return false;
+	/* Hand the assembled blocks over instead of copying them. */
+	m->blocks = t->msg->blocks;
+	m->n_blocks = t->msg->n_blocks;
+	t->msg->blocks = NULL;
+	t->msg->n_blocks = 0;
+	return true;
+}
+
+/* ---- shared by the formats ------------------------------------------------- */
+
+const struct conv_block *provider_find_result(const struct conv_message *m, const char *call_id)
+{
+	if (!m || m->role != CONV_TOOL)
+		return NULL;
+	for (size_t i = 0; i < m->n_blocks; i++)
+		if (m->blocks[i].type == CONV_TOOL_RESULT && strcmp(m->blocks[i].call_id, call_id) == 0)
+			return &m->blocks[i];
+	return NULL;
+}
+
+const char *json_str(const cJSON *o, const char *key)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	return cJSON_IsString(it) ? it->valuestring : NULL;
+}
+
+long json_long(const cJSON *o, const char *key, long def)
+{
+	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
+	if (!cJSON_IsNumber(it) || isnan(it->valuedouble))
+		return def;
+	/* Converting a double outside long's range is undefined: clamp first. */
+	double d = it->valuedouble;
+	if (d >= 9.2e18)
+		return LONG_MAX;
+	if (d <= -9.2e18)
+		return LONG_MIN;
+	return (long)d;
+}
+
+bool provider_has_calls(const struct conv_message *m)
+{
+	for (size_t i = 0; m && i < m->n_blocks; i++)
+		if (m->blocks[i].type == CONV_TOOL_CALL)
+			return true;
+	return false;
+}
+
+/* Copies at most size-1 bytes of one line of text, control characters replaced. */
+/*
+ * A server's text made fit for one line of a terminal: whole UTF-8
+ * characters only (an invalid byte becomes '?'), C0 and C1 controls as
+ * spaces (no escape sequence survives), trimmed, cut at a character
+ * boundary to fit `size`.
+ */
+static void clean_copy(const char *s, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+	while (n && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) {
+		s++;
+		n--;
+	}
+	for (size_t i = 0; i < n;) {
+		size_t k = agent_utf8_seq(s + i, n - i);
+		unsigned char c = (unsigned char)s[i];
+		bool c1 = k == 2 && c == 0xC2 && (unsigned char)s[i + 1] < 0xA0;
+		if (k == 0 || k == 1 || c1) {
+			if (o + 1 >= size)
+				break;
+			out[o++] = k == 0 ? '?' : (c < 0x20 || c == 0x7f || c1) ? ' ' : (char)c;
+			i += k ? k : 1;
+			continue;
+		}
+		if (o + k >= size)
+			break;
+		memcpy(out + o, s + i, k);
+		o += k;
+		i += k;
+	}
+	while (o > 0 && out[o - 1] == ' ')
+		o--;
+	out[o] = '\0';
+}
+
+void provider_error_text(const char *body, size_t len, char *out, size_t size)
+{
+	out[0] = '\0';
+	if (!body || len == 0)
+		return;
+	cJSON *root = cJSON_ParseWithLength(body, len);
+	const char *msg = NULL, *type = NULL;
+	if (root) {
+		const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
+		if (cJSON_IsString(err))
+			msg = err->valuestring;
+		else if (cJSON_IsObject(err)) {
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(err, "message");
+			const cJSON *ty = cJSON_GetObjectItemCaseSensitive(err, "type");
+			msg = cJSON_IsString(m) ? m->valuestring : NULL;
+			type = cJSON_IsString(ty) ? ty->valuestring : NULL;
+		}
+		for (const char *k = "message"; !msg && k; k = strcmp(k, "message") ? NULL : "detail") {
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(root, k);
+			msg = cJSON_IsString(m) ? m->valuestring : NULL;
+		}
+	}
+	if (msg) {
+		char tmp[400];
+		if (type && *type && !strstr(msg, type))
+			snprintf(tmp, sizeof(tmp), "%.300s (%.60s)", msg, type);
+		else
+			snprintf(tmp, sizeof(tmp), "%s", msg);
+		clean_copy(tmp, strlen(tmp), out, size);
+	} else {
+		clean_copy(body, len < 300 ? len : 300, out, size);
+	}
+	cJSON_Delete(root);
+}
+
+bool wire_header_secret(wire_header_fn add, void *user, const char *name, const char *secret)
+{
+	char *line = NULL;
+	if (asprintf(&line, "%s %s", name, secret) < 0)
+		return false;
+	bool ok = add(user, line);
+	explicit_bzero(line, strlen(line));
+	free(line);
+	return ok;
+}
