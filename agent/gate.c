@@ -1,5 +1,6 @@
 /*
- * agent/gate — the single path from a tool call to an executor or os/.
+ * agent/gate — the single path from a tool call to an executor or os/
+ * (see gate.h).
  *
  * For every call: parse and validate it, record "proposed", scan when the
  * policy says so, ask the policy, ask the human when told to (y / n / e / d,
@@ -19,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/agent-internal.h"
 #include "agent/computer-run.h"
+#include "agent/gate.h"
 #include "agent/textutil.h"
 
 /* Screenshots capture in strips of a few hundred KB; keep no more. */
@@ -33,6 +34,18 @@ void agent_tool_result_finish(agent_tool_result *r)
 	free(r->text);
 	conv_image_clear(&r->image);
 	memset(r, 0, sizeof(*r));
+}
+
+void agent_gate_finish(agent_gate *g)
+{
+	if (g == NULL)
+		return;
+	if (g->exec_for_signals != NULL)
+		*g->exec_for_signals = NULL;
+	exec_sessions_destroy(g->exec);
+	g->exec = NULL;
+	agent_scan_rules_destroy(g->rules);
+	g->rules = NULL;
 }
 
 static void result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
@@ -81,7 +94,7 @@ static void proposal_finish(proposal *p)
 	agent_scan_result_destroy(p->scan);
 }
 
-static bool parse_execute(agent_session *s, const cJSON *args, proposal *p,
+static bool parse_execute(agent_gate *g, const cJSON *args, proposal *p,
                           char *err, size_t errlen)
 {
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
@@ -108,7 +121,7 @@ static bool parse_execute(agent_session *s, const cJSON *args, proposal *p,
 	p->language = strdup(lang->valuestring);
 	p->code = strdup(code->valuestring);
 	p->display = cJSON_IsTrue(disp);
-	if (p->display && s->display == NULL && getenv("DISPLAY") == NULL) {
+	if (p->display && g->display == NULL && getenv("DISPLAY") == NULL) {
 		snprintf(err, errlen, "no display is available to this code (no DISPLAY)");
 		return false;
 	}
@@ -116,7 +129,7 @@ static bool parse_execute(agent_session *s, const cJSON *args, proposal *p,
 	return p->language != NULL && p->code != NULL;
 }
 
-static bool parse_call(agent_session *s, const struct conv_block *call, proposal *p,
+static bool parse_call(agent_gate *g, const struct conv_block *call, proposal *p,
                        char *err, size_t errlen)
 {
 	if (call->args == NULL) {
@@ -125,10 +138,10 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 		return false;
 	}
 	if (strcmp(call->name, "execute") == 0)
-		return parse_execute(s, call->args, p, err, errlen);
+		return parse_execute(g, call->args, p, err, errlen);
 	bool find_text = strcmp(call->name, "find_text") == 0;
 	if (strcmp(call->name, "computer") == 0 || find_text) {
-		if (s->display == NULL) {
+		if (g->display == NULL) {
 			snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
 			return false;
 		}
@@ -139,7 +152,7 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 			cJSON_DeleteItemFromObjectCaseSensitive(args, "action");
 			cJSON_AddStringToObject(args, "action", "find_text");
 		}
-		bool ok = agent_computer_parse(args != NULL ? args : call->args, &s->view,
+		bool ok = agent_computer_parse(args != NULL ? args : call->args, &g->view,
 		                               &p->action, err, errlen);
 		cJSON_Delete(args);
 		if (!ok)
@@ -149,19 +162,19 @@ static bool parse_call(agent_session *s, const struct conv_block *call, proposal
 		return true;
 	}
 	snprintf(err, errlen, "unknown tool \"%.60s\" (the tools are execute%s)", call->name,
-	         s->display ? ", computer and find_text" : "");
+	         g->display ? ", computer and find_text" : "");
 	return false;
 }
 
 /* ---- scanning ---------------------------------------------------------- */
 
 /* See agent-internal.h. */
-bool agent_session_logged(agent_session *s, bool ok)
+bool agent_gate_logged(agent_gate *g, bool ok)
 {
-	if (!ok && !s->audit_broken) {
-		s->audit_broken = true;
-		s->end_run = true;
-		agent_term_error(s->term, "the audit log cannot be written (%s): nothing more runs",
+	if (!ok && !g->audit_broken) {
+		g->audit_broken = true;
+		g->end_run = true;
+		agent_term_error(g->term, "the audit log cannot be written (%s): nothing more runs",
 		                 agent_audit_error());
 	}
 	return ok;
@@ -171,7 +184,7 @@ bool agent_session_logged(agent_session *s, bool ok)
  * Scans the code, or the text a `type` action would type: typed into a
  * terminal it runs as a shell command, so it is read as one.
  */
-static bool do_scan(agent_session *s, proposal *p)
+static bool do_scan(agent_gate *g, proposal *p)
 {
 	agent_scan_lang lang = AGENT_SCAN_SHELL;
 	const char *text = p->has_action ? p->action.text : p->code;
@@ -180,22 +193,22 @@ static bool do_scan(agent_session *s, proposal *p)
 	p->scan = NULL;
 	if (text == NULL || (!p->has_action && !agent_scan_lang_parse(p->language, &lang))) {
 		/* No rules for this language: scanned, nothing found. */
-		agent_session_logged(s, agent_audit_scanned(s->audit, p->id, p->kind, NULL));
+		agent_gate_logged(g, agent_audit_scanned(g->audit, p->id, p->kind, NULL));
 		return true;
 	}
-	if (s->rules == NULL) {
-		s->rules = agent_scan_rules_load(NULL, true);
-		if (s->rules == NULL) {
-			agent_term_error(s->term, "scanner: %s", agent_scan_error());
+	if (g->rules == NULL) {
+		g->rules = agent_scan_rules_load(NULL, true);
+		if (g->rules == NULL) {
+			agent_term_error(g->term, "scanner: %s", agent_scan_error());
 			return false;
 		}
 	}
-	p->scan = agent_scan(s->rules, lang, text, strlen(text));
+	p->scan = agent_scan(g->rules, lang, text, strlen(text));
 	if (p->scan == NULL) {
-		agent_term_error(s->term, "scanner: %s", agent_scan_error());
+		agent_term_error(g->term, "scanner: %s", agent_scan_error());
 		return false;
 	}
-	agent_session_logged(s, agent_audit_scanned(s->audit, p->id, p->kind, p->scan));
+	agent_gate_logged(g, agent_audit_scanned(g->audit, p->id, p->kind, p->scan));
 	return true;
 }
 
@@ -211,52 +224,52 @@ static char *findings_text(const agent_scan_result *r)
 }
 
 /* Records the proposal (again, after an edit: the newest one counts). */
-static void audit_proposed(agent_session *s, const proposal *p)
+static void audit_proposed(agent_gate *g, const proposal *p)
 {
 	if (!p->has_action) {
-		agent_session_logged(s, agent_audit_proposed_code(s->audit, p->id, p->kind, p->language, p->code,
+		agent_gate_logged(g, agent_audit_proposed_code(g->audit, p->id, p->kind, p->language, p->code,
 		                          strlen(p->code)));
 		return;
 	}
 	char *json = agent_computer_to_json(&p->action);
 	cJSON *o = json ? cJSON_Parse(json) : NULL;
-	agent_session_logged(s, agent_audit_proposed_action(s->audit, p->id, p->kind, o));
+	agent_gate_logged(g, agent_audit_proposed_action(g->audit, p->id, p->kind, o));
 	cJSON_Delete(o);
 	free(json);
 }
 
 /* ---- details and editing ------------------------------------------------ */
 
-static void show_proposal(agent_session *s, const proposal *p)
+static void show_proposal(agent_gate *g, const proposal *p)
 {
 	if (p->has_action) {
 		char desc[512];
 		agent_computer_describe(&p->action, desc, sizeof(desc));
 		char *json = agent_computer_to_json(&p->action);
-		agent_term_show_action(s->term, p->id, desc, json ? json : "{}");
+		agent_term_show_action(g->term, p->id, desc, json ? json : "{}");
 		free(json);
 	} else {
-		agent_term_show_code(s->term, p->id, p->language, p->code, p->display);
+		agent_term_show_code(g->term, p->id, p->language, p->code, p->display);
 	}
 }
 
 /* The window under a screen point, for the details of an OS action. */
-static void window_at(agent_session *s, int x, int y, char *out, size_t len)
+static void window_at(agent_gate *g, int x, int y, char *out, size_t len)
 {
 	size_t n = 0;
-	os_window *w = os_windows_list(s->display, &n);
+	os_window *w = os_windows_list(g->display, &n);
 	snprintf(out, len, "(none: the root window)");
 	/* The list is bottom to top: the last hit is the one on top. */
 	for (size_t i = 0; w != NULL && i < n; i++) {
-		os_rect g = w[i].geometry;
-		if (x >= g.x && y >= g.y && x < g.x + g.width && y < g.y + g.height)
+		os_rect r = w[i].geometry;
+		if (x >= r.x && y >= r.y && x < r.x + r.width && y < r.y + r.height)
 			snprintf(out, len, "0x%x \"%s\" (%s, pid %d)", w[i].id, w[i].title,
 			         w[i].klass, w[i].pid);
 	}
 	os_windows_free(w, n);
 }
 
-static void show_details(agent_session *s, const proposal *p)
+static void show_details(agent_gate *g, const proposal *p)
 {
 	if (!p->has_action) {
 		agent_buf b;
@@ -273,10 +286,10 @@ static void show_details(agent_session *s, const proposal *p)
 			agent_buf_printf(&b, "\nscanner findings:\n%s", f);
 			free(f);
 		}
-		agent_buf_printf(&b, "\nlanguage %s, sandbox %s%s", p->language, s->opt->sandbox,
+		agent_buf_printf(&b, "\nlanguage %s, sandbox %s%s", p->language, g->sandbox_name,
 		                 p->display ? ", WITH access to the display" : "");
 		char *text = agent_buf_steal(&b);
-		agent_term_print(s->term, text);
+		agent_term_print(g->term, text);
 		free(text);
 		return;
 	}
@@ -291,15 +304,15 @@ static void show_details(agent_session *s, const proposal *p)
 		pts[n++] = (vision_point){a->sx, a->sy};
 	if (n == 0) {
 		int x, y;
-		if (os_pointer(s->display, &x, &y))
+		if (os_pointer(g->display, &x, &y))
 			pts[n++] = (vision_point){x, y};
 	}
 	if (n > 0) {
-		window_at(s, pts[n - 1].x, pts[n - 1].y, win, sizeof(win));
-		os_image *img = vision_preview_capture(s->display, pts, n, desc, 480, 320);
+		window_at(g, pts[n - 1].x, pts[n - 1].y, win, sizeof(win));
+		os_image *img = vision_preview_capture(g->display, pts, n, desc, 480, 320);
 		if (img != NULL) {
 			/* Beside the conversation, so it is kept with what it explains. */
-			char *dir = strdup(s->conv->path);
+			char *dir = strdup((*g->conv)->path);
 			char *slash = dir ? strrchr(dir, '/') : NULL;
 			if (slash != NULL)
 				*slash = '\0';
@@ -320,11 +333,11 @@ static void show_details(agent_session *s, const proposal *p)
 		agent_buf_printf(&b, "target:  screen %d,%d\nwindow:  %s\npreview: %s",
 		                 pts[n - 1].x, pts[n - 1].y, win, shot);
 	char *text = agent_buf_steal(&b);
-	agent_term_print(s->term, text);
+	agent_term_print(g->term, text);
 	free(text);
-	os_capture_trim(s->display, CAPTURE_KEEP_BYTES);
+	os_capture_trim(g->display, CAPTURE_KEEP_BYTES);
 	if (shot[0] == '/' || shot[0] == '.')
-		agent_term_show_image(s->term, shot);
+		agent_term_show_image(g->term, shot);
 }
 
 /*
@@ -334,12 +347,12 @@ static void show_details(agent_session *s, const proposal *p)
  * environment; the file name travels as a separate argument, and nothing of
  * the model's text is ever part of the command.
  */
-static char *edit_text(agent_session *s, const char *text)
+static char *edit_text(agent_gate *g, const char *text)
 {
 	char path[] = "/tmp/deskhand-edit-XXXXXX.txt";
 	int fd = mkstemps(path, 4);
 	if (fd < 0) {
-		agent_term_warning(s->term, "cannot create a file to edit: %s", strerror(errno));
+		agent_term_warning(g->term, "cannot create a file to edit: %s", strerror(errno));
 		return NULL;
 	}
 	size_t len = strlen(text);
@@ -348,7 +361,7 @@ static char *edit_text(agent_session *s, const char *text)
 	char *result = NULL;
 	if (!ok)
 		goto out;
-	agent_term_tty_release(s->term);
+	agent_term_tty_release(g->term);
 	pid_t pid = fork();
 	if (pid == 0) {
 		execl("/bin/sh", "sh", "-c", "exec $DESKHAND_EDITOR \"$1\"", "sh", path, (char *)NULL);
@@ -358,11 +371,11 @@ static char *edit_text(agent_session *s, const char *text)
 	if (pid > 0)
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-	agent_term_tty_reclaim(s->term);
+	agent_term_tty_reclaim(g->term);
 	if (pid < 0)
 		goto out;
 	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		agent_term_warning(s->term, "the editor failed; nothing was changed");
+		agent_term_warning(g->term, "the editor failed; nothing was changed");
 		goto out;
 	}
 	FILE *f = fopen(path, "rb");
@@ -382,21 +395,21 @@ out:
 }
 
 /* Lets the user edit the proposal; true when it changed and parsed. */
-static bool edit_proposal(agent_session *s, proposal *p)
+static bool edit_proposal(agent_gate *g, proposal *p)
 {
 	const char *ed = getenv("VISUAL");
 	if (ed == NULL || ed[0] == '\0')
 		ed = getenv("EDITOR");
 	setenv("DESKHAND_EDITOR", ed != NULL && ed[0] != '\0' ? ed : "vi", 1);
 	if (!p->has_action) {
-		char *code = edit_text(s, p->code);
+		char *code = edit_text(g, p->code);
 		if (code == NULL)
 			return false;
 		free(p->code);
 		p->code = code;
 	} else {
 		char *json = agent_computer_to_json(&p->action);
-		char *edited = json ? edit_text(s, json) : NULL;
+		char *edited = json ? edit_text(g, json) : NULL;
 		free(json);
 		if (edited == NULL)
 			return false;
@@ -404,8 +417,8 @@ static bool edit_proposal(agent_session *s, proposal *p)
 		free(edited);
 		agent_computer_action a;
 		char err[256];
-		if (args == NULL || !agent_computer_parse(args, &s->view, &a, err, sizeof(err))) {
-			agent_term_warning(s->term, "the edited action is not valid: %s",
+		if (args == NULL || !agent_computer_parse(args, &g->view, &a, err, sizeof(err))) {
+			agent_term_warning(g->term, "the edited action is not valid: %s",
 			                   args == NULL ? "not JSON" : err);
 			cJSON_Delete(args);
 			return false;
@@ -419,7 +432,7 @@ static bool edit_proposal(agent_session *s, proposal *p)
 	p->scanned = false;
 	agent_scan_result_destroy(p->scan);
 	p->scan = NULL;
-	audit_proposed(s, p);
+	audit_proposed(g, p);
 	return true;
 }
 
@@ -427,44 +440,44 @@ static bool edit_proposal(agent_session *s, proposal *p)
 
 static void on_output(const char *chunk, size_t len, exec_stream stream, void *user)
 {
-	agent_session *s = user;
-	agent_term_output(s->term, chunk, len,
+	agent_gate *g = user;
+	agent_term_output(g->term, chunk, len,
 	                  stream == EXEC_STDERR ? AGENT_TERM_STDERR : AGENT_TERM_STDOUT);
 }
 
-static void run_code(agent_session *s, const proposal *p, agent_tool_result *res)
+static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 {
 	exec_lang lang;
 	exec_lang_from_name(p->language, &lang);
-	if (s->exec == NULL) {
+	if (g->exec == NULL) {
 		exec_config cfg;
 		exec_config_init(&cfg);
-		cfg.sandbox = s->sandbox;
-		cfg.max_output = (size_t)s->opt->max_output;
-		cfg.workspace = s->opt->workspace;
-		s->exec = exec_sessions_create(&cfg);
-		if (s->exec == NULL) {
+		cfg.sandbox = g->sandbox;
+		cfg.max_output = (size_t)g->max_output;
+		cfg.workspace = g->workspace;
+		g->exec = exec_sessions_create(&cfg);
+		if (g->exec == NULL) {
 			result_text(res, true, "cannot start the interpreter: %s", exec_error());
-			agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, -1, 0, exec_error()));
+			agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, 0, exec_error()));
 			return;
 		}
-		agent_exec_for_signals = s->exec;
+		*g->exec_for_signals = g->exec;
 	}
 	/* A Ctrl-C while the session was starting would be dropped by it. */
-	if (agent_cancel) {
+	if (*g->cancel) {
 		result_text(res, true, "not run: the user interrupted");
-		agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, EXEC_STATUS_INTERRUPTED, 0,
+		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, EXEC_STATUS_INTERRUPTED, 0,
 		                     "interrupted before it started"));
 		return;
 	}
 	long t0 = now_ms();
 	exec_result r;
-	bool ok = exec_sessions_run(s->exec, lang, p->display, p->code, strlen(p->code),
-	                            on_output, s, &r);
+	bool ok = exec_sessions_run(g->exec, lang, p->display, p->code, strlen(p->code),
+	                            on_output, g, &r);
 	long dt = now_ms() - t0;
 	if (!ok) {
 		result_text(res, true, "%s", exec_error());
-		agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, -1, dt, exec_error()));
+		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, dt, exec_error()));
 		return;
 	}
 	agent_buf b;
@@ -485,33 +498,33 @@ static void run_code(agent_session *s, const proposal *p, agent_tool_result *res
 	free(res->text);
 	res->text = agent_buf_steal(&b);
 	res->is_error = r.status != 0 || r.timed_out || r.interrupted;
-	agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, r.status, dt, NULL));
+	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, r.status, dt, NULL));
 	exec_result_finish(&r);
 }
 
-bool agent_screenshot(agent_session *s, bool settle, struct conv_image *img,
+bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
                       char *err, size_t errlen)
 {
 	if (settle) {
 		vision_settle_opts so;
 		vision_settle_opts_init(&so);
-		so.cap_ms = (int)s->opt->settle_ms;
+		so.cap_ms = (int)g->settle_ms;
 		vision_settle_result sr;
 		/* The monitor the model sees: changes elsewhere do not delay it. */
-		os_rect mon = {s->view.screen_x, s->view.screen_y, s->view.screen_w, s->view.screen_h};
-		if (!vision_settle(s->display, &mon, &so, &sr)) {
+		os_rect mon = {g->view.screen_x, g->view.screen_y, g->view.screen_w, g->view.screen_h};
+		if (!vision_settle(g->display, &mon, &so, &sr)) {
 			snprintf(err, errlen, "%s", vision_error());
 			return false;
 		}
 	}
 	vision_shot_opts vo;
 	vision_shot_opts_init(&vo);
-	vo.max_w = (int)s->opt->screen_max_w;
-	vo.max_h = (int)s->opt->screen_max_h;
-	vo.monitor = s->monitor;
-	vo.grid = s->opt->grid;
+	vo.max_w = (int)g->screen_max_w;
+	vo.max_h = (int)g->screen_max_h;
+	vo.monitor = g->monitor;
+	vo.grid = g->grid;
 	vision_view view;
-	os_image *shot = vision_shot(s->display, &vo, &view);
+	os_image *shot = vision_shot(g->display, &vo, &view);
 	if (shot == NULL) {
 		snprintf(err, errlen, "%s", vision_error());
 		return false;
@@ -524,33 +537,33 @@ bool agent_screenshot(agent_session *s, bool settle, struct conv_image *img,
 		snprintf(err, errlen, "%s", os_error());
 		return false;
 	}
-	ok = conv_store_png(s->conv, png, len, view.model_w, view.model_h, img);
+	ok = conv_store_png(*g->conv, png, len, view.model_w, view.model_h, img);
 	free(png);
 	if (!ok) {
 		snprintf(err, errlen, "%s", conv_error());
 		return false;
 	}
 	/* From now on, the model's coordinates refer to this image. */
-	s->view = view;
+	g->view = view;
 	return true;
 }
 
-static void run_action(agent_session *s, const proposal *p, agent_tool_result *res)
+static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 {
 	agent_computer_ctx ctx = {
-		.display = s->display,
-		.view = &s->view,
-		.max_w = (int)s->opt->screen_max_w,
-		.max_h = (int)s->opt->screen_max_h,
-		.cancel = &agent_cancel,
+		.display = g->display,
+		.view = &g->view,
+		.max_w = (int)g->screen_max_w,
+		.max_h = (int)g->screen_max_h,
+		.cancel = g->cancel,
 	};
 	long t0 = now_ms();
 	agent_computer_result r;
 	agent_computer_run(&ctx, &p->action, &r);
 	if (p->kind == AGENT_POLICY_OS_INPUT && r.pointer_x >= 0) {
-		s->last_px = r.pointer_x;
-		s->last_py = r.pointer_y;
-		s->have_last_pointer = true;
+		g->last_px = r.pointer_x;
+		g->last_py = r.pointer_y;
+		g->have_last_pointer = true;
 	}
 	free(res->text);
 	res->text = r.text;
@@ -561,10 +574,10 @@ static void run_action(agent_session *s, const proposal *p, agent_tool_result *r
 		uint8_t *png = NULL;
 		size_t len = 0;
 		if (os_png_encode(r.image, &png, &len, NULL))
-			conv_store_png(s->conv, png, len, r.image->width, r.image->height, &res->image);
+			conv_store_png(*g->conv, png, len, r.image->width, r.image->height, &res->image);
 		free(png);
 	} else if (r.want_screenshot &&
-	           !agent_screenshot(s, p->action.kind != AGENT_ACTION_SCREENSHOT &&
+	           !agent_gate_screenshot(g, p->action.kind != AGENT_ACTION_SCREENSHOT &&
 	                                    p->action.kind != AGENT_ACTION_FIND_TEXT,
 	                             &res->image, err, sizeof(err))) {
 		agent_buf b;
@@ -573,60 +586,60 @@ static void run_action(agent_session *s, const proposal *p, agent_tool_result *r
 		free(res->text);
 		res->text = agent_buf_steal(&b);
 	}
-	agent_session_logged(s, agent_audit_executed(s->audit, p->id, p->kind, res->is_error ? 1 : 0, now_ms() - t0,
+	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, res->is_error ? 1 : 0, now_ms() - t0,
 	                     res->is_error ? res->text : NULL));
 	agent_computer_result_finish(&r);
 	/* find_text and zoom capture whole regions: keep no screenful around. */
-	os_capture_trim(s->display, CAPTURE_KEEP_BYTES);
+	os_capture_trim(g->display, CAPTURE_KEEP_BYTES);
 }
 
 /* ---- the gate ----------------------------------------------------------- */
 
-static bool kill_switch(agent_session *s, char *reason, size_t len)
+static bool kill_switch(agent_gate *g, char *reason, size_t len)
 {
-	if (s->display == NULL)
+	if (g->display == NULL)
 		return false;
 	int x, y;
-	if (!os_pointer(s->display, &x, &y))
+	if (!os_pointer(g->display, &x, &y))
 		return false;
 	os_rect mons[16];
-	int n = os_monitors(s->display, mons, 16);
+	int n = os_monitors(g->display, mons, 16);
 	if (n > 16)
 		n = 16;
 	agent_policy_rect rects[16];
 	for (int i = 0; i < n; i++)
 		rects[i] = (agent_policy_rect){mons[i].x, mons[i].y, mons[i].width, mons[i].height};
 	agent_policy_point ptr = {x, y};
-	agent_policy_point last = {s->last_px, s->last_py};
+	agent_policy_point last = {g->last_px, g->last_py};
 	agent_policy_kill k = agent_policy_killswitch(ptr, rects, (size_t)n,
-	                                              s->have_last_pointer ? &last : NULL,
+	                                              g->have_last_pointer ? &last : NULL,
 	                                              reason, len);
 	if (k != AGENT_POLICY_KILL_NONE) {
 		/* Judge later moves from here. */
-		s->last_px = x;
-		s->last_py = y;
-		s->have_last_pointer = true;
+		g->last_px = x;
+		g->last_py = y;
+		g->have_last_pointer = true;
 	}
 	return k != AGENT_POLICY_KILL_NONE;
 }
 
-static agent_policy_decision decide(agent_session *s, const proposal *p, bool kill_tripped)
+static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_tripped)
 {
 	agent_policy_input in = {
 		.kind = p->kind,
-		.auto_run = s->settings.auto_run,
-		.safe_mode = s->settings.safe_mode,
+		.auto_run = g->settings.auto_run,
+		.safe_mode = g->settings.safe_mode,
 		.scanned = p->scanned,
 		.findings = p->scan ? (unsigned)p->scan->count : 0,
 		.worst = p->scan ? p->scan->worst : AGENT_SCAN_NONE,
-		.os_auto_approve = s->settings.os_auto_approve,
+		.os_auto_approve = g->settings.os_auto_approve,
 		.kill_tripped = kill_tripped,
-		.interactive = agent_term_interactive(s->term),
+		.interactive = agent_term_interactive(g->term),
 	};
 	return agent_policy_decide(&in);
 }
 
-void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
+void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
                           agent_tool_result *res)
 {
 	memset(res, 0, sizeof(*res));
@@ -634,29 +647,29 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 	memset(&p, 0, sizeof(p));
 	p.id = call->id;
 	char err[512];
-	if (!parse_call(s, call, &p, err, sizeof(err))) {
+	if (!parse_call(g, call, &p, err, sizeof(err))) {
 		/* Not runnable: recorded as proposed and blocked, never asked about. */
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "tool", call->name);
 		cJSON_AddStringToObject(o, "arguments", call->arguments ? call->arguments : "");
-		agent_session_logged(s, agent_audit_proposed_action(s->audit, p.id, AGENT_POLICY_OS_INPUT, o));
+		agent_gate_logged(g, agent_audit_proposed_action(g->audit, p.id, AGENT_POLICY_OS_INPUT, o));
 		cJSON_Delete(o);
-		agent_session_logged(s, agent_audit_blocked(s->audit, p.id, AGENT_POLICY_OS_INPUT, err));
-		agent_term_warning(s->term, "%s: %s", call->name, err);
+		agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, AGENT_POLICY_OS_INPUT, err));
+		agent_term_warning(g->term, "%s: %s", call->name, err);
 		result_text(res, true, "error: %s", err);
 		proposal_finish(&p);
 		return;
 	}
-	audit_proposed(s, &p);
-	show_proposal(s, &p);
+	audit_proposed(g, &p);
+	show_proposal(g, &p);
 	/*
 	 * Text typed into a terminal is a command: it is scanned like shell code
 	 * whatever the safe mode, and findings send it to a human even under
 	 * --os-auto-approve.
 	 */
-	if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(s, &p)) {
+	if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(g, &p)) {
 		result_text(res, true, "not run: the scanner failed");
-		agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
+		agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
 		goto out;
 	}
 
@@ -667,55 +680,55 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 	char kill_reason[160] = "";
 	bool tripped = false;
 	if (p.kind == AGENT_POLICY_OS_INPUT || p.kind == AGENT_POLICY_CODE_DISPLAY) {
-		agent_policy_decision pre = decide(s, &p, false);
+		agent_policy_decision pre = decide(g, &p, false);
 		if (pre.verdict == AGENT_POLICY_RUN)
-			tripped = kill_switch(s, kill_reason, sizeof(kill_reason));
+			tripped = kill_switch(g, kill_reason, sizeof(kill_reason));
 	}
 
 	bool approved = false;
 	for (int round = 0; round < 50; round++) {
-		agent_policy_decision d = decide(s, &p, tripped);
+		agent_policy_decision d = decide(g, &p, tripped);
 		if (d.scan_first) {
-			if (!do_scan(s, &p)) {
+			if (!do_scan(g, &p)) {
 				result_text(res, true, "not run: the scanner failed");
-				agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
+				agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
 				goto out;
 			}
 			continue;
 		}
 		if (d.kill_tripped) {
-			const char *note = agent_policy_settings_stop(&s->settings);
-			agent_term_warning(s->term, "%s — %s", kill_reason, note);
+			const char *note = agent_policy_settings_stop(&g->settings);
+			agent_term_warning(g->term, "%s — %s", kill_reason, note);
 		}
 		if (d.verdict == AGENT_POLICY_RUN) {
-			if (!agent_session_logged(s, agent_audit_approved(s->audit, p.id, p.kind, false, d.reason)))
+			if (!agent_gate_logged(g, agent_audit_approved(g->audit, p.id, p.kind, false, d.reason)))
 				break;
-			if (s->verbose || p.kind != AGENT_POLICY_CODE || agent_term_json(s->term))
-				agent_term_decision(s->term, p.id, "run", d.reason);
+			if (g->verbose || p.kind != AGENT_POLICY_CODE || agent_term_json(g->term))
+				agent_term_decision(g->term, p.id, "run", d.reason);
 			approved = true;
 			break;
 		}
 		if (d.verdict == AGENT_POLICY_BLOCK) {
-			agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, d.reason));
-			agent_term_error(s->term, "%s", d.reason);
+			agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, d.reason));
+			agent_term_error(g->term, "%s", d.reason);
 			result_text(res, true, "not run: %s", d.reason);
 			if (d.end_run)
-				s->end_run = true;
+				g->end_run = true;
 			goto out;
 		}
 		/* ASK */
 		if (d.show_findings) {
 			char *f = findings_text(p.scan);
-			agent_term_warning(s->term, "the scanner flagged this code:\n%s", f);
+			agent_term_warning(g->term, "the scanner flagged this code:\n%s", f);
 			free(f);
 		}
 		if (d.offer_scan) {
-			agent_session_logged(s, agent_audit_asked(s->audit, p.id, p.kind, "offered a scan first"));
-			agent_term_answer a = agent_term_ask(s->term, p.id, "Scan this code first?", "yn");
+			agent_gate_logged(g, agent_audit_asked(g->audit, p.id, p.kind, "offered a scan first"));
+			agent_term_answer a = agent_term_ask(g->term, p.id, "Scan this code first?", "yn");
 			if (a == AGENT_ANSWER_YES) {
-				if (!do_scan(s, &p)) {
+				if (!do_scan(g, &p)) {
 					result_text(res, true, "not run: the scanner failed");
-					agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
+					agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
 					goto out;
 				}
 			} else {
@@ -725,30 +738,30 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 			continue;
 		}
 		const char *question = p.has_action ? "Perform this action?" : "Run this code?";
-		agent_session_logged(s, agent_audit_asked(s->audit, p.id, p.kind, d.reason));
-		agent_term_answer a = agent_term_ask(s->term, p.id, question, "yned");
+		agent_gate_logged(g, agent_audit_asked(g->audit, p.id, p.kind, d.reason));
+		agent_term_answer a = agent_term_ask(g->term, p.id, question, "yned");
 		if (a == AGENT_ANSWER_YES) {
-			approved = agent_session_logged(s, agent_audit_approved(s->audit, p.id, p.kind, true,
+			approved = agent_gate_logged(g, agent_audit_approved(g->audit, p.id, p.kind, true,
 			                                          "the user said yes"));
 			break;
 		}
 		if (a == AGENT_ANSWER_DETAILS) {
-			show_details(s, &p);
+			show_details(g, &p);
 			continue;
 		}
 		if (a == AGENT_ANSWER_EDIT) {
-			if (edit_proposal(s, &p)) {
-				show_proposal(s, &p);
-				if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(s, &p)) {
+			if (edit_proposal(g, &p)) {
+				show_proposal(g, &p);
+				if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(g, &p)) {
 					result_text(res, true, "not run: the scanner failed");
-					agent_session_logged(s, agent_audit_blocked(s->audit, p.id, p.kind, "the scanner failed"));
+					agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
 					goto out;
 				}
 			}
 			continue;
 		}
 		/* No, end of input, or anything else. */
-		agent_session_logged(s, agent_audit_denied(s->audit, p.id, p.kind, a == AGENT_ANSWER_NONE,
+		agent_gate_logged(g, agent_audit_denied(g->audit, p.id, p.kind, a == AGENT_ANSWER_NONE,
 		                   a == AGENT_ANSWER_NONE ? "no answer (end of input)"
 		                                          : "the user declined"));
 		if (d.show_findings) {
@@ -762,24 +775,24 @@ void agent_gate_tool_call(agent_session *s, const struct conv_block *call,
 		}
 		goto out;
 	}
-	if (s->audit_broken) {
+	if (g->audit_broken) {
 		/* Something about this proposal, or before it, is missing from the log. */
 		result_text(res, true, "not run: the audit log cannot be written");
 		goto out;
 	}
 	if (!approved) {
-		agent_session_logged(s, agent_audit_denied(s->audit, p.id, p.kind, false,
+		agent_gate_logged(g, agent_audit_denied(g->audit, p.id, p.kind, false,
 		                             "no decision after many rounds"));
 		result_text(res, true, "not run: no decision was reached");
 		goto out;
 	}
 	if (p.has_action)
-		run_action(s, &p, res);
+		run_action(g, &p, res);
 	else
-		run_code(s, &p, res);
+		run_code(g, &p, res);
 	if (res->text == NULL)
 		result_text(res, res->is_error, "[no output]");
-	agent_term_result(s->term, p.id, res->is_error ? "error" : "ok", res->text);
+	agent_term_result(g->term, p.id, res->is_error ? "error" : "ok", res->text);
 out:
 	proposal_finish(&p);
 }

@@ -93,9 +93,9 @@ static bool build_prompt(agent_session *s)
 		.languages = avail,
 		.n_languages = n,
 		.sandbox = sandbox,
-		.computer = s->display != NULL,
-		.screen_width = s->view.model_w,
-		.screen_height = s->view.model_h,
+		.computer = s->gate.display != NULL,
+		.screen_width = s->gate.view.model_w,
+		.screen_height = s->gate.view.model_h,
 	};
 	s->system_prompt = prompt_system(&env);
 	if (s->system_prompt == NULL || !prompt_tools(&env, &s->tools)) {
@@ -161,8 +161,8 @@ static bool open_audit(agent_session *s)
 		agent_term_error(s->term, "audit log: %s", agent_audit_error());
 		return false;
 	}
-	s->audit = agent_audit_open(path);
-	if (s->audit == NULL) {
+	s->gate.audit = agent_audit_open(path);
+	if (s->gate.audit == NULL) {
 		agent_term_error(s->term, "audit log %s: %s", path, agent_audit_error());
 		free(path);
 		return false;
@@ -173,8 +173,8 @@ static bool open_audit(agent_session *s)
 
 static bool open_desktop(agent_session *s)
 {
-	s->display = os_display_open(NULL);
-	if (s->display == NULL) {
+	s->gate.display = os_display_open(NULL);
+	if (s->gate.display == NULL) {
 		agent_term_error(s->term, "%s (--os needs an X display)", os_error());
 		return false;
 	}
@@ -184,27 +184,27 @@ static bool open_desktop(agent_session *s)
 	 * near an edge left the pointer there.
 	 */
 	os_rect mons[16];
-	int n = os_monitors(s->display, mons, 16);
+	int n = os_monitors(s->gate.display, mons, 16);
 	int px = 0, py = 0;
-	os_pointer(s->display, &px, &py);
-	s->monitor = vision_pick_monitor(mons, n < 16 ? n : 16, (int)s->opt->monitor, px, py);
-	if (s->monitor < 0) {
+	os_pointer(s->gate.display, &px, &py);
+	s->gate.monitor = vision_pick_monitor(mons, n < 16 ? n : 16, (int)s->opt->monitor, px, py);
+	if (s->gate.monitor < 0) {
 		agent_term_error(s->term, "--monitor %ld: there is no such monitor (this screen has %d)",
 		                 s->opt->monitor, n);
 		return false;
 	}
-	os_rect mon = mons[s->monitor];
-	s->view.screen_x = mon.x;
-	s->view.screen_y = mon.y;
-	s->view.screen_w = mon.width;
-	s->view.screen_h = mon.height;
+	os_rect mon = mons[s->gate.monitor];
+	s->gate.view.screen_x = mon.x;
+	s->gate.view.screen_y = mon.y;
+	s->gate.view.screen_w = mon.width;
+	s->gate.view.screen_h = mon.height;
 	if (!vision_fit(mon.width, mon.height, (int)s->opt->screen_max_w,
-	                (int)s->opt->screen_max_h, &s->view.model_w, &s->view.model_h)) {
+	                (int)s->opt->screen_max_h, &s->gate.view.model_w, &s->gate.view.model_h)) {
 		agent_term_error(s->term, "%s", vision_error());
 		return false;
 	}
-	if (os_pointer(s->display, &s->last_px, &s->last_py))
-		s->have_last_pointer = true;
+	if (os_pointer(s->gate.display, &s->gate.last_px, &s->gate.last_py))
+		s->gate.have_last_pointer = true;
 	return true;
 }
 
@@ -261,12 +261,12 @@ static bool run_tool_calls(agent_session *s, bool *any)
 		if (b->type != CONV_TOOL_CALL)
 			continue;
 		which[k] = b;
-		if (s->end_run || agent_cancel) {
-			res[k].text = strdup(s->end_run ? "not run: the run was stopped"
+		if (s->gate.end_run || agent_cancel) {
+			res[k].text = strdup(s->gate.end_run ? "not run: the run was stopped"
 			                                 : "not run: the user interrupted");
 			res[k].is_error = true;
 		} else {
-			agent_gate_tool_call(s, b, &res[k]);
+			agent_gate_tool_call(&s->gate, b, &res[k]);
 		}
 		k++;
 	}
@@ -348,7 +348,7 @@ static void run_user_message(agent_session *s, const char *text)
 			s->status = 1;
 			return;
 		}
-		if (s->end_run) {
+		if (s->gate.end_run) {
 			s->status = 1;
 			return;
 		}
@@ -427,17 +427,17 @@ static void magic_info(agent_session *s)
 	agent_buf_printf(&b, "provider:      %s, model %s, %s\n",
 	                 provider_kind_name(provider_kind_of(s->provider)),
 	                 provider_model(s->provider), provider_endpoint(s->provider));
-	agent_buf_printf(&b, "auto_run:      %s\n", s->settings.auto_run ? "true" : "false");
-	agent_buf_printf(&b, "safe_mode:     %s\n", agent_policy_safe_mode_name(s->settings.safe_mode));
-	agent_buf_printf(&b, "os:            %s%s\n", s->display ? "on" : "off",
-	                 s->settings.os_auto_approve ? " (OS actions run WITHOUT asking)" : "");
-	if (s->display != NULL)
+	agent_buf_printf(&b, "auto_run:      %s\n", s->gate.settings.auto_run ? "true" : "false");
+	agent_buf_printf(&b, "safe_mode:     %s\n", agent_policy_safe_mode_name(s->gate.settings.safe_mode));
+	agent_buf_printf(&b, "os:            %s%s\n", s->gate.display ? "on" : "off",
+	                 s->gate.settings.os_auto_approve ? " (OS actions run WITHOUT asking)" : "");
+	if (s->gate.display != NULL)
 		agent_buf_printf(&b, "screen:        monitor %dx%d+%d+%d, model sees %dx%d\n",
-		                 s->view.screen_w, s->view.screen_h, s->view.screen_x,
-		                 s->view.screen_y, s->view.model_w, s->view.model_h);
+		                 s->gate.view.screen_w, s->gate.view.screen_h, s->gate.view.screen_x,
+		                 s->gate.view.screen_y, s->gate.view.model_w, s->gate.view.model_h);
 	agent_buf_printf(&b, "sandbox:       %s\n", s->opt->sandbox);
 	agent_buf_printf(&b, "conversation:  %s (%zu messages)\n", s->conv->path, s->conv->n_messages);
-	agent_buf_printf(&b, "audit log:     %s\n", agent_audit_path(s->audit));
+	agent_buf_printf(&b, "audit log:     %s\n", agent_audit_path(s->gate.audit));
 	if (s->opt->config_path != NULL)
 		agent_buf_printf(&b, "config:        %s\n", s->opt->config_path);
 	char *text = agent_buf_steal(&b);
@@ -473,9 +473,9 @@ static void run_magic(agent_session *s, const agent_policy_magic *m)
 	case AGENT_MAGIC_AUTO_RUN:
 	case AGENT_MAGIC_SAFE_MODE:
 	case AGENT_MAGIC_OS_AUTO_APPROVE: {
-		agent_policy_change ch = agent_policy_magic_apply(&s->settings, m, msg, sizeof(msg));
+		agent_policy_change ch = agent_policy_magic_apply(&s->gate.settings, m, msg, sizeof(msg));
 		if (ch == AGENT_POLICY_CHANGED)
-			agent_session_logged(s, agent_audit_setting(s->audit, &s->settings,
+			agent_gate_logged(&s->gate, agent_audit_setting(s->gate.audit, &s->gate.settings,
 			                                            agent_policy_magic_name(m->cmd)));
 		if (ch == AGENT_POLICY_INVALID || ch == AGENT_POLICY_REFUSED)
 			agent_term_warning(s->term, "%s", msg);
@@ -498,8 +498,8 @@ static void run_magic(agent_session *s, const agent_policy_magic *m)
 		break;
 	}
 	case AGENT_MAGIC_VERBOSE:
-		s->verbose = !(m->arg_len == 5 && strncmp(m->arg, "false", 5) == 0);
-		agent_term_notice(s->term, "verbose %s", s->verbose ? "on" : "off");
+		s->gate.verbose = !(m->arg_len == 5 && strncmp(m->arg, "false", 5) == 0);
+		agent_term_notice(s->term, "verbose %s", s->gate.verbose ? "on" : "off");
 		break;
 	case AGENT_MAGIC_TOKENS:
 		snprintf(msg, sizeof(msg), "about %ld tokens in %zu messages (context window %ld)",
@@ -654,17 +654,32 @@ static bool start_provider(agent_session *s)
 	return true;
 }
 
+/* What the gate needs of the session, handed over once (agent/gate.h). */
+static void gate_setup(agent_session *s)
+{
+	agent_gate *g = &s->gate;
+	g->term = s->term;
+	g->conv = &s->conv;
+	g->cancel = &agent_cancel;
+	g->exec_for_signals = &agent_exec_for_signals;
+	g->sandbox_name = s->opt->sandbox;
+	g->workspace = s->opt->workspace;
+	g->max_output = (size_t)s->opt->max_output;
+	g->settle_ms = (int)s->opt->settle_ms;
+	g->screen_max_w = (int)s->opt->screen_max_w;
+	g->screen_max_h = (int)s->opt->screen_max_h;
+	g->grid = s->opt->grid;
+}
+
 static void session_finish(agent_session *s)
 {
 	provider_destroy(s->provider);
 	conv_destroy(s->conv);
 	provider_tools_clear(&s->tools);
 	free(s->system_prompt);
-	agent_scan_rules_destroy(s->rules);
-	agent_exec_for_signals = NULL;
-	exec_sessions_destroy(s->exec);
-	agent_audit_close(s->audit);
-	os_display_close(s->display);
+	agent_gate_finish(&s->gate);
+	agent_audit_close(s->gate.audit);
+	os_display_close(s->gate.display);
 }
 
 int agent_main(int argc, char **argv)
@@ -722,20 +737,21 @@ int agent_main(int argc, char **argv)
 	if (!agent_policy_safe_mode_parse(opt.safe_mode, &requested.safe_mode))
 		requested.safe_mode = AGENT_POLICY_SAFE_ASK;
 	agent_policy_startup start = agent_policy_settings_startup(&requested);
-	s.settings = start.settings;
+	s.gate.settings = start.settings;
 	if (start.banner != NULL)
 		agent_term_warning(s.term, "%s", start.banner);
 	for (size_t i = 0; i < start.n_notices; i++)
 		agent_term_notice(s.term, "%s", start.notices[i]);
 
-	if (!sandbox_profile_from_name(opt.sandbox, &s.sandbox)) {
+	if (!sandbox_profile_from_name(opt.sandbox, &s.gate.sandbox)) {
 		agent_term_error(s.term, "unknown sandbox profile %s", opt.sandbox);
 		goto out;
 	}
 	if (!start_provider(&s) || !open_conversation(&s) || !open_audit(&s))
 		goto out;
-	if (!agent_audit_session(s.audit, s.conv->path, &s.settings)) {
-		agent_term_error(s.term, "audit log %s: %s", agent_audit_path(s.audit),
+	gate_setup(&s);
+	if (!agent_audit_session(s.gate.audit, s.conv->path, &s.gate.settings)) {
+		agent_term_error(s.term, "audit log %s: %s", agent_audit_path(s.gate.audit),
 		                 agent_audit_error());
 		goto out;
 	}
@@ -763,12 +779,12 @@ int agent_main(int argc, char **argv)
 			}
 			handle_user_line(&s, line);
 			free(line);
-			if (s.end_run)
+			if (s.gate.end_run)
 				break;
 			/* Off a terminal, a failure ends the run with its status. */
 			if (!tty && s.status != 0)
 				break;
-			if (tty && s.status != 0 && !s.end_run)
+			if (tty && s.status != 0 && !s.gate.end_run)
 				s.status = 0;
 		}
 	}

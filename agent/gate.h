@@ -1,0 +1,101 @@
+/*
+ * agent/gate — the single gate between the model and the machine.
+ *
+ * Every tool call the model makes passes agent_gate_tool_call: it is
+ * parsed, recorded as proposed, scanned when the policy says so, decided by
+ * the policy (pure), put to the human when the policy asks, recorded
+ * (flushed to disk before anything runs), and only then run through the
+ * executors (code) or the computer runner (agent/computer-run.h, which only
+ * this file includes) and recorded as executed. Nothing else in the product
+ * reaches those (tests/safety/test_one_gate.py checks the built objects).
+ *
+ * The gate owns: the code sessions, the scanner's rules, the model's view
+ * of the screen, where deskhand left the pointer, and whether the run must
+ * end. It may call: policy, scan, audit, the computer runner, executors/,
+ * vision/, os/ (display and windows), the terminal UI (to ask), and the
+ * conversation (to store screenshots). It never sees the session's
+ * provider, prompt or options: struct agent_gate holds all it needs.
+ */
+#ifndef DESKHAND_AGENT_GATE_H
+#define DESKHAND_AGENT_GATE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "agent/audit.h"
+#include "agent/conversation.h"
+#include "agent/policy.h"
+#include "agent/scan.h"
+#include "agent/terminal.h"
+#include "executors/exec.h"
+#include "os/os.h"
+#include "vision/vision.h"
+
+typedef struct agent_gate {
+	/* Given by the session before the first call; not owned by the gate. */
+	agent_term *term;
+	agent_audit *audit;
+	struct conv **conv;                   /* the session's conversation, which %load_message
+	                                       * replaces: screenshots are stored beside it */
+	os_display *display;                  /* NULL without --os */
+	volatile sig_atomic_t *cancel;        /* set by Ctrl-C */
+	exec_sessions *volatile *exec_for_signals; /* where the SIGINT handler finds exec */
+	/* Fixed at start. */
+	sandbox_profile sandbox;
+	const char *sandbox_name;
+	const char *workspace;
+	size_t max_output;
+	int settle_ms, screen_max_w, screen_max_h, monitor;
+	bool grid;
+	/* Changed by the user's magic commands (and the kill switch, for settings). */
+	agent_policy_settings settings;
+	bool verbose;
+	/* The gate's own; agent_gate_finish releases them. */
+	exec_sessions *exec;                  /* sessions per language, created lazily */
+	agent_scan_rules *rules;              /* loaded on first scan */
+	vision_view view;                     /* the last screenshot the model was sent */
+	bool have_last_pointer;
+	int last_px, last_py;                 /* where deskhand left the pointer */
+	bool end_run;                         /* the policy or a broken log ends the run */
+	bool audit_broken;                    /* a record failed: nothing more runs */
+} agent_gate;
+
+/* Releases what the gate owns (code sessions, rules); NULL is a no-op. */
+void agent_gate_finish(agent_gate *g);
+
+/* The outcome of one tool call, ready for conv_msg_add_tool_result. */
+typedef struct agent_tool_result {
+	char *text;
+	bool is_error;
+	struct conv_image image;        /* path == NULL: no screenshot */
+} agent_tool_result;
+
+/*
+ * Runs (or refuses) one tool call from the model's last message. Always
+ * produces a result for the model; sets g->end_run when the policy ends
+ * the run. Ownership: free the result with agent_tool_result_finish.
+ */
+void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
+                          agent_tool_result *res);
+void agent_tool_result_finish(agent_tool_result *r);
+
+/*
+ * Every audit record of a running session passes through here with the
+ * record's result. The log is the evidence that nothing ran without a yes,
+ * so once a line cannot be written nothing more runs: the user is told why
+ * once, g->audit_broken and g->end_run are set, and the gate refuses every
+ * later proposal (audit.h: a failed approval record counts as a denial).
+ * Returns ok.
+ */
+bool agent_gate_logged(agent_gate *g, bool ok);
+
+/*
+ * Takes the model's view of the screen (settle first when `settle`), stores
+ * the PNG beside the conversation and updates g->view. False with a message
+ * in `err` on failure.
+ */
+bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
+                           char *err, size_t errlen);
+
+#endif
