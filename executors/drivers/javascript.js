@@ -19,6 +19,26 @@
     const cut = lines.findIndex((l) => /^\s+at (sigintHandlersWrap|Script\.runInThisContext|new Script|run \(\[eval\])/.test(l));
     return (cut > 0 ? lines.slice(0, cut) : lines).join('\n');
   };
+  // Output goes straight to the descriptors. Node's stream objects keep
+  // state across a write (a "writing" flag, a buffer): an interrupt landing
+  // inside console.log would leave it half-done, and every later line of
+  // the session would wait in memory, never written. A direct write either
+  // happened or not; nothing is left behind.
+  const direct = (fd) => function (chunk, encoding, callback) {
+    if (typeof encoding === 'function') { callback = encoding; encoding = undefined; }
+    const bytes = typeof chunk === 'string' ? Buffer.from(chunk, encoding || 'utf8') : chunk;
+    for (let off = 0; off < bytes.length;) {
+      try {
+        off += fs.writeSync(fd, bytes, off, bytes.length - off);
+      } catch (e) {
+        if (e.code !== 'EAGAIN') throw e;
+      }
+    }
+    if (typeof callback === 'function') process.nextTick(callback);
+    return true;
+  };
+  process.stdout.write = direct(1);
+  process.stderr.write = direct(2);
   process.on('SIGINT', () => { if (onInterrupt) onInterrupt(); });
   process.on('uncaughtException', (e) => { process.stderr.write(describe(e) + '\n'); });
   process.on('unhandledRejection', (e) => {
