@@ -1,11 +1,11 @@
-/* agent/cli — strict argument parsing and error output for the commands. */
+/* agent/cli/cli — strict argument parsing and error output for the commands. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 
 struct synopsis {
 	const char *cmd;

@@ -1,11 +1,18 @@
 /*
- * agent/cli — the command line's shared pieces: strict number and
+ * agent/cli/cli — the command line's shared pieces: strict number and
  * coordinate parsing, usage output, exit codes, and the sub-commands that
  * expose each module directly (deskhand screenshot, click, exec, ...).
  *
  * Exit codes used everywhere: 0 success, 1 runtime failure, 2 usage error
  * (bad argument, unknown key name, coordinate off screen), 124 timeout
  * (exec). Only main() and the cmd_* entry points decide them.
+ *
+ * The door of agent/cli, the outermost room: main.c dispatches to the
+ * sub-commands or to agent/session. Driven by a person, its commands reach
+ * os/, vision/ and executors/ directly (cmd_input.c, cmd_exec.c), not
+ * through the gate, which stands between the model and the machine. May
+ * call: agent/session, agent/safety (the scanner), agent/util, os/,
+ * vision/, executors/.
  */
 #ifndef DESKHAND_AGENT_CLI_H
 #define DESKHAND_AGENT_CLI_H

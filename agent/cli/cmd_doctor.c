@@ -6,7 +6,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "executors/sandbox.h"
 
 int cmd_doctor(int argc, char **argv)

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "executors/exec.h"
 
 #define CODE_MAX (16u << 20)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "os/os.h"
 #include "vision/vision.h"
 

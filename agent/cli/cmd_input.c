@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "os/os.h"
 
 /* Coordinates are parsed wide, then checked against the real screen. */

@@ -13,8 +13,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/cli.h"
-#include "agent/scan.h"
+#include "agent/cli/cli.h"
+#include "agent/safety/safety.h"
 
 enum { SCAN_CLEAN = 0, SCAN_FOUND = 1, SCAN_ERROR = 2 };
 

@@ -1,7 +1,7 @@
 /* deskhand screen / cursor: geometry read-outs through os/. */
 #include <stdio.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "os/os.h"
 
 static os_display *open_display(void)

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "os/os.h"
 #include "vision/vision.h"
 

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "os/os.h"
 
 /* "0x1a00003" or "27262979": a whole window id, nothing else. */

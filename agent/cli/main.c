@@ -5,9 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/cli.h"
-#include "agent/loop.h"
-#include "agent/options.h"
+#include "agent/cli/cli.h"
+#include "agent/session/session.h"
 #include "config.h"
 
 struct command {

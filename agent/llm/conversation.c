@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/conversation.h"
-#include "agent/textutil.h"
+#include "agent/llm/conversation.h"
+#include "agent/util/textutil.h"
 
 static _Thread_local char conv_err_buf[512];
 

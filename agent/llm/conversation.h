@@ -1,5 +1,5 @@
 /*
- * agent/conversation — the provider-neutral conversation: messages made of
+ * agent/llm/conversation — the provider-neutral conversation: messages made of
  * content blocks (text, images, tool calls, tool results), its JSON file
  * written atomically after every message, the screenshots stored as PNG
  * files beside it, the listing behind --conversations, a token estimate and

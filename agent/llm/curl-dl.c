@@ -1,4 +1,4 @@
-/* agent/curl-dl — libcurl loaded on first use; see curl-dl.h. */
+/* agent/llm/curl-dl — libcurl loaded on first use; see curl-dl.h. */
 #include <dlfcn.h>
 
 #include "config.h"
@@ -9,7 +9,7 @@
 
 /* Without the call macros: the names below are curl's own functions. */
 #define AGENT_CURL_NO_MACROS
-#include "agent/curl-dl.h"
+#include "agent/llm/curl-dl.h"
 
 #define DEFINE(f) __typeof__(f) *agent_dl_##f;
 AGENT_CURL_FUNCS(DEFINE)

@@ -1,5 +1,5 @@
 /*
- * agent/curl-dl — libcurl, loaded when the first request is made.
+ * agent/llm/curl-dl — libcurl, loaded when the first request is made.
  *
  * Only the agent talks to a model, but libcurl and what it pulls in (TLS,
  * Kerberos, LDAP, HTTP/2, ...) cost about 3 ms at every process start:

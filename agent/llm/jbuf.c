@@ -11,8 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/provider-internal.h"
-#include "agent/textutil.h"
+#include "agent/llm/provider-internal.h"
+#include "agent/util/textutil.h"
 
 void jb_free(struct jbuf *b)
 {

@@ -16,8 +16,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/conversation.h"
-#include "agent/provider.h"
+#include "agent/llm/conversation.h"
+#include "agent/llm/provider.h"
 
 /* Sets provider_error() from a printf format. Always returns false. */
 bool provider_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

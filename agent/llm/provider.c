@@ -17,9 +17,9 @@
 #include <sys/random.h>
 #include <time.h>
 
-#include "agent/curl-dl.h"
-#include "agent/provider-internal.h"
-#include "agent/textutil.h"
+#include "agent/llm/curl-dl.h"
+#include "agent/llm/provider-internal.h"
+#include "agent/util/textutil.h"
 #include "config.h"
 
 static _Thread_local char provider_err_buf[1024];

@@ -1,5 +1,5 @@
 /*
- * agent/provider — one model turn: the conversation goes out as a request in
+ * agent/llm/provider — one model turn: the conversation goes out as a request in
  * the provider's wire format (OpenAI Chat Completions, Anthropic Messages,
  * Ollama through its OpenAI endpoint, or a replayed script), the answer comes
  * back streamed (server-sent events) or whole, and is delivered as events and
@@ -37,7 +37,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/conversation.h"
+#include "agent/llm/conversation.h"
 
 enum provider_kind {
 	PROVIDER_OPENAI,

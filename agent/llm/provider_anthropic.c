@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 #define CACHE_CONTROL "\"cache_control\":{\"type\":\"ephemeral\"}"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 static void sep(struct jbuf *b, bool *first)
 {

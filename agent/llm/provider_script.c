@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 struct script {
 	cJSON *root;

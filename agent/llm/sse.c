@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 #define SSE_DEFAULT_MAX (64u << 20)
 

@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/provider-internal.h"
-#include "agent/textutil.h"
+#include "agent/llm/provider-internal.h"
+#include "agent/util/textutil.h"
 
 /* ---- assembling an answer ------------------------------------------------- */
 

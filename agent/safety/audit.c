@@ -1,5 +1,5 @@
 /*
- * agent/audit — JSON-lines audit log: writing with single appends and
+ * agent/safety/audit — JSON-lines audit log: writing with single appends and
  * fsync on decisions, default paths, and the verifier. See audit.h.
  */
 #include <errno.h>
@@ -15,8 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/audit.h"
-#include "agent/textutil.h"
+#include "agent/safety/audit.h"
+#include "agent/util/textutil.h"
 
 static _Thread_local char audit_err_buf[512];
 

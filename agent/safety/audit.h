@@ -1,5 +1,5 @@
 /*
- * agent/audit — the audit log: one JSON object per line, one file per
+ * agent/safety/audit — the audit log: one JSON object per line, one file per
  * conversation, appended and never rewritten.
  *
  * Every proposed action leaves a trail: proposed, scanned (with the
@@ -26,8 +26,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/policy.h"
-#include "agent/scan.h"
+#include "agent/safety/policy.h"
+#include "agent/safety/scan.h"
 
 const char *agent_audit_error(void);
 

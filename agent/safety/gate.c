@@ -1,5 +1,5 @@
 /*
- * agent/gate — the single path from a tool call to an executor or os/
+ * agent/safety/gate — the single path from a tool call to an executor or os/
  * (see gate.h).
  *
  * For every call: parse and validate it, record "proposed", scan when the
@@ -20,9 +20,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/computer-run.h"
-#include "agent/gate.h"
-#include "agent/textutil.h"
+#include "agent/safety/gate.h"
+#include "agent/tools/computer-run.h"
+#include "agent/util/textutil.h"
 
 /* Screenshots capture in strips of a few hundred KB; keep no more. */
 #define CAPTURE_KEEP_BYTES (1u << 20)

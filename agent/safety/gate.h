@@ -1,5 +1,5 @@
 /*
- * agent/gate — the single gate between the model and the machine.
+ * agent/safety/gate — the single gate between the model and the machine.
  *
  * Every tool call the model makes passes agent_gate_tool_call: it is
  * parsed, recorded as proposed, scanned when the policy says so, decided by
@@ -23,11 +23,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/audit.h"
-#include "agent/conversation.h"
-#include "agent/policy.h"
-#include "agent/scan.h"
-#include "agent/terminal.h"
+#include "agent/llm/llm.h"
+#include "agent/safety/audit.h"
+#include "agent/safety/policy.h"
+#include "agent/safety/scan.h"
+#include "agent/ui/terminal.h"
 #include "executors/exec.h"
 #include "os/os.h"
 #include "vision/vision.h"

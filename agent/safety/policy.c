@@ -1,12 +1,12 @@
 /*
- * agent/policy — the decision of run / ask / block, settings at start and
+ * agent/safety/policy — the decision of run / ask / block, settings at start and
  * under magic commands, and the kill-switch predicate. Pure: see policy.h.
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "agent/policy.h"
+#include "agent/safety/policy.h"
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -65,44 +65,28 @@ const char *agent_policy_verdict_name(agent_policy_verdict v)
 
 /* ---- actions ----------------------------------------------------------- */
 
-#define ACTION_ROW_(id, name, cls, desc) [AGENT_ACTION_##id] = {name, AGENT_POLICY_OS_##cls},
-static const struct {
-	const char *name;
-	agent_policy_kind kind;
-} actions[AGENT_ACTION_COUNT] = {
-	AGENT_ACTIONS(ACTION_ROW_)
-};
+#define ACTION_CLASS_(id, name, cls, desc) [AGENT_ACTION_##id] = AGENT_POLICY_OS_##cls,
+static const agent_policy_kind classes[AGENT_ACTION_COUNT] = {AGENT_ACTIONS(ACTION_CLASS_)};
 
-bool agent_policy_action_lookup(const char *name, agent_policy_action *action,
+bool agent_policy_action_lookup(const char *name, agent_action *action,
                                 agent_policy_kind *kind)
 {
-	if (name == NULL)
+	agent_action a;
+	if (!agent_action_lookup(name, &a))
 		return false;
-	for (unsigned i = 0; i < AGENT_ACTION_COUNT; i++) {
-		if (strcmp(name, actions[i].name) == 0) {
-			if (action != NULL)
-				*action = (agent_policy_action)i;
-			if (kind != NULL)
-				*kind = actions[i].kind;
-			return true;
-		}
-	}
-	return false;
+	if (action != NULL)
+		*action = a;
+	if (kind != NULL)
+		*kind = classes[a];
+	return true;
 }
 
-const char *agent_policy_action_name(agent_policy_action action)
-{
-	if ((unsigned)action >= AGENT_ACTION_COUNT)
-		return "unknown";
-	return actions[action].name;
-}
-
-agent_policy_kind agent_policy_action_kind(agent_policy_action action)
+agent_policy_kind agent_policy_action_kind(agent_action action)
 {
 	/* Out of range counts as input: the stricter class. */
 	if ((unsigned)action >= AGENT_ACTION_COUNT)
 		return AGENT_POLICY_OS_INPUT;
-	return actions[action].kind;
+	return classes[action];
 }
 
 /* ---- the decision ------------------------------------------------------ */

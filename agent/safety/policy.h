@@ -1,5 +1,5 @@
 /*
- * agent/policy — who decides whether a proposed action runs.
+ * agent/safety/policy — who decides whether a proposed action runs.
  *
  * A pure module: no I/O, no globals, no clock, no X. Everything here is a
  * function of its arguments, so the whole truth table of the decision is
@@ -52,8 +52,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/actions.h"
-#include "agent/scan.h"
+#include "agent/safety/scan.h"
+#include "agent/tools/tools.h"
 
 /* ---- what is being proposed ------------------------------------------- */
 
@@ -87,12 +87,6 @@ bool agent_policy_safe_mode_parse(const char *s, agent_policy_safe_mode *out);
  * one is either input (needs a human yes) or an observation; there is no
  * third class and an unknown name is never an observation.
  */
-#define AGENT_ACTION_ENUM_(id, name, cls, desc) AGENT_ACTION_##id,
-typedef enum agent_policy_action {
-	AGENT_ACTIONS(AGENT_ACTION_ENUM_)
-	AGENT_ACTION_COUNT
-} agent_policy_action;
-
 /*
  * Looks up an action by its exact name ("left_click"). On success stores the
  * action and its kind (AGENT_POLICY_OS_INPUT or AGENT_POLICY_OS_OBSERVE;
@@ -100,12 +94,10 @@ typedef enum agent_policy_action {
  * returns false and stores nothing: the caller reports an error to the
  * model and runs nothing.
  */
-bool agent_policy_action_lookup(const char *name, agent_policy_action *action,
+bool agent_policy_action_lookup(const char *name, agent_action *action,
                                 agent_policy_kind *kind);
-/* The action's name; "unknown" when out of range. */
-const char *agent_policy_action_name(agent_policy_action action);
 /* AGENT_POLICY_OS_INPUT or AGENT_POLICY_OS_OBSERVE; out of range: INPUT. */
-agent_policy_kind agent_policy_action_kind(agent_policy_action action);
+agent_policy_kind agent_policy_action_kind(agent_action action);
 
 /* ---- the decision ------------------------------------------------------ */
 

@@ -1,5 +1,5 @@
 /*
- * agent/scan — normalisation of shell, python and javascript source, the
+ * agent/safety/scan — normalisation of shell, python and javascript source, the
  * rule file loader (cJSON) and the matcher (PCRE2). See scan.h.
  */
 #define PCRE2_CODE_UNIT_WIDTH 8
@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "agent/scan.h"
-#include "agent/textutil.h"
+#include "agent/safety/scan.h"
+#include "agent/util/textutil.h"
 #include "config.h"
 
 /* Generated at build time from agent/rules/scan-rules.json. */

@@ -1,5 +1,5 @@
 /*
- * agent/scan — the built-in code scanner: a rule engine for shell, python
+ * agent/safety/scan — the built-in code scanner: a rule engine for shell, python
  * and javascript whose rules live in a JSON file users can extend.
  *
  * Before matching, the code is normalised per language: line

@@ -1,5 +1,5 @@
 /*
- * Private to agent/loop.c: the state of one agent session. What the gate
+ * Private to agent/session/loop.c: the state of one agent session. What the gate
  * needs is its own struct (agent/gate.h), held here.
  */
 #ifndef DESKHAND_AGENT_INTERNAL_H
@@ -8,13 +8,10 @@
 #include <signal.h>
 #include <stdbool.h>
 
-#include "agent/conversation.h"
-#include "agent/gate.h"
-#include "agent/options.h"
-#include "agent/policy.h"
-#include "agent/provider.h"
-#include "agent/scan.h"
-#include "agent/terminal.h"
+#include "agent/llm/llm.h"
+#include "agent/safety/safety.h"
+#include "agent/session/options.h"
+#include "agent/ui/terminal.h"
 #include "executors/exec.h"
 #include "os/os.h"
 #include "vision/vision.h"

@@ -1,5 +1,5 @@
 /*
- * agent/loop — `deskhand [OPTIONS] [MESSAGE]`: set-up, the turn loop, magic
+ * agent/session/loop — `deskhand [OPTIONS] [MESSAGE]`: set-up, the turn loop, magic
  * commands, Ctrl-C. See loop.h.
  */
 #include <errno.h>
@@ -11,10 +11,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-#include "agent/agent-internal.h"
-#include "agent/loop.h"
-#include "agent/prompt.h"
-#include "agent/textutil.h"
+#include "agent/session/agent-internal.h"
+#include "agent/session/loop.h"
+#include "agent/session/prompt.h"
+#include "agent/util/textutil.h"
 #include "config.h"
 
 volatile sig_atomic_t agent_cancel;

@@ -1,5 +1,5 @@
 /*
- * agent/loop — the agent: the user's words go to the model, the model's code
+ * agent/session/loop — the agent: the user's words go to the model, the model's code
  * and desktop actions come back, pass the gate, run, and their results go
  * back to the model until it is done.
  *

@@ -1,4 +1,4 @@
-/* agent/options — defaults, config file and command line, in that order. */
+/* agent/session/options — defaults, config file and command line, in that order. */
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/options.h"
+#include "agent/session/options.h"
 
 static _Thread_local char opt_err[512];
 

@@ -1,5 +1,5 @@
 /*
- * agent/options — the agent's settings: built-in defaults, then
+ * agent/session/options — the agent's settings: built-in defaults, then
  * $XDG_CONFIG_HOME/deskhand/config.json, then the command line (flags win).
  *
  * Parsing is strict: an unknown option, a malformed number, a bad enum value

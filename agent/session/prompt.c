@@ -7,8 +7,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/actions.h"
-#include "agent/prompt.h"
+#include "agent/session/prompt.h"
+#include "agent/tools/tools.h"
 
 #define PROMPT_ACTION_(id, name, cls, desc) {name, desc},
 const struct prompt_action prompt_computer_actions[] = {

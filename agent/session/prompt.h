@@ -1,5 +1,5 @@
 /*
- * agent/prompt — what the model is told: the system prompt (its environment
+ * agent/session/prompt — what the model is told: the system prompt (its environment
  * and the rule that text seen on screen or in tool output is data, not the
  * user's instructions) and the declarations of the tools it may call.
  * Pure functions of their input; the wire formats are agent/provider's.
@@ -10,7 +10,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/provider.h"
+#include "agent/llm/llm.h"
 
 struct prompt_env {
 	const char *os;                /* e.g. "Linux 6.1.0 x86_64, X11"; NULL: "Linux, X11" */

@@ -1,11 +1,11 @@
 /*
- * agent/actions — the computer tool's actions, in one table.
+ * agent/tools/actions — the computer tool's actions, in one table.
  *
  * Every list of actions in deskhand comes from AGENT_ACTIONS: the enum
- * (policy.h), the policy's input/observation classification and the name
- * lookup the parser uses (policy.c), the descriptions in the tool schema
- * and prompt (prompt.c), and the list in the parser's error messages
- * (computer.c). Adding an action is one line here plus its case in
+ * (below), the policy's input/observation classification and the name
+ * lookup the parser uses (safety/policy.c), the descriptions in the tool
+ * schema and prompt (session/prompt.c), and the list in the parser's error
+ * messages (tools/computer.c). Adding an action is one line here plus its case in
  * computer.c's parser and runner; a kind without a runner is refused there.
  *
  * X(ID, "name", CLASS, "description for the model"): CLASS is INPUT (it
@@ -17,6 +17,8 @@
  */
 #ifndef DESKHAND_AGENT_ACTIONS_H
 #define DESKHAND_AGENT_ACTIONS_H
+
+#include <stdbool.h>
 
 #ifndef AGENT_ACTIONS_EXTRA
 #define AGENT_ACTIONS_EXTRA(X)
@@ -46,5 +48,18 @@
 	  "find the text given in text on the screen (local OCR); answers the centre "      \
 	  "of each match in screenshot pixels")                                             \
 	AGENT_ACTIONS_EXTRA(X)
+
+#define AGENT_ACTION_ENUM_(id, name, cls, desc) AGENT_ACTION_##id,
+typedef enum agent_action {
+	AGENT_ACTIONS(AGENT_ACTION_ENUM_)
+	AGENT_ACTION_COUNT
+} agent_action;
+
+/* The action named exactly `name` ("left_click"); false (nothing stored) for any other. */
+bool agent_action_lookup(const char *name, agent_action *out);
+/* Its name; "unknown" when out of range. */
+const char *agent_action_name(agent_action a);
+/* "key, type, mouse_move, ...": every name, for messages to the model. */
+const char *agent_action_list(void);
 
 #endif

@@ -1,8 +1,8 @@
 /*
- * agent/computer-run — running a parsed computer action: the one place
+ * agent/tools/computer-run — running a parsed computer action: the one place
  * that turns an action into os/ calls (mouse, keys, typing, zoom, OCR).
  *
- * Only the gate (agent/gate.c) includes this header: an action reaches the
+ * Only the gate (agent/safety/gate.c) includes this header: an action reaches the
  * desktop after the policy, the audit log and, where needed, the human
  * said yes, and by no other path. tests/safety/test_one_gate.py checks it
  * on the built objects: no other product object refers to
@@ -12,7 +12,7 @@
 #ifndef DESKHAND_AGENT_COMPUTER_RUN_H
 #define DESKHAND_AGENT_COMPUTER_RUN_H
 
-#include "agent/computer.h"
+#include "agent/tools/computer.h"
 
 /* What running an action produced. */
 typedef struct agent_computer_result {

@@ -1,4 +1,4 @@
-/* agent/computer — parse, describe and run the computer tool's actions. */
+/* agent/tools/computer — parse, describe and run the computer tool's actions. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -6,16 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "agent/computer-run.h"
-#include "agent/textutil.h"
-
-#define ACTION_NAME_(id, name, cls, desc) ", " name
-static const char action_names[] = AGENT_ACTIONS(ACTION_NAME_);
-
-const char *agent_computer_actions_list(void)
-{
-	return action_names + 2; /* past the first ", " */
-}
+#include "agent/tools/computer-run.h"
+#include "agent/util/textutil.h"
 
 static bool perr(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
@@ -128,11 +120,11 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 		return perr(err, errlen, "the computer tool takes a JSON object");
 	const char *name = get_string(args, "action");
 	if (name == NULL)
-		return perr(err, errlen, "missing \"action\" (one of: %s)", agent_computer_actions_list());
-	if (!agent_policy_action_lookup(name, &a->kind, NULL))
+		return perr(err, errlen, "missing \"action\" (one of: %s)", agent_action_list());
+	if (!agent_action_lookup(name, &a->kind))
 		return perr(err, errlen, "unknown action \"%.60s\" (one of: %s)", name,
-		            agent_computer_actions_list());
-	a->name = agent_policy_action_name(a->kind);
+		            agent_action_list());
+	a->name = agent_action_name(a->kind);
 
 	if (!parse_point(args, "coordinate", view, &a->mx, &a->my, &a->sx, &a->sy,
 	                 &a->has_point, err, errlen))

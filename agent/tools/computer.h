@@ -1,5 +1,5 @@
 /*
- * agent/computer — the model's `computer` tool: Anthropic's action names,
+ * agent/tools/computer — the model's `computer` tool: Anthropic's action names,
  * for every provider.
  *
  * Parsing is pure and strict: the arguments the model sent (JSON) become a
@@ -21,12 +21,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "agent/policy.h"
+#include "agent/tools/actions.h"
 #include "os/os.h"
 #include "vision/vision.h"
 
-/* An action of the computer tool: the one table in actions.h (via policy.h). */
-typedef agent_policy_action agent_computer_kind;
+/* An action of the computer tool: the one table in actions.h. */
+typedef agent_action agent_computer_kind;
 
 #define AC_MAX_COMBOS 16
 #define AC_MAX_TEXT (64 * 1024)
@@ -66,7 +66,5 @@ void agent_computer_describe(const agent_computer_action *a, char *buf, size_t l
 char *agent_computer_to_json(const agent_computer_action *a);
 
 
-/* The JSON schema of the computer tool's arguments (for non-Anthropic providers). */
-const char *agent_computer_actions_list(void);
 
 #endif

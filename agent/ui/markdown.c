@@ -1,7 +1,7 @@
-/* agent/markdown — streaming Markdown rendering; see markdown.h. */
+/* agent/ui/markdown — streaming Markdown rendering; see markdown.h. */
 #include <string.h>
 
-#include "agent/markdown.h"
+#include "agent/ui/markdown.h"
 
 #define SGR_RESET "\033[0m"
 

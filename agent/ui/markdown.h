@@ -1,5 +1,5 @@
 /*
- * agent/markdown — a streaming Markdown-to-ANSI renderer for the terminal.
+ * agent/ui/markdown — a streaming Markdown-to-ANSI renderer for the terminal.
  *
  * The model's text arrives in fragments of any size, split anywhere (even
  * inside "**"). The renderer is a character state machine: ordinary text is

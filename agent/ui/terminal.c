@@ -1,4 +1,4 @@
-/* agent/terminal — human and --json faces of the agent; see terminal.h. */
+/* agent/ui/terminal — human and --json faces of the agent; see terminal.h. */
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <pthread.h>
@@ -13,9 +13,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "agent/markdown.h"
-#include "agent/terminal.h"
-#include "agent/textutil.h"
+#include "agent/ui/markdown.h"
+#include "agent/ui/terminal.h"
+#include "agent/util/textutil.h"
 #include "config.h"
 
 #if DESKHAND_HAVE_LIBEDIT

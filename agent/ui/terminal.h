@@ -1,5 +1,5 @@
 /*
- * agent/terminal — everything the person at the keyboard sees and answers.
+ * agent/ui/terminal — everything the person at the keyboard sees and answers.
  *
  * Two faces behind one interface: a human face (streaming Markdown with
  * colour on a terminal, plain text otherwise, a spinner while the model
@@ -11,6 +11,10 @@
  * The terminal never decides anything: the gate asks, the terminal reports
  * the answer. It only reads the user's own input, so magic commands can only
  * come from here (the loop checks lines read by agent_term_read_line).
+ *
+ * The door of agent/ui (markdown.h is the room's own). Owns: the terminal's
+ * modes (held between prompts, restored at exit), the line editor and its
+ * history. May call: agent/util, libedit.
  */
 #ifndef DESKHAND_AGENT_TERMINAL_H
 #define DESKHAND_AGENT_TERMINAL_H

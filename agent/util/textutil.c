@@ -1,11 +1,11 @@
-/* agent/textutil — UTF-8 repair and a string buffer; see textutil.h. */
+/* agent/util/textutil — UTF-8 repair and a string buffer; see textutil.h. */
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/textutil.h"
+#include "agent/util/textutil.h"
 #include "os/os.h"
 
 size_t agent_utf8_seq(const char *str, size_t n)

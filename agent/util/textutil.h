@@ -1,7 +1,10 @@
 /*
- * agent/textutil — small text helpers the agent's parts share: UTF-8
+ * agent/util/textutil — small text helpers the agent's parts share: UTF-8
  * validation and repair (model text, tool output and file names are
  * untrusted bytes), and a growable string buffer.
+ *
+ * The door of agent/util, the room every other room may use. May call:
+ * os/'s UTF-8 decoder, nothing else of deskhand's.
  */
 #ifndef DESKHAND_AGENT_TEXTUTIL_H
 #define DESKHAND_AGENT_TEXTUTIL_H

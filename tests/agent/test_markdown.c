@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/markdown.h"
-#include "agent/textutil.h"
+#include "agent/ui/markdown.h"
+#include "agent/util/textutil.h"
 
 static void sink(const char *s, size_t n, void *user)
 {

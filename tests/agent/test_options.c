@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "agent/options.h"
+#include "agent/session/options.h"
 
 static bool parse(agent_options *o, const char *const *args)
 {

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "agent/textutil.h"
+#include "agent/util/textutil.h"
 
 static void test_valid(void **state)
 {

@@ -33,14 +33,15 @@ COUNT = NS + ("import time\nn = 0\ntry:\n"
               "except OSError as e:\n"
               "    print('forked', n, 'then', e.strerror)\n")
 # A real bomb (every process forks forever) that ends itself once the cap
-# is proven: the first process refused a fork says so, then kills its whole
-# process group at once (a group signal cannot be outrun by a racing fork).
+# is proven: the first process refused a fork says so (in one write, as many
+# may say it at once), then kills its whole process group at once (a group
+# signal cannot be outrun by a racing fork).
 PY_BOMB = NS + ("import signal\n"
                 "while True:\n"
                 "    try:\n"
                 "        os.fork()\n"
                 "    except OSError as e:\n"
-                "        print('refused:', e.strerror, flush=True)\n"
+                "        os.write(1, ('refused: %s\\n' % e.strerror).encode())\n"
                 "        os.killpg(0, signal.SIGKILL)\n")
 SH_BOMB = "readlink /proc/self/ns/pid\nbomb() { bomb | bomb; }; bomb\n"
 EAGAIN = b"Resource temporarily unavailable"

@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "agent/cli.h"
+#include "agent/cli/cli.h"
 #include "executors/exec-internal.h"
 #include "executors/exec.h"
 #include "executors/sandbox.h"

@@ -4,7 +4,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 char *fuzz_cstr(const uint8_t *data, size_t size)
 {

@@ -11,7 +11,7 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "agent/computer.h"
+#include "agent/tools/computer.h"
 
 static const vision_view views[] = {
 	{0, 0, 1920, 1080, 1280, 720},

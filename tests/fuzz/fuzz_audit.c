@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "agent/audit.h"
+#include "agent/safety/audit.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "agent/options.h"
+#include "agent/session/options.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -4,7 +4,7 @@
  * conversation yields a valid next request in both wire formats.
  */
 #include "fuzz.h"
-#include "agent/conversation.h"
+#include "agent/llm/conversation.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

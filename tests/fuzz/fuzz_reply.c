@@ -8,8 +8,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "agent/provider-internal.h"
-#include "agent/textutil.h"
+#include "agent/llm/provider-internal.h"
+#include "agent/util/textutil.h"
 
 static void error_text(const char *body, size_t len)
 {

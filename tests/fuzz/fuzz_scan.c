@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "agent/scan.h"
-#include "agent/textutil.h"
+#include "agent/safety/scan.h"
+#include "agent/util/textutil.h"
 
 static agent_scan_rules *rules;
 

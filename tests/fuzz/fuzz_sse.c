@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 struct seen {
 	struct jbuf log;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 struct run {
 	struct turn *t;

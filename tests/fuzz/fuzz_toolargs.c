@@ -12,8 +12,8 @@
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
-#include "agent/provider-internal.h"
-#include "agent/textutil.h"
+#include "agent/llm/provider-internal.h"
+#include "agent/util/textutil.h"
 
 #define HEADER 6
 #define MAX_CUTS 4

@@ -27,9 +27,9 @@
 
 #include <cjson/cJSON.h>
 
-#include "agent/conversation.h"
-#include "agent/prompt.h"
-#include "agent/provider.h"
+#include "agent/llm/conversation.h"
+#include "agent/session/prompt.h"
+#include "agent/llm/provider.h"
 
 static volatile sig_atomic_t cancel_flag;
 

@@ -17,8 +17,8 @@
 
 #include <cmocka.h>
 
-#include "agent/conversation.h"
-#include "agent/textutil.h"
+#include "agent/llm/conversation.h"
+#include "agent/util/textutil.h"
 
 static char dir[64];
 static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 0, 0, 0, 0};

@@ -16,9 +16,9 @@
 
 #include <cmocka.h>
 
-#include "agent/prompt.h"
-#include "agent/provider-internal.h"
-#include "agent/textutil.h"
+#include "agent/session/prompt.h"
+#include "agent/llm/provider-internal.h"
+#include "agent/util/textutil.h"
 
 static char dir[64];
 static const unsigned char png[] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n', 1, 2, 3, 250};

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 static void test_backoff_bounds(void **state)
 {

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "agent/provider-internal.h"
+#include "agent/llm/provider-internal.h"
 
 struct seen {
 	char log[4096];

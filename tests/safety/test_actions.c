@@ -13,19 +13,19 @@
 
 #include <cmocka.h>
 
-#include "agent/computer.h"
-#include "agent/policy.h"
-#include "agent/prompt.h"
+#include "agent/tools/computer.h"
+#include "agent/safety/policy.h"
+#include "agent/session/prompt.h"
 
 static void test_one_line_reaches_every_list(void **state)
 {
 	(void)state;
-	agent_policy_action a;
+	agent_action a;
 	agent_policy_kind k;
 	assert_true(agent_policy_action_lookup("fake_probe", &a, &k));
 	assert_int_equal(a, AGENT_ACTION_FAKE_PROBE);
 	assert_int_equal(k, AGENT_POLICY_OS_INPUT);
-	assert_string_equal(agent_policy_action_name(a), "fake_probe");
+	assert_string_equal(agent_action_name(a), "fake_probe");
 	assert_int_equal(AGENT_ACTION_COUNT, 19);
 	assert_int_equal(prompt_n_computer_actions, AGENT_ACTION_COUNT);
 	bool described = false;
@@ -33,7 +33,7 @@ static void test_one_line_reaches_every_list(void **state)
 		described |= strcmp(prompt_computer_actions[i].name, "fake_probe") == 0 &&
 		             strcmp(prompt_computer_actions[i].description, "a test action") == 0;
 	assert_true(described);
-	assert_non_null(strstr(agent_computer_actions_list(), ", fake_probe"));
+	assert_non_null(strstr(agent_action_list(), ", fake_probe"));
 }
 
 static void test_the_lists_agree(void **state)
@@ -41,9 +41,9 @@ static void test_the_lists_agree(void **state)
 	(void)state;
 	/* Every name the prompt offers is one the policy knows, in the same order. */
 	for (size_t i = 0; i < prompt_n_computer_actions; i++) {
-		agent_policy_action a;
+		agent_action a;
 		assert_true(agent_policy_action_lookup(prompt_computer_actions[i].name, &a, NULL));
-		assert_int_equal(a, (agent_policy_action)i);
+		assert_int_equal(a, (agent_action)i);
 	}
 }
 

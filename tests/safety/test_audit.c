@@ -21,7 +21,7 @@
 
 #include <cmocka.h>
 
-#include "agent/audit.h"
+#include "agent/safety/audit.h"
 
 static char dir[64];
 

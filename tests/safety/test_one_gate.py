@@ -3,14 +3,14 @@ the code. Whatever a later change writes, the linker's view says who can
 reach the desktop and run model code:
 
 - agent_computer_run (an action reaches the desktop) and exec_sessions_run
-  (model code runs) are referred to by agent/gate.c alone;
+  (model code runs) are referred to by agent/safety/gate.c alone;
 - os/'s input functions (mouse, keys, typing) by the runner the gate calls
-  (agent/computer.c) and by the human's own commands (agent/cmd_input.c:
+  (agent/tools/computer.c) and by the human's own commands (agent/cli/cmd_input.c:
   `deskhand click ...`, typed by a person, never by a model);
 - exec_session_run by the executors themselves and the human's
-  `deskhand exec` (agent/cmd_exec.c);
-- agent/computer-run.h, the runner's door, is included by the gate and the
-  runner only."""
+  `deskhand exec` (agent/cli/cmd_exec.c);
+- agent/tools/computer-run.h, the runner's door, is included by the gate
+  and the runner only."""
 import glob
 import os
 import re
@@ -23,11 +23,12 @@ OS_INPUT = ["os_mouse_move", "os_mouse_click", "os_mouse_button", "os_mouse_drag
             "os_mouse_scroll", "os_key_combo", "os_key_down", "os_key_up", "os_key_hold",
             "os_type"]
 RULES = {
-    "agent_computer_run": {"agent/gate.c"},
-    "exec_sessions_run": {"agent/gate.c"},
-    "exec_session_run": {"agent/cmd_exec.c", "executors/*"},
+    "agent_computer_run": {"agent/safety/gate.c"},
+    "exec_sessions_run": {"agent/safety/gate.c"},
+    "exec_session_run": {"agent/cli/cmd_exec.c", "executors/*"},
 }
-RULES.update({sym: {"agent/computer.c", "agent/cmd_input.c", "os/*"} for sym in OS_INPUT})
+RULES.update({sym: {"agent/tools/computer.c", "agent/cli/cmd_input.c", "os/*"}
+              for sym in OS_INPUT})
 
 
 def product_objects():
@@ -35,12 +36,16 @@ def product_objects():
     static libraries of os/, vision/, executors/, agent/ and main."""
     b = h.build_dir()
     objs = []
-    for room in ("os", "vision", "executors", "agent"):
-        for o in glob.glob(os.path.join(b, room, "*.a.p", "*.o")):
+    # meson names an object after its path with "/" as "_": agent/safety/gate.c
+    # in agent/ is safety_gate.c.o; rooms and folders have no "_" in their names.
+    for top in ("os", "vision", "executors", "agent"):
+        for o in glob.glob(os.path.join(b, top, "*.a.p", "*.o")):
             src = re.sub(r"\.o$", "", os.path.basename(o))
-            objs.append((room + "/" + src, o))
+            if top == "agent":
+                src = src.replace("_", "/", 1)
+            objs.append((top + "/" + src, o))
     for o in glob.glob(os.path.join(b, "deskhand.p", "*.o")):
-        src = re.sub(r"\.o$", "", os.path.basename(o)).replace("agent_", "agent/", 1)
+        src = re.sub(r"\.o$", "", os.path.basename(o)).replace("_", "/", 2)
         objs.append((src, o))
     return objs
 
@@ -63,12 +68,12 @@ class OneGate(unittest.TestCase):
 
     def test_the_objects_are_all_there(self):
         # The check below means nothing if it looked at no objects.
-        for src in ("agent/gate.c", "agent/computer.c", "agent/cmd_input.c",
-                    "agent/loop.c", "agent/main.c", "executors/exec_session.c"):
+        for src in ("agent/safety/gate.c", "agent/tools/computer.c", "agent/cli/cmd_input.c",
+                    "agent/session/loop.c", "agent/cli/main.c", "executors/exec_session.c"):
             self.assertIn(src, self.refs)
-        self.assertIn("agent_computer_run", self.refs["agent/gate.c"])
-        self.assertIn("exec_sessions_run", self.refs["agent/gate.c"])
-        self.assertIn("os_mouse_click", self.refs["agent/computer.c"])
+        self.assertIn("agent_computer_run", self.refs["agent/safety/gate.c"])
+        self.assertIn("exec_sessions_run", self.refs["agent/safety/gate.c"])
+        self.assertIn("os_mouse_click", self.refs["agent/tools/computer.c"])
 
     def test_who_reaches_the_desktop_and_runs_code(self):
         for sym, patterns in sorted(RULES.items()):
@@ -83,9 +88,9 @@ class OneGate(unittest.TestCase):
             if rel.startswith(("tests/", "bench/", "build")):
                 continue
             with open(path, errors="replace") as f:
-                if '#include "agent/computer-run.h"' in f.read():
+                if '#include "agent/tools/computer-run.h"' in f.read():
                     found.append(rel)
-        self.assertEqual(sorted(found), ["agent/computer.c", "agent/gate.c"])
+        self.assertEqual(sorted(found), ["agent/safety/gate.c", "agent/tools/computer.c"])
 
 
 if __name__ == "__main__":

@@ -18,7 +18,7 @@
 
 #include <cmocka.h>
 
-#include "agent/policy.h"
+#include "agent/safety/policy.h"
 
 /* ---- the oracle ---------------------------------------------------------- */
 
@@ -597,18 +597,18 @@ static void action_classes(void **state)
 	};
 	static const char *const observations[] = {"screenshot", "cursor_position", "zoom", "wait",
 	                                           "find_text"};
-	agent_policy_action a;
+	agent_action a;
 	agent_policy_kind k;
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
 		assert_true(agent_policy_action_lookup(inputs[i], &a, &k));
 		assert_int_equal(k, AGENT_POLICY_OS_INPUT);
-		assert_string_equal(agent_policy_action_name(a), inputs[i]);
+		assert_string_equal(agent_action_name(a), inputs[i]);
 		assert_int_equal(agent_policy_action_kind(a), AGENT_POLICY_OS_INPUT);
 	}
 	for (size_t i = 0; i < sizeof(observations) / sizeof(observations[0]); i++) {
 		assert_true(agent_policy_action_lookup(observations[i], &a, &k));
 		assert_int_equal(k, AGENT_POLICY_OS_OBSERVE);
-		assert_string_equal(agent_policy_action_name(a), observations[i]);
+		assert_string_equal(agent_action_name(a), observations[i]);
 	}
 	assert_int_equal(sizeof(inputs) / sizeof(inputs[0]) +
 	                 sizeof(observations) / sizeof(observations[0]), AGENT_ACTION_COUNT);
@@ -621,8 +621,8 @@ static void action_classes(void **state)
 	assert_false(agent_policy_action_lookup(NULL, &a, &k));
 	assert_int_equal(a, AGENT_ACTION_KEY); /* untouched on failure */
 	assert_int_equal(k, AGENT_POLICY_CODE);
-	assert_int_equal(agent_policy_action_kind((agent_policy_action)99), AGENT_POLICY_OS_INPUT);
-	assert_string_equal(agent_policy_action_name((agent_policy_action)99), "unknown");
+	assert_int_equal(agent_policy_action_kind((agent_action)99), AGENT_POLICY_OS_INPUT);
+	assert_string_equal(agent_action_name((agent_action)99), "unknown");
 	assert_true(agent_policy_action_lookup("wait", NULL, NULL));
 }
 

@@ -16,7 +16,7 @@
 
 #include <cmocka.h>
 
-#include "agent/scan.h"
+#include "agent/safety/scan.h"
 
 static agent_scan_rules *rules;
 

@@ -1,0 +1,32 @@
+/* agent/tools/actions — names of the actions in the one table (actions.h). */
+#include <stddef.h>
+#include <string.h>
+
+#include "agent/tools/actions.h"
+
+#define ACTION_NAME_(id, name, cls, desc) [AGENT_ACTION_##id] = name,
+static const char *const names[AGENT_ACTION_COUNT] = {AGENT_ACTIONS(ACTION_NAME_)};
+
+#define ACTION_LIST_(id, name, cls, desc) ", " name
+static const char list[] = AGENT_ACTIONS(ACTION_LIST_);
+
+bool agent_action_lookup(const char *name, agent_action *out)
+{
+	for (unsigned i = 0; name != NULL && i < AGENT_ACTION_COUNT; i++)
+		if (strcmp(name, names[i]) == 0) {
+			if (out != NULL)
+				*out = (agent_action)i;
+			return true;
+		}
+	return false;
+}
+
+const char *agent_action_name(agent_action a)
+{
+	return (unsigned)a < AGENT_ACTION_COUNT ? names[a] : "unknown";
+}
+
+const char *agent_action_list(void)
+{
+	return list + 2; /* past the first ", " */
+}

@@ -1,0 +1,17 @@
+/*
+ * agent/tools — the tools the model calls, the door of the room.
+ *
+ * Does: the computer tool: its actions in one table (actions.h), their
+ * strict parsing against the last screenshot's view and their description
+ * and JSON form (computer.h).
+ * Owns: the action table; the runner that turns a parsed action into os/
+ * calls (computer-run.h), a side door that only agent/safety/gate.c uses.
+ * May call: agent/util, os/, vision/, cJSON.
+ */
+#ifndef DESKHAND_AGENT_TOOLS_H
+#define DESKHAND_AGENT_TOOLS_H
+
+#include "agent/tools/actions.h"
+#include "agent/tools/computer.h"
+
+#endif
