@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "agent/cli/cli.h"
+#include "agent/util/textutil.h"
 #include "executors/exec.h"
 
 #define CODE_MAX (16u << 20)
@@ -101,38 +102,7 @@ static void show_live(const char *chunk, size_t len, exec_stream stream, void *u
 
 static char *read_code(size_t *len)
 {
-	size_t cap = 65536, n = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL)
-		return NULL;
-	for (;;) {
-		if (n == cap) {
-			if (cap >= CODE_MAX) {
-				free(buf);
-				errno = EFBIG;
-				return NULL;
-			}
-			char *b = realloc(buf, cap * 2);
-			if (b == NULL) {
-				free(buf);
-				return NULL;
-			}
-			buf = b;
-			cap *= 2;
-		}
-		ssize_t r = read(0, buf + n, cap - n);
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			free(buf);
-			return NULL;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	*len = n;
-	return buf;
+	return agent_read_fd(STDIN_FILENO, CODE_MAX, len);
 }
 
 int cmd_exec(int argc, char **argv)

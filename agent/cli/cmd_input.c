@@ -5,6 +5,7 @@
  * event is sent, so a usage error (exit 2) never leaves half an action
  * behind.
  */
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/cli/cli.h"
+#include "agent/util/textutil.h"
 #include "os/os.h"
 
 /* Coordinates are parsed wide, then checked against the real screen. */
@@ -312,43 +314,12 @@ int cmd_scroll(int argc, char **argv)
 /* Reads all of standard input. Ownership: *out is malloc'ed, caller frees. */
 static bool read_stdin(char **out, size_t *len)
 {
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL) {
-		cli_error("out of memory");
-		return false;
-	}
-	for (;;) {
-		if (n == cap) {
-			if (cap >= (size_t)TYPE_STDIN_MAX) {
-				cli_error("standard input is larger than %ld bytes",
-				          TYPE_STDIN_MAX);
-				free(buf);
-				return false;
-			}
-			char *nb = realloc(buf, cap * 2);
-			if (nb == NULL) {
-				cli_error("out of memory");
-				free(buf);
-				return false;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-		size_t got = fread(buf + n, 1, cap - n, stdin);
-		n += got;
-		if (got == 0) {
-			if (ferror(stdin)) {
-				cli_error("cannot read standard input");
-				free(buf);
-				return false;
-			}
-			break;
-		}
-	}
-	*out = buf;
-	*len = n;
-	return true;
+	*out = agent_read_fd(STDIN_FILENO, (size_t)TYPE_STDIN_MAX, len);
+	if (*out == NULL && errno == EFBIG)
+		cli_error("standard input is larger than %ld bytes", TYPE_STDIN_MAX);
+	else if (*out == NULL)
+		cli_error("cannot read standard input: %s", strerror(errno));
+	return *out != NULL;
 }
 
 int cmd_type(int argc, char **argv)

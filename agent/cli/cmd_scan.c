@@ -15,55 +15,20 @@
 
 #include "agent/cli/cli.h"
 #include "agent/safety/safety.h"
+#include "agent/util/textutil.h"
 
 enum { SCAN_CLEAN = 0, SCAN_FOUND = 1, SCAN_ERROR = 2 };
 
 /* Reads all of fd, refusing more than AGENT_SCAN_MAX_INPUT bytes. */
 static char *read_all(int fd, const char *name, size_t *out_len)
 {
-	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL) {
-		cli_error("scan: out of memory");
-		return NULL;
-	}
-	for (;;) {
-		if (len == cap) {
-			if (cap > AGENT_SCAN_MAX_INPUT) {
-				cli_error("scan: %s: input too large (the limit is %u MiB)", name,
-				          AGENT_SCAN_MAX_INPUT >> 20);
-				free(buf);
-				return NULL;
-			}
-			char *b = realloc(buf, cap * 2);
-			if (b == NULL) {
-				cli_error("scan: out of memory");
-				free(buf);
-				return NULL;
-			}
-			buf = b;
-			cap *= 2;
-		}
-		ssize_t k = read(fd, buf + len, cap - len);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			cli_error("scan: %s: %s", name, strerror(errno));
-			free(buf);
-			return NULL;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
-	if (len > AGENT_SCAN_MAX_INPUT) {
+	char *text = agent_read_fd(fd, AGENT_SCAN_MAX_INPUT, out_len);
+	if (text == NULL && errno == EFBIG)
 		cli_error("scan: %s: input too large (the limit is %u MiB)", name,
 		          AGENT_SCAN_MAX_INPUT >> 20);
-		free(buf);
-		return NULL;
-	}
-	*out_len = len;
-	return buf;
+	else if (text == NULL)
+		cli_error("scan: %s: %s", name, strerror(errno));
+	return text;
 }
 
 static int print_json(const char *file, agent_scan_lang lang, const agent_scan_result *res)

@@ -767,45 +767,15 @@ out:
 	return ok;
 }
 
+/* Far more than any conversation holds: its screenshots are files beside it. */
+#define CONV_FILE_MAX (256u << 20)
+
 static char *read_file(const char *path, size_t *len_out)
 {
-	FILE *f = fopen(path, "rbe");
-	if (!f) {
+	char *text = agent_read_file(path, CONV_FILE_MAX, len_out);
+	if (text == NULL)
 		conv_fail("cannot read %s: %s", path, strerror(errno));
-		return NULL;
-	}
-	size_t cap = 4096, len = 0;
-	char *buf = malloc(cap);
-	while (buf) {
-		if (len + 1 >= cap) {
-			char *grown = realloc(buf, cap *= 2);
-			if (!grown) {
-				free(buf);
-				buf = NULL;
-				break;
-			}
-			buf = grown;
-		}
-		size_t r = fread(buf + len, 1, cap - len - 1, f);
-		len += r;
-		if (r == 0)
-			break;
-	}
-	bool err = ferror(f);
-	fclose(f);
-	if (!buf) {
-		conv_fail("out of memory");
-		return NULL;
-	}
-	if (err) {
-		free(buf);
-		conv_fail("cannot read %s", path);
-		return NULL;
-	}
-	buf[len] = '\0';
-	if (len_out)
-		*len_out = len;
-	return buf;
+	return text;
 }
 
 static const char *jstr(const cJSON *o, const char *key)

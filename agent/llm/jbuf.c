@@ -14,69 +14,20 @@
 #include "agent/llm/provider-internal.h"
 #include "agent/util/textutil.h"
 
-void jb_free(struct jbuf *b)
-{
-	free(b->p);
-	memset(b, 0, sizeof(*b));
-}
-
-void jb_reset(struct jbuf *b)
-{
-	b->len = 0;
-	b->oom = false;
-}
-
-bool jb_reserve(struct jbuf *b, size_t more)
-{
-	if (b->oom)
-		return false;
-	if (more > SIZE_MAX / 2 - b->len) {
-		b->oom = true;
-		return false;
-	}
-	size_t need = b->len + more + 1;
-	if (need <= b->cap)
-		return true;
-	size_t cap = b->cap ? b->cap : 256;
-	while (cap < need)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p) {
-		b->oom = true;
-		return false;
-	}
-	b->p = p;
-	b->cap = cap;
-	return true;
-}
-
-void jb_put(struct jbuf *b, const char *s, size_t n)
-{
-	if (!jb_reserve(b, n))
-		return;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-void jb_puts(struct jbuf *b, const char *s)
-{
-	jb_put(b, s, strlen(s));
-}
-
-void jb_long(struct jbuf *b, long v)
+void jb_long(agent_buf *b, long v)
 {
 	char tmp[24];
 	int n = snprintf(tmp, sizeof(tmp), "%ld", v);
-	jb_put(b, tmp, (size_t)n);
+	agent_buf_append(b, tmp, (size_t)n);
 }
 
-void jb_strn(struct jbuf *b, const char *s, size_t n)
+void jb_strn(agent_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
 	/* Worst case: every byte becomes \u00XX. Reserving once keeps the loop simple. */
-	if (!jb_reserve(b, n * 6 + 2))
+	if (!agent_buf_reserve(b, n * 6 + 2))
 		return;
-	char *o = b->p + b->len;
+	char *o = b->data + b->len;
 	*o++ = '"';
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
@@ -116,23 +67,24 @@ void jb_strn(struct jbuf *b, const char *s, size_t n)
 		}
 	}
 	*o++ = '"';
-	b->len = (size_t)(o - b->p);
+	*o = '\0';
+	b->len = (size_t)(o - b->data);
 }
 
-void jb_str(struct jbuf *b, const char *s)
+void jb_str(agent_buf *b, const char *s)
 {
 	s = s ? s : "";
 	jb_strn(b, s, strlen(s));
 }
 
-void jb_json(struct jbuf *b, const cJSON *v)
+void jb_json(agent_buf *b, const cJSON *v)
 {
 	char *s = cJSON_PrintUnformatted(v);
 	if (!s) {
 		b->oom = true;
 		return;
 	}
-	jb_puts(b, s);
+	agent_buf_puts(b, s);
 	free(s);
 }
 
@@ -157,7 +109,7 @@ static void b64_block(const unsigned char *in, size_t n, char *out)
 	}
 }
 
-bool jb_base64_file(struct jbuf *b, const char *path)
+bool jb_base64_file(agent_buf *b, const char *path)
 {
 	/* A multiple of 3, so only the last chunk can carry padding. */
 	enum { CHUNK = 3 * 16384 };
@@ -172,7 +124,7 @@ bool jb_base64_file(struct jbuf *b, const char *path)
 	}
 	size_t start = b->len;
 	size_t size = (size_t)st.st_size;
-	if (!jb_reserve(b, (size + 2) / 3 * 4)) {
+	if (!agent_buf_reserve(b, (size + 2) / 3 * 4)) {
 		close(fd);
 		return false;
 	}
@@ -184,7 +136,7 @@ bool jb_base64_file(struct jbuf *b, const char *path)
 				continue;
 			if (r < 0) {
 				close(fd);
-				b->len = start;
+				agent_buf_truncate(b, start);
 				return false;
 			}
 			if (r == 0)
@@ -193,12 +145,13 @@ bool jb_base64_file(struct jbuf *b, const char *path)
 		}
 		if (got == 0)
 			break;
-		if (!jb_reserve(b, (got + 2) / 3 * 4)) {
+		if (!agent_buf_reserve(b, (got + 2) / 3 * 4)) {
 			close(fd);
 			return false;
 		}
-		b64_block(chunk, got, b->p + b->len);
+		b64_block(chunk, got, b->data + b->len);
 		b->len += (got + 2) / 3 * 4;
+		b->data[b->len] = '\0';
 		if (got < CHUNK)
 			break;
 	}
@@ -206,10 +159,3 @@ bool jb_base64_file(struct jbuf *b, const char *path)
 	return true;
 }
 
-const char *jb_cstr(struct jbuf *b)
-{
-	if (!b->p || !jb_reserve(b, 0))
-		return "";
-	b->p[b->len] = '\0';
-	return b->p;
-}

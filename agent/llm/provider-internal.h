@@ -18,36 +18,25 @@
 
 #include "agent/llm/conversation.h"
 #include "agent/llm/provider.h"
+#include "agent/util/textutil.h"
 
 /* Sets provider_error() from a printf format. Always returns false. */
 bool provider_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* ---- a growable byte buffer that writes JSON ----------------------------- */
+/* ---- JSON text written into the one buffer type (agent/util) -------------- */
 
-struct jbuf {
-	char *p;
-	size_t len, cap;
-	bool oom; /* sticky: set by the first failed allocation, later writes do nothing */
-};
-
-void jb_free(struct jbuf *b);
-void jb_reset(struct jbuf *b);             /* length 0, memory kept */
-bool jb_reserve(struct jbuf *b, size_t more);
-void jb_put(struct jbuf *b, const char *s, size_t n);
-void jb_puts(struct jbuf *b, const char *s);
-void jb_long(struct jbuf *b, long v);
+/* A decimal number. */
+void jb_long(agent_buf *b, long v);
 /* A JSON string literal of s (quotes included); invalid UTF-8 becomes U+FFFD. */
-void jb_str(struct jbuf *b, const char *s);
-void jb_strn(struct jbuf *b, const char *s, size_t n);
+void jb_str(agent_buf *b, const char *s);
+void jb_strn(agent_buf *b, const char *s, size_t n);
 /* A cJSON value, printed compactly. */
-void jb_json(struct jbuf *b, const cJSON *v);
+void jb_json(agent_buf *b, const cJSON *v);
 /*
  * The base64 of a file's bytes, encoded straight into the buffer (no copy of
  * the file is kept). False (buffer unchanged) when the file cannot be read.
  */
-bool jb_base64_file(struct jbuf *b, const char *path);
-/* NUL-terminates without counting the NUL; returns b->p ("" if empty or oom). */
-const char *jb_cstr(struct jbuf *b);
+bool jb_base64_file(agent_buf *b, const char *path);
 
 /* ---- server-sent events --------------------------------------------------- */
 
@@ -61,7 +50,7 @@ typedef bool (*sse_event_fn)(void *user, const char *event, const char *data, si
 struct sse_parser {
 	sse_event_fn fn;
 	void *user;
-	struct jbuf line, data;
+	agent_buf line, data;
 	char event[64];
 	bool have_data, after_cr, started, stopped;
 	size_t max_event; /* bytes; a larger event fails the stream */
@@ -82,7 +71,7 @@ bool sse_finish(struct sse_parser *s);
 
 struct tool_acc {
 	long key;             /* OpenAI: tool_calls[].index; Anthropic: content block index */
-	struct jbuf id, name, args;
+	agent_buf id, name, args;
 	cJSON *start_input;   /* Anthropic: the input given in content_block_start */
 	bool done;
 };
@@ -91,7 +80,7 @@ struct turn {
 	const struct provider_events *ev;
 	const char *who;              /* provider name for messages */
 	struct conv_message *msg;     /* the answer being assembled (not in the conversation) */
-	struct jbuf text;             /* the current text block */
+	agent_buf text;             /* the current text block */
 	char hold[4];                 /* an incomplete UTF-8 character not yet shown */
 	size_t n_hold;
 	struct tool_acc *calls;
@@ -151,7 +140,7 @@ typedef bool (*wire_header_fn)(void *user, const char *line);
 struct provider_format {
 	const char *name;
 	/* The request body. False only when out of memory (the buffer is then unusable). */
-	bool (*build)(const struct request_ctx *rc, struct jbuf *body);
+	bool (*build)(const struct request_ctx *rc, agent_buf *body);
 	/* The format's own headers (API version, feature flags, the key, which may be NULL). */
 	bool (*headers)(const struct provider_request *req, const char *api_key,
 	                wire_header_fn add, void *user);

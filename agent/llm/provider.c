@@ -319,7 +319,7 @@ struct exchange {
 	const struct provider_request *req;
 	struct sse_parser sse;
 	enum { BODY_UNKNOWN, BODY_SSE, BODY_WHOLE } mode;
-	struct jbuf body;     /* whole responses and error bodies */
+	agent_buf body;     /* whole responses and error bodies */
 	long status;
 	long retry_after_ms;
 	bool too_big;
@@ -389,7 +389,7 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *user)
 		x->too_big = true;
 		return 0;
 	}
-	jb_put(&x->body, buf, n);
+	agent_buf_append(&x->body, buf, n);
 	return x->body.oom ? 0 : n;
 }
 
@@ -444,7 +444,7 @@ static bool curl_retriable(CURLcode rc)
 }
 
 static enum outcome exchange_run(struct provider *p, struct turn *t,
-                                 const struct provider_request *req, const struct jbuf *body,
+                                 const struct provider_request *req, const agent_buf *body,
                                  struct curl_slist *headers, long *retry_after_ms)
 {
 	const char *who = t->who;
@@ -458,7 +458,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, p->url);
 	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body->p);
+	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body->data);
 	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "deskhand/" DESKHAND_VERSION);
@@ -502,7 +502,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	}
 	if (x.status >= 300 || (x.status > 0 && x.status < 200)) {
 		char text[400];
-		provider_error_text(x.body.p, x.body.len, text, sizeof(text));
+		provider_error_text(x.body.data, x.body.len, text, sizeof(text));
 		provider_fail("%s: HTTP %ld%s%s", who, x.status, text[0] ? ": " : "", text);
 		out = x.status == 408 || x.status == 429 || x.status >= 500 ? OUT_RETRY : OUT_FAIL;
 		goto out;
@@ -537,7 +537,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 			goto out;
 		}
 	} else {
-		bool ok = p->format->body(t, x.body.p, x.body.len);
+		bool ok = p->format->body(t, x.body.data, x.body.len);
 		if (!ok) {
 			provider_fail("%s: %s", who, t->error);
 			goto out;
@@ -551,7 +551,7 @@ complete:
 	out = OUT_OK;
 out:
 	sse_clear(&x.sse);
-	jb_free(&x.body);
+	agent_buf_finish(&x.body);
 	/* The handle keeps these pointers until the next reset. */
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
@@ -588,30 +588,6 @@ static struct curl_slist *make_headers(const struct provider *p, const struct pr
 }
 
 
-/* Sleeps ms, in short slices so that a cancel is noticed. False: cancelled. */
-static bool sleep_cancellable(long ms, volatile sig_atomic_t *cancel)
-{
-	struct timespec now, end;
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += ms / 1000;
-	end.tv_nsec += (ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
-	for (;;) {
-		if (cancel && *cancel)
-			return false;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long long left_ns = (long long)(end.tv_sec - now.tv_sec) * 1000000000LL +
-		                    (end.tv_nsec - now.tv_nsec);
-		if (left_ns <= 0)
-			return true;
-		struct timespec ts = {0, (long)(left_ns < 50000000LL ? left_ns : 50000000LL)};
-		nanosleep(&ts, NULL);
-	}
-}
-
 static uint32_t random32(void)
 {
 	uint32_t r;
@@ -637,7 +613,7 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 
 	enum provider_status status = PROVIDER_FAILED;
 	struct conv_view view = {0};
-	struct jbuf body = {0};
+	agent_buf body = {0};
 	struct curl_slist *headers = NULL;
 	struct turn t;
 	turn_init(&t, who, ev);
@@ -704,7 +680,7 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 		                                     retry_after, random32());
 		if (ev && ev->retry)
 			ev->retry(ev->user, attempt, delay, provider_error());
-		if (!sleep_cancellable(delay, req->cancel)) {
+		if (!agent_sleep_ms(delay, req->cancel)) {
 			provider_fail("%s: cancelled", who);
 			status = PROVIDER_CANCELLED;
 			break;
@@ -726,7 +702,7 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 out:
 	turn_clear(&t);
 	free_headers(headers);
-	jb_free(&body);
+	agent_buf_finish(&body);
 	conv_view_clear(&view);
 	return status;
 }

@@ -26,7 +26,7 @@
 
 /* Writes messages, merging those of one role into one. */
 struct writer {
-	struct jbuf *b;
+	agent_buf *b;
 	int role;       /* -1: none open; 0 user; 1 assistant */
 	bool any_msg;   /* a message was written before */
 	bool any_block; /* the open message has a block */
@@ -36,17 +36,17 @@ static void block_begin(struct writer *w, int role)
 {
 	if (w->role != role) {
 		if (w->role >= 0)
-			jb_puts(w->b, "]}");
+			agent_buf_puts(w->b, "]}");
 		if (w->any_msg)
-			jb_put(w->b, ",", 1);
-		jb_puts(w->b, role ? "{\"role\":\"assistant\",\"content\":["
+			agent_buf_append(w->b, ",", 1);
+		agent_buf_puts(w->b, role ? "{\"role\":\"assistant\",\"content\":["
 		                   : "{\"role\":\"user\",\"content\":[");
 		w->role = role;
 		w->any_msg = true;
 		w->any_block = false;
 	}
 	if (w->any_block)
-		jb_put(w->b, ",", 1);
+		agent_buf_append(w->b, ",", 1);
 	w->any_block = true;
 }
 
@@ -55,23 +55,23 @@ static void text_block(struct writer *w, int role, const char *text)
 	if (!text || !*text)
 		return; /* the API rejects empty text blocks */
 	block_begin(w, role);
-	jb_puts(w->b, "{\"type\":\"text\",\"text\":");
+	agent_buf_puts(w->b, "{\"type\":\"text\",\"text\":");
 	jb_str(w->b, text);
-	jb_puts(w->b, "}");
+	agent_buf_puts(w->b, "}");
 }
 
 /* An image block inside the open content array; false if the file is unreadable. */
-static bool image_block(struct jbuf *b, const struct conv *c, const struct conv_image *img)
+static bool image_block(agent_buf *b, const struct conv *c, const struct conv_image *img)
 {
 	size_t mark = b->len;
 	char *file = conv_image_file(c, img);
-	jb_puts(b, "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\","
+	agent_buf_puts(b, "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\","
 	           "\"data\":\"");
 	bool ok = file && jb_base64_file(b, file);
 	if (ok)
-		jb_puts(b, "\"}}");
+		agent_buf_puts(b, "\"}}");
 	else
-		b->len = mark;
+		agent_buf_truncate(b, mark);
 	free(file);
 	return ok;
 }
@@ -92,7 +92,7 @@ static void user_message(struct writer *w, const struct conv *c, const struct co
 				block_begin(w, 0);
 				if (!(sent = image_block(w->b, c, &bl->image))) {
 					*w = saved;
-					w->b->len = mark;
+					agent_buf_truncate(w->b, mark);
 				}
 			}
 			if (!sent)
@@ -109,16 +109,16 @@ static void assistant_message(struct writer *w, const struct conv_message *m)
 			text_block(w, 1, bl->text);
 		} else if (bl->type == CONV_TOOL_CALL) {
 			block_begin(w, 1);
-			jb_puts(w->b, "{\"type\":\"tool_use\",\"id\":");
+			agent_buf_puts(w->b, "{\"type\":\"tool_use\",\"id\":");
 			jb_str(w->b, bl->id);
-			jb_puts(w->b, ",\"name\":");
+			agent_buf_puts(w->b, ",\"name\":");
 			jb_str(w->b, bl->name);
-			jb_puts(w->b, ",\"input\":");
+			agent_buf_puts(w->b, ",\"input\":");
 			if (bl->args)
 				jb_json(w->b, bl->args);
 			else
-				jb_puts(w->b, "{}");
-			jb_puts(w->b, "}");
+				agent_buf_puts(w->b, "{}");
+			agent_buf_puts(w->b, "}");
 		}
 	}
 }
@@ -127,45 +127,45 @@ static void result_block(struct writer *w, const struct conv *c, const char *cal
                          const struct conv_block *r, bool keep)
 {
 	block_begin(w, 0);
-	struct jbuf *b = w->b;
-	jb_puts(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
+	agent_buf *b = w->b;
+	agent_buf_puts(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
 	jb_str(b, call_id);
 	if (!r || r->is_error)
-		jb_puts(b, ",\"is_error\":true");
+		agent_buf_puts(b, ",\"is_error\":true");
 	const char *text = r ? r->text : PROVIDER_NO_RESULT;
 	const char *note = NULL;
 	bool image = r && r->image.path && keep;
 	if (r && r->image.path && !keep)
 		note = CONV_IMAGE_OMITTED;
 	if (!*text && !image && !note) {
-		jb_puts(b, "}");
+		agent_buf_puts(b, "}");
 		return;
 	}
-	jb_puts(b, ",\"content\":[");
+	agent_buf_puts(b, ",\"content\":[");
 	bool first = true;
 	if (*text || note) {
-		struct jbuf t = {0};
-		jb_puts(&t, text);
+		agent_buf t = {0};
+		agent_buf_puts(&t, text);
 		if (note)
-			jb_puts(&t, *text ? "\n" CONV_IMAGE_OMITTED : CONV_IMAGE_OMITTED);
-		jb_puts(b, "{\"type\":\"text\",\"text\":");
-		jb_strn(b, t.p ? t.p : "", t.len);
-		jb_puts(b, "}");
+			agent_buf_puts(&t, *text ? "\n" CONV_IMAGE_OMITTED : CONV_IMAGE_OMITTED);
+		agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
+		jb_strn(b, t.data ? t.data : "", t.len);
+		agent_buf_puts(b, "}");
 		b->oom |= t.oom;
-		jb_free(&t);
+		agent_buf_finish(&t);
 		first = false;
 	}
 	if (image) {
 		size_t mark = b->len;
 		if (!first)
-			jb_put(b, ",", 1);
+			agent_buf_append(b, ",", 1);
 		if (!image_block(b, c, &r->image)) {
-			b->len = mark;
-			jb_puts(b, first ? "" : ",");
-			jb_puts(b, "{\"type\":\"text\",\"text\":\"" PROVIDER_IMAGE_MISSING "\"}");
+			agent_buf_truncate(b, mark);
+			agent_buf_puts(b, first ? "" : ",");
+			agent_buf_puts(b, "{\"type\":\"text\",\"text\":\"" PROVIDER_IMAGE_MISSING "\"}");
 		}
 	}
-	jb_puts(b, "]}");
+	agent_buf_puts(b, "]}");
 }
 
 static void results(struct writer *w, const struct conv *c, const struct conv_message *call_msg,
@@ -180,59 +180,59 @@ static void results(struct writer *w, const struct conv *c, const struct conv_me
 	}
 }
 
-static void tools(struct jbuf *b, const struct provider_tools *t)
+static void tools(agent_buf *b, const struct provider_tools *t)
 {
 	bool first = true;
-	jb_puts(b, ",\"tools\":[");
+	agent_buf_puts(b, ",\"tools\":[");
 	for (size_t i = 0; i < t->n; i++) {
 		const struct provider_tool *tl = &t->tools[i];
 		if (!first)
-			jb_put(b, ",", 1);
+			agent_buf_append(b, ",", 1);
 		first = false;
 		if (t->computer_width > 0 && strcmp(tl->name, "computer") == 0) {
-			jb_puts(b, "{\"type\":\"computer_20250124\",\"name\":\"computer\",\"display_width_px\":");
+			agent_buf_puts(b, "{\"type\":\"computer_20250124\",\"name\":\"computer\",\"display_width_px\":");
 			jb_long(b, t->computer_width);
-			jb_puts(b, ",\"display_height_px\":");
+			agent_buf_puts(b, ",\"display_height_px\":");
 			jb_long(b, t->computer_height);
-			jb_puts(b, "}");
+			agent_buf_puts(b, "}");
 			continue;
 		}
-		jb_puts(b, "{\"name\":");
+		agent_buf_puts(b, "{\"name\":");
 		jb_str(b, tl->name);
-		jb_puts(b, ",\"description\":");
+		agent_buf_puts(b, ",\"description\":");
 		jb_str(b, tl->description);
-		jb_puts(b, ",\"input_schema\":");
-		jb_puts(b, tl->schema_json);
-		jb_puts(b, "}");
+		agent_buf_puts(b, ",\"input_schema\":");
+		agent_buf_puts(b, tl->schema_json);
+		agent_buf_puts(b, "}");
 	}
-	jb_puts(b, "]");
+	agent_buf_puts(b, "]");
 }
 
-static bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
+static bool anthropic_build(const struct request_ctx *rc, agent_buf *b)
 {
 	const struct conv *c = rc->conv;
 	const struct conv_view *v = rc->view;
 	const struct provider_request *req = rc->req;
 	struct writer w = {.b = b, .role = -1};
 
-	jb_puts(b, "{\"model\":");
+	agent_buf_puts(b, "{\"model\":");
 	jb_str(b, rc->model);
-	jb_puts(b, ",\"max_tokens\":");
+	agent_buf_puts(b, ",\"max_tokens\":");
 	jb_long(b, req->max_tokens);
-	jb_puts(b, rc->stream ? ",\"stream\":true" : ",\"stream\":false");
+	agent_buf_puts(b, rc->stream ? ",\"stream\":true" : ",\"stream\":false");
 	if (req->system && *req->system) {
 		if (req->prompt_cache) {
-			jb_puts(b, ",\"system\":[{\"type\":\"text\",\"text\":");
+			agent_buf_puts(b, ",\"system\":[{\"type\":\"text\",\"text\":");
 			jb_str(b, req->system);
-			jb_puts(b, "," CACHE_CONTROL "}]");
+			agent_buf_puts(b, "," CACHE_CONTROL "}]");
 		} else {
-			jb_puts(b, ",\"system\":");
+			agent_buf_puts(b, ",\"system\":");
 			jb_str(b, req->system);
 		}
 	}
 	if (req->tools && req->tools->n)
 		tools(b, req->tools);
-	jb_puts(b, ",\"messages\":[");
+	agent_buf_puts(b, ",\"messages\":[");
 	for (size_t i = 0; i < v->n; i++) {
 		const struct conv_message *m = c->messages[v->index[i]];
 		if (m->role == CONV_USER) {
@@ -251,13 +251,13 @@ static bool anthropic_build(const struct request_ctx *rc, struct jbuf *b)
 	if (w.role >= 0) {
 		/* Every block ends with its own closing brace: reopen the last. */
 		if (req->prompt_cache && w.any_block && !b->oom && b->len > 0 &&
-		    b->p[b->len - 1] == '}') {
-			b->len--;
-			jb_puts(b, "," CACHE_CONTROL "}");
+		    b->data[b->len - 1] == '}') {
+			agent_buf_truncate(b, b->len - 1);
+			agent_buf_puts(b, "," CACHE_CONTROL "}");
 		}
-		jb_puts(b, "]}");
+		agent_buf_puts(b, "]}");
 	}
-	jb_puts(b, "]}");
+	agent_buf_puts(b, "]}");
 	return !b->oom;
 }
 
@@ -321,8 +321,8 @@ static bool anthropic_event(struct turn *t, const char *event, const char *data,
 			struct tool_acc *a = turn_call(t, index);
 			ok = a != NULL;
 			if (ok) {
-				jb_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
-				jb_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
+				agent_buf_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
+				agent_buf_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
 				cJSON *input = cJSON_GetObjectItemCaseSensitive(cb, "input");
 				if (cJSON_IsObject(input))
 					a->start_input = cJSON_Duplicate(input, true);
@@ -346,7 +346,7 @@ static bool anthropic_event(struct turn *t, const char *event, const char *data,
 				ok = turn_fail(t, "input_json_delta for block %ld, which is not a tool call",
 				               index);
 			else if (part)
-				jb_puts(&a->args, part);
+				agent_buf_puts(&a->args, part);
 		}
 	} else if (!strcmp(type, "content_block_stop")) {
 		for (size_t i = 0; i < t->n_calls; i++)
@@ -396,8 +396,8 @@ static bool anthropic_body(struct turn *t, const char *body, size_t len)
 			struct tool_acc *a = turn_call(t, i);
 			ok = a != NULL;
 			if (ok) {
-				jb_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
-				jb_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
+				agent_buf_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
+				agent_buf_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
 				const cJSON *input = cJSON_GetObjectItemCaseSensitive(cb, "input");
 				if (input)
 					jb_json(&a->args, input);

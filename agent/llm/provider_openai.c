@@ -13,10 +13,10 @@
 
 #include "agent/llm/provider-internal.h"
 
-static void sep(struct jbuf *b, bool *first)
+static void sep(agent_buf *b, bool *first)
 {
 	if (!*first)
-		jb_put(b, ",", 1);
+		agent_buf_append(b, ",", 1);
 	*first = false;
 }
 
@@ -24,47 +24,47 @@ static void sep(struct jbuf *b, bool *first)
  * An image part: the file as a data URL, or when it cannot be read a text
  * part saying so (an old screenshot deleted by hand must not end the talk).
  */
-static void image_part(struct jbuf *b, const struct conv *c, const struct conv_image *img,
+static void image_part(agent_buf *b, const struct conv *c, const struct conv_image *img,
                        bool *first)
 {
 	size_t mark = b->len;
 	bool was_first = *first;
 	char *file = conv_image_file(c, img);
 	sep(b, first);
-	jb_puts(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
+	agent_buf_puts(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
 	if (file && jb_base64_file(b, file)) {
-		jb_puts(b, "\"}}");
+		agent_buf_puts(b, "\"}}");
 	} else {
-		b->len = mark;
+		agent_buf_truncate(b, mark);
 		*first = was_first;
 		sep(b, first);
-		jb_puts(b, "{\"type\":\"text\",\"text\":");
+		agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
 		jb_str(b, PROVIDER_IMAGE_MISSING);
-		jb_puts(b, "}");
+		agent_buf_puts(b, "}");
 	}
 	free(file);
 }
 
-static void text_part(struct jbuf *b, const char *text, bool *first)
+static void text_part(agent_buf *b, const char *text, bool *first)
 {
 	sep(b, first);
-	jb_puts(b, "{\"type\":\"text\",\"text\":");
+	agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
 	jb_str(b, text);
-	jb_puts(b, "}");
+	agent_buf_puts(b, "}");
 }
 
-static void user_message(struct jbuf *b, const struct conv *c, const struct conv_message *m,
+static void user_message(agent_buf *b, const struct conv *c, const struct conv_message *m,
                          const bool *keep)
 {
 	/* Plain text stays a plain string: every compatible server reads that. */
 	if (m->n_blocks == 1 && m->blocks[0].type == CONV_TEXT) {
-		jb_puts(b, "{\"role\":\"user\",\"content\":");
+		agent_buf_puts(b, "{\"role\":\"user\",\"content\":");
 		jb_str(b, m->blocks[0].text);
-		jb_puts(b, "}");
+		agent_buf_puts(b, "}");
 		return;
 	}
 	bool first = true;
-	jb_puts(b, "{\"role\":\"user\",\"content\":[");
+	agent_buf_puts(b, "{\"role\":\"user\",\"content\":[");
 	for (size_t j = 0; j < m->n_blocks; j++) {
 		const struct conv_block *bl = &m->blocks[j];
 		if (bl->type == CONV_TEXT)
@@ -76,46 +76,46 @@ static void user_message(struct jbuf *b, const struct conv *c, const struct conv
 	}
 	if (first)
 		text_part(b, "", &first);
-	jb_puts(b, "]}");
+	agent_buf_puts(b, "]}");
 }
 
-static void assistant_message(struct jbuf *b, const struct conv_message *m)
+static void assistant_message(agent_buf *b, const struct conv_message *m)
 {
-	struct jbuf text = {0};
+	agent_buf text = {0};
 	bool first = true;
 	for (size_t j = 0; j < m->n_blocks; j++)
 		if (m->blocks[j].type == CONV_TEXT) {
 			if (text.len)
-				jb_put(&text, "\n", 1);
-			jb_puts(&text, m->blocks[j].text);
+				agent_buf_append(&text, "\n", 1);
+			agent_buf_puts(&text, m->blocks[j].text);
 		}
-	jb_puts(b, "{\"role\":\"assistant\",\"content\":");
+	agent_buf_puts(b, "{\"role\":\"assistant\",\"content\":");
 	if (text.len)
-		jb_strn(b, text.p, text.len);
+		jb_strn(b, text.data, text.len);
 	else
-		jb_puts(b, "null");
+		agent_buf_puts(b, "null");
 	if (text.oom)
 		b->oom = true;
-	jb_free(&text);
+	agent_buf_finish(&text);
 	if (provider_has_calls(m)) {
-		jb_puts(b, ",\"tool_calls\":[");
+		agent_buf_puts(b, ",\"tool_calls\":[");
 		for (size_t j = 0; j < m->n_blocks; j++) {
 			const struct conv_block *call = &m->blocks[j];
 			if (call->type != CONV_TOOL_CALL)
 				continue;
 			sep(b, &first);
-			jb_puts(b, "{\"id\":");
+			agent_buf_puts(b, "{\"id\":");
 			jb_str(b, call->id);
-			jb_puts(b, ",\"type\":\"function\",\"function\":{\"name\":");
+			agent_buf_puts(b, ",\"type\":\"function\",\"function\":{\"name\":");
 			jb_str(b, call->name);
-			jb_puts(b, ",\"arguments\":");
+			agent_buf_puts(b, ",\"arguments\":");
 			bool raw = call->args && call->arguments[strspn(call->arguments, " \t\r\n")];
 			jb_str(b, raw ? call->arguments : "{}");
-			jb_puts(b, "}}");
+			agent_buf_puts(b, "}}");
 		}
-		jb_puts(b, "]");
+		agent_buf_puts(b, "]");
 	}
-	jb_puts(b, "}");
+	agent_buf_puts(b, "}");
 }
 
 /*
@@ -123,7 +123,7 @@ static void assistant_message(struct jbuf *b, const struct conv_message *m)
  * calls' order (a missing result is reported as one), then one user message
  * with the screenshots that are sent.
  */
-static void results(struct jbuf *b, const struct conv *c, const struct conv_message *call_msg,
+static void results(agent_buf *b, const struct conv *c, const struct conv_message *call_msg,
                     const struct conv_message *res_msg, const bool *keep)
 {
 	bool any_image = false;
@@ -132,30 +132,30 @@ static void results(struct jbuf *b, const struct conv *c, const struct conv_mess
 		if (call->type != CONV_TOOL_CALL)
 			continue;
 		const struct conv_block *r = provider_find_result(res_msg, call->id);
-		jb_puts(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		agent_buf_puts(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		jb_str(b, call->id);
-		jb_puts(b, ",\"content\":");
+		agent_buf_puts(b, ",\"content\":");
 		if (!r) {
 			jb_str(b, "[error] " PROVIDER_NO_RESULT);
 		} else {
 			bool sent = r->image.path && keep[r - res_msg->blocks];
-			struct jbuf t = {0};
+			agent_buf t = {0};
 			if (r->is_error)
-				jb_puts(&t, "[error] ");
-			jb_puts(&t, r->text);
+				agent_buf_puts(&t, "[error] ");
+			agent_buf_puts(&t, r->text);
 			if (r->image.path && !sent)
-				jb_puts(&t, t.len ? "\n" CONV_IMAGE_OMITTED : CONV_IMAGE_OMITTED);
-			jb_strn(b, t.p ? t.p : "", t.len);
+				agent_buf_puts(&t, t.len ? "\n" CONV_IMAGE_OMITTED : CONV_IMAGE_OMITTED);
+			jb_strn(b, t.data ? t.data : "", t.len);
 			b->oom |= t.oom;
-			jb_free(&t);
+			agent_buf_finish(&t);
 			any_image |= sent;
 		}
-		jb_puts(b, "}");
+		agent_buf_puts(b, "}");
 	}
 	if (!any_image)
 		return;
 	bool first = true;
-	jb_puts(b, ",{\"role\":\"user\",\"content\":[");
+	agent_buf_puts(b, ",{\"role\":\"user\",\"content\":[");
 	for (size_t j = 0; j < call_msg->n_blocks; j++) {
 		const struct conv_block *call = &call_msg->blocks[j];
 		if (call->type != CONV_TOOL_CALL)
@@ -169,28 +169,28 @@ static void results(struct jbuf *b, const struct conv *c, const struct conv_mess
 		text_part(b, label, &first);
 		image_part(b, c, &r->image, &first);
 	}
-	jb_puts(b, "]}");
+	agent_buf_puts(b, "]}");
 }
 
-static bool openai_build(const struct request_ctx *rc, struct jbuf *b)
+static bool openai_build(const struct request_ctx *rc, agent_buf *b)
 {
 	const struct conv *c = rc->conv;
 	const struct conv_view *v = rc->view;
 	const struct provider_request *req = rc->req;
 	bool first = true;
 
-	jb_puts(b, "{\"model\":");
+	agent_buf_puts(b, "{\"model\":");
 	jb_str(b, rc->model);
-	jb_puts(b, rc->openai_max_completion ? ",\"max_completion_tokens\":" : ",\"max_tokens\":");
+	agent_buf_puts(b, rc->openai_max_completion ? ",\"max_completion_tokens\":" : ",\"max_tokens\":");
 	jb_long(b, req->max_tokens);
-	jb_puts(b, rc->stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"
+	agent_buf_puts(b, rc->stream ? ",\"stream\":true,\"stream_options\":{\"include_usage\":true}"
 	                      : ",\"stream\":false");
-	jb_puts(b, ",\"messages\":[");
+	agent_buf_puts(b, ",\"messages\":[");
 	if (req->system && *req->system) {
 		sep(b, &first);
-		jb_puts(b, "{\"role\":\"system\",\"content\":");
+		agent_buf_puts(b, "{\"role\":\"system\",\"content\":");
 		jb_str(b, req->system);
-		jb_puts(b, "}");
+		agent_buf_puts(b, "}");
 	}
 	for (size_t i = 0; i < v->n; i++) {
 		const struct conv_message *m = c->messages[v->index[i]];
@@ -217,24 +217,24 @@ static bool openai_build(const struct request_ctx *rc, struct jbuf *b)
 			break; /* results without their call: both ends reject them */
 		}
 	}
-	jb_puts(b, "]");
+	agent_buf_puts(b, "]");
 	if (req->tools && req->tools->n) {
 		first = true;
-		jb_puts(b, ",\"tools\":[");
+		agent_buf_puts(b, ",\"tools\":[");
 		for (size_t i = 0; i < req->tools->n; i++) {
 			const struct provider_tool *tl = &req->tools->tools[i];
 			sep(b, &first);
-			jb_puts(b, "{\"type\":\"function\",\"function\":{\"name\":");
+			agent_buf_puts(b, "{\"type\":\"function\",\"function\":{\"name\":");
 			jb_str(b, tl->name);
-			jb_puts(b, ",\"description\":");
+			agent_buf_puts(b, ",\"description\":");
 			jb_str(b, tl->description);
-			jb_puts(b, ",\"parameters\":");
-			jb_puts(b, tl->schema_json);
-			jb_puts(b, "}}");
+			agent_buf_puts(b, ",\"parameters\":");
+			agent_buf_puts(b, tl->schema_json);
+			agent_buf_puts(b, "}}");
 		}
-		jb_puts(b, "]");
+		agent_buf_puts(b, "]");
 	}
-	jb_puts(b, "}");
+	agent_buf_puts(b, "}");
 	return !b->oom;
 }
 
@@ -268,17 +268,17 @@ static bool take_call(struct turn *t, const cJSON *tc, long position)
 	struct tool_acc *a = turn_call(t, key);
 	if (!a)
 		return false;
-	if (id && *id && a->id.len && (a->id.len != strlen(id) || memcmp(a->id.p, id, a->id.len))) {
+	if (id && *id && a->id.len && (a->id.len != strlen(id) || memcmp(a->id.data, id, a->id.len))) {
 		/* A new call reusing an index: the previous one is complete. */
 		if (!turn_finish_call(t, a) || !(a = turn_call(t, key)))
 			return false;
 	}
 	if (id && *id && !a->id.len)
-		jb_puts(&a->id, id);
+		agent_buf_puts(&a->id, id);
 	if (name && *name && !a->name.len)
-		jb_puts(&a->name, name);
+		agent_buf_puts(&a->name, name);
 	if (cJSON_IsString(args))
-		jb_puts(&a->args, args->valuestring);
+		agent_buf_puts(&a->args, args->valuestring);
 	else if (cJSON_IsObject(args)) /* some servers send the object itself */
 		jb_json(&a->args, args);
 	return true;

@@ -18,11 +18,13 @@
  * conversation continues where it stopped; past the last turn provider_turn
  * returns PROVIDER_EXHAUSTED.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "agent/llm/provider-internal.h"
+#include "agent/util/textutil.h"
 
 struct script {
 	cJSON *root;
@@ -70,26 +72,11 @@ static bool turn_valid(const cJSON *turn, int n)
 
 struct script *script_load(const char *path)
 {
-	FILE *f = fopen(path, "rbe");
 	struct script *s = NULL;
-	char *text = NULL;
 	size_t len = 0;
-	if (!f) {
-		provider_fail("script: cannot read %s", path);
-		return NULL;
-	}
-	FILE *mem = open_memstream(&text, &len);
-	char buf[8192];
-	size_t r;
-	while (mem && (r = fread(buf, 1, sizeof(buf), f)) > 0)
-		fwrite(buf, 1, r, mem);
-	bool err = ferror(f) || !mem;
-	fclose(f);
-	if (mem)
-		fclose(mem);
-	if (err || !text) {
-		free(text);
-		provider_fail("script: cannot read %s", path);
+	char *text = agent_read_file(path, 64u << 20, &len);
+	if (!text) {
+		provider_fail("script: cannot read %s: %s", path, strerror(errno));
 		return NULL;
 	}
 	if (!(s = calloc(1, sizeof(*s)))) {
@@ -147,15 +134,15 @@ enum provider_status script_turn(struct script *s, struct conv *c,
 		if (!a)
 			goto out;
 		if (cJSON_IsString(id)) {
-			jb_puts(&a->id, id->valuestring);
+			agent_buf_puts(&a->id, id->valuestring);
 		} else {
 			char gen[48];
 			snprintf(gen, sizeof(gen), "script_%zu_%ld", done + 1, k);
-			jb_puts(&a->id, gen);
+			agent_buf_puts(&a->id, gen);
 		}
-		jb_puts(&a->name, cJSON_GetObjectItemCaseSensitive(call, "name")->valuestring);
+		agent_buf_puts(&a->name, cJSON_GetObjectItemCaseSensitive(call, "name")->valuestring);
 		if (cJSON_IsString(args))
-			jb_puts(&a->args, args->valuestring);
+			agent_buf_puts(&a->args, args->valuestring);
 		else if (args)
 			jb_json(&a->args, args);
 		if (!turn_finish_call(&t, a))

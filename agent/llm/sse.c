@@ -19,8 +19,8 @@ void sse_init(struct sse_parser *s, sse_event_fn fn, void *user)
 
 void sse_clear(struct sse_parser *s)
 {
-	jb_free(&s->line);
-	jb_free(&s->data);
+	agent_buf_finish(&s->line);
+	agent_buf_finish(&s->data);
 }
 
 static bool dispatch(struct sse_parser *s)
@@ -29,10 +29,10 @@ static bool dispatch(struct sse_parser *s)
 	if (s->have_data) {
 		/* The data buffer ends with the "\n" of its last line: drop it. */
 		size_t n = s->data.len ? s->data.len - 1 : 0;
-		s->data.len = n;
-		ok = s->fn(s->user, s->event[0] ? s->event : "message", jb_cstr(&s->data), n);
+		agent_buf_truncate(&s->data, n);
+		ok = s->fn(s->user, s->event[0] ? s->event : "message", agent_buf_cstr(&s->data), n);
 	}
-	jb_reset(&s->data);
+	agent_buf_reset(&s->data);
 	s->event[0] = '\0';
 	s->have_data = false;
 	if (!ok)
@@ -59,8 +59,8 @@ static bool process_line(struct sse_parser *s, const char *line, size_t n)
 		vlen--;
 	}
 	if (flen == 4 && memcmp(line, "data", 4) == 0) {
-		jb_put(&s->data, val, vlen);
-		jb_put(&s->data, "\n", 1);
+		agent_buf_append(&s->data, val, vlen);
+		agent_buf_append(&s->data, "\n", 1);
 		s->have_data = true;
 		if (s->data.oom || s->data.len > s->max_event) {
 			s->stopped = true;
@@ -83,11 +83,11 @@ bool sse_feed(struct sse_parser *s, const char *bytes, size_t n)
 	if (!s->started && n > 0) {
 		/* A byte-order mark may arrive split too: hold it in the line buffer. */
 		while (i < n && s->line.len < 3 && (unsigned char)bytes[i] == "\xEF\xBB\xBF"[s->line.len]) {
-			jb_put(&s->line, bytes + i, 1);
+			agent_buf_append(&s->line, bytes + i, 1);
 			i++;
 		}
 		if (s->line.len == 3) {
-			jb_reset(&s->line);
+			agent_buf_reset(&s->line);
 			s->started = true;
 		} else if (i < n) {
 			s->started = true; /* not a BOM: what was held is ordinary text */
@@ -105,7 +105,7 @@ bool sse_feed(struct sse_parser *s, const char *bytes, size_t n)
 		while (j < n && bytes[j] != '\n' && bytes[j] != '\r')
 			j++;
 		if (j == n) {
-			jb_put(&s->line, bytes + i, n - i);
+			agent_buf_append(&s->line, bytes + i, n - i);
 			if (s->line.oom || s->line.len > s->max_event) {
 				s->stopped = true;
 				return false;
@@ -114,9 +114,9 @@ bool sse_feed(struct sse_parser *s, const char *bytes, size_t n)
 		}
 		bool ok;
 		if (s->line.len) {
-			jb_put(&s->line, bytes + i, j - i);
-			ok = !s->line.oom && process_line(s, s->line.p, s->line.len);
-			jb_reset(&s->line);
+			agent_buf_append(&s->line, bytes + i, j - i);
+			ok = !s->line.oom && process_line(s, s->line.data, s->line.len);
+			agent_buf_reset(&s->line);
 		} else {
 			ok = process_line(s, bytes + i, j - i);
 		}
@@ -135,8 +135,8 @@ bool sse_finish(struct sse_parser *s)
 	if (s->stopped)
 		return false;
 	if (s->line.len) {
-		bool ok = process_line(s, s->line.p, s->line.len);
-		jb_reset(&s->line);
+		bool ok = process_line(s, s->line.data, s->line.len);
+		agent_buf_reset(&s->line);
 		if (!ok)
 			return false;
 	}

@@ -29,9 +29,9 @@ void turn_init(struct turn *t, const char *who, const struct provider_events *ev
 
 static void acc_clear(struct tool_acc *a)
 {
-	jb_free(&a->id);
-	jb_free(&a->name);
-	jb_free(&a->args);
+	agent_buf_finish(&a->id);
+	agent_buf_finish(&a->name);
+	agent_buf_finish(&a->args);
 	cJSON_Delete(a->start_input);
 }
 
@@ -40,7 +40,7 @@ void turn_clear(struct turn *t)
 	for (size_t i = 0; i < t->n_calls; i++)
 		acc_clear(&t->calls[i]);
 	free(t->calls);
-	jb_free(&t->text);
+	agent_buf_finish(&t->text);
 	conv_message_destroy(t->msg);
 	t->msg = NULL;
 	t->calls = NULL;
@@ -88,7 +88,7 @@ void turn_text(struct turn *t, const char *s, size_t n)
 {
 	if (n == 0)
 		return;
-	jb_put(&t->text, s, n);
+	agent_buf_append(&t->text, s, n);
 	if (!t->ev || !t->ev->text) {
 		t->delivered = true;
 		return;
@@ -132,9 +132,9 @@ bool turn_commit_text(struct turn *t)
 		return true;
 	if (t->text.oom)
 		return turn_fail(t, "out of memory");
-	if (!ensure_msg(t) || !conv_msg_add_text(t->msg, jb_cstr(&t->text)))
+	if (!ensure_msg(t) || !conv_msg_add_text(t->msg, agent_buf_cstr(&t->text)))
 		return turn_fail(t, "out of memory");
-	jb_reset(&t->text);
+	agent_buf_reset(&t->text);
 	return true;
 }
 
@@ -164,7 +164,7 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a)
 		return false;
 	if (a->id.oom || a->name.oom || a->args.oom)
 		return turn_fail(t, "out of memory");
-	const char *args = jb_cstr(&a->args);
+	const char *args = agent_buf_cstr(&a->args);
 	char *printed = NULL;
 	if (a->args.len == 0 && a->start_input && cJSON_GetArraySize(a->start_input) > 0)
 		args = printed = cJSON_PrintUnformatted(a->start_input);
@@ -173,13 +173,13 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a)
 		return turn_fail(t, "the model sent a tool call without a name");
 	}
 	char gen[32];
-	const char *id = jb_cstr(&a->id);
+	const char *id = agent_buf_cstr(&a->id);
 	if (!*id) {
 		/* Some OpenAI-compatible servers omit ids; both formats need one. */
 		snprintf(gen, sizeof(gen), "call_%zu", t->msg->n_blocks);
 		id = gen;
 	}
-	bool ok = conv_msg_add_tool_call(t->msg, id, jb_cstr(&a->name), args ? args : "");
+	bool ok = conv_msg_add_tool_call(t->msg, id, agent_buf_cstr(&a->name), args ? args : "");
 	free(printed);
 	if (!ok)
 		return turn_fail(t, "out of memory");

@@ -609,38 +609,11 @@ bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep)
 bool agent_audit_verify_file(const char *path, agent_audit_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));
-	FILE *f = fopen(path, "rbe");
-	if (f == NULL)
+	size_t len;
+	char *text = agent_read_file(path, SIZE_MAX / 2, &len);
+	if (text == NULL)
 		return report(rep, 0, "cannot open %s: %s", path, strerror(errno));
-	size_t cap = 65536, len = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL) {
-		fclose(f);
-		return report(rep, 0, "out of memory");
-	}
-	for (;;) {
-		if (len == cap) {
-			char *b = realloc(buf, cap * 2);
-			if (b == NULL) {
-				free(buf);
-				fclose(f);
-				return report(rep, 0, "out of memory");
-			}
-			buf = b;
-			cap *= 2;
-		}
-		size_t k = fread(buf + len, 1, cap - len, f);
-		len += k;
-		if (k == 0)
-			break;
-	}
-	bool err = ferror(f) != 0;
-	fclose(f);
-	if (err) {
-		free(buf);
-		return report(rep, 0, "cannot read %s", path);
-	}
-	bool ok = agent_audit_verify(buf, len, rep);
-	free(buf);
+	bool ok = agent_audit_verify(text, len, rep);
+	free(text);
 	return ok;
 }

@@ -61,13 +61,6 @@ static void result_text(agent_tool_result *r, bool is_error, const char *fmt, ..
 	r->is_error = is_error;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000L + ts.tv_nsec / 1000000L;
-}
-
 /* ---- a proposal, whatever its tool ------------------------------------- */
 
 typedef struct proposal {
@@ -378,17 +371,9 @@ static char *edit_text(agent_gate *g, const char *text)
 		agent_term_warning(g->term, "the editor failed; nothing was changed");
 		goto out;
 	}
-	FILE *f = fopen(path, "rb");
-	if (f == NULL)
-		goto out;
-	agent_buf b;
-	agent_buf_init(&b);
-	char buf[4096];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		agent_buf_append(&b, buf, n);
-	fclose(f);
-	result = agent_buf_steal(&b);
+	result = agent_read_file(path, 16u << 20, NULL);
+	if (result == NULL)
+		agent_term_warning(g->term, "cannot read the edited file: %s", strerror(errno));
 out:
 	unlink(path);
 	return result;
@@ -470,11 +455,11 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 		                     "interrupted before it started"));
 		return;
 	}
-	long t0 = now_ms();
+	long long t0 = agent_now_ms();
 	exec_result r;
 	bool ok = exec_sessions_run(g->exec, lang, p->display, p->code, strlen(p->code),
 	                            on_output, g, &r);
-	long dt = now_ms() - t0;
+	long dt = (long)(agent_now_ms() - t0);
 	if (!ok) {
 		result_text(res, true, "%s", exec_error());
 		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, dt, exec_error()));
@@ -557,7 +542,7 @@ static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 		.max_h = (int)g->screen_max_h,
 		.cancel = g->cancel,
 	};
-	long t0 = now_ms();
+	long long t0 = agent_now_ms();
 	agent_computer_result r;
 	agent_computer_run(&ctx, &p->action, &r);
 	if (p->kind == AGENT_POLICY_OS_INPUT && r.pointer_x >= 0) {
@@ -586,8 +571,9 @@ static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 		free(res->text);
 		res->text = agent_buf_steal(&b);
 	}
-	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, res->is_error ? 1 : 0, now_ms() - t0,
-	                     res->is_error ? res->text : NULL));
+	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, res->is_error ? 1 : 0,
+	                                          (long)(agent_now_ms() - t0),
+	                                          res->is_error ? res->text : NULL));
 	agent_computer_result_finish(&r);
 	/* find_text and zoom capture whole regions: keep no screenful around. */
 	os_capture_trim(g->display, CAPTURE_KEEP_BYTES);

@@ -1313,46 +1313,11 @@ static char *read_file(const char *path, size_t *out_len, bool require_safe, boo
 		close(fd);
 		return NULL;
 	}
-	size_t cap = (size_t)st.st_size + 1, len = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL) {
-		scan_fail("out of memory");
-		close(fd);
-		return NULL;
-	}
-	for (;;) {
-		if (len + 1 >= cap) {
-			if (cap > AGENT_SCAN_MAX_INPUT) {
-				scan_fail("%s: too large", path);
-				goto fail;
-			}
-			char *b = realloc(buf, cap * 2);
-			if (b == NULL) {
-				scan_fail("out of memory");
-				goto fail;
-			}
-			buf = b;
-			cap *= 2;
-		}
-		ssize_t k = read(fd, buf + len, cap - len - 1);
-		if (k < 0) {
-			if (errno == EINTR)
-				continue;
-			scan_fail("%s: %s", path, strerror(errno));
-			goto fail;
-		}
-		if (k == 0)
-			break;
-		len += (size_t)k;
-	}
+	char *text = agent_read_fd(fd, AGENT_SCAN_MAX_INPUT, out_len);
+	if (text == NULL)
+		scan_fail("%s: %s", path, errno == EFBIG ? "too large" : strerror(errno));
 	close(fd);
-	buf[len] = '\0';
-	*out_len = len;
-	return buf;
-fail:
-	free(buf);
-	close(fd);
-	return NULL;
+	return text;
 }
 
 bool agent_scan_rules_add_file(agent_scan_rules *r, const char *path)

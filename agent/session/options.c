@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "agent/session/options.h"
+#include "agent/util/textutil.h"
 
 static _Thread_local char opt_err[512];
 
@@ -247,47 +248,12 @@ static bool apply_config_item(agent_options *o, const char *path, const cJSON *i
 
 static char *read_small_file(const char *path, bool *missing)
 {
-	*missing = false;
-	FILE *f = fopen(path, "rb");
-	if (f == NULL) {
-		if (errno == ENOENT)
-			*missing = true;
-		else
-			fail("%s: %s", path, strerror(errno));
-		return NULL;
-	}
-	char *buf = NULL;
-	size_t len = 0, cap = 0;
-	for (;;) {
-		if (len + 4096 + 1 > cap) {
-			if (cap > (1u << 20)) {
-				fail("%s: larger than 1 MiB, not a config file", path);
-				goto err;
-			}
-			cap = cap ? cap * 2 : 8192;
-			char *nb = realloc(buf, cap);
-			if (nb == NULL) {
-				fail("%s: out of memory", path);
-				goto err;
-			}
-			buf = nb;
-		}
-		size_t n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-		if (n == 0)
-			break;
-	}
-	if (ferror(f)) {
-		fail("%s: read error", path);
-		goto err;
-	}
-	buf[len] = '\0';
-	fclose(f);
-	return buf;
-err:
-	free(buf);
-	fclose(f);
-	return NULL;
+	char *text = agent_read_file(path, 1u << 20, NULL);
+	*missing = text == NULL && errno == ENOENT;
+	if (text == NULL && !*missing)
+		fail("%s: %s", path, errno == EFBIG ? "larger than 1 MiB, not a config file"
+		                                    : strerror(errno));
+	return text;
 }
 
 bool agent_options_load_config(agent_options *o, const char *path)

@@ -350,20 +350,6 @@ static void set_text(agent_computer_result *r, bool is_error, const char *fmt, .
 	r->is_error = is_error;
 }
 
-/* Sleeps `ms`, waking early when *cancel is set. Returns false if cancelled. */
-static bool sleep_ms(int ms, volatile sig_atomic_t *cancel)
-{
-	while (ms > 0) {
-		if (cancel != NULL && *cancel)
-			return false;
-		int step = ms < 50 ? ms : 50;
-		struct timespec ts = {step / 1000, (long)(step % 1000) * 1000000L};
-		nanosleep(&ts, NULL);
-		ms -= step;
-	}
-	return cancel == NULL || !*cancel;
-}
-
 static bool mods(os_display *d, const agent_computer_action *a, bool down)
 {
 	bool ok = true;
@@ -491,7 +477,7 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 		ok = os_key_hold(d, &a->combos[0], a->duration_ms);
 		break;
 	case AGENT_ACTION_WAIT:
-		if (!sleep_ms(a->duration_ms, ctx->cancel)) {
+		if (!agent_sleep_ms(a->duration_ms, ctx->cancel)) {
 			set_text(r, true, "wait was interrupted");
 			return true;
 		}

@@ -1,9 +1,13 @@
 /* agent/util/textutil — UTF-8 repair and a string buffer; see textutil.h. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "agent/util/textutil.h"
 #include "os/os.h"
@@ -74,16 +78,19 @@ void agent_buf_finish(agent_buf *b)
 	memset(b, 0, sizeof(*b));
 }
 
-static bool reserve(agent_buf *b, size_t extra)
+bool agent_buf_reserve(agent_buf *b, size_t extra)
 {
+	if (b->oom)
+		return false;
+	if (extra > SIZE_MAX / 2 - b->len) {
+		b->oom = true;
+		return false;
+	}
 	if (b->len + extra + 1 <= b->cap)
 		return true;
 	size_t cap = b->cap ? b->cap : 256;
-	while (cap < b->len + extra + 1) {
-		if (cap > SIZE_MAX / 2)
-			return false;
+	while (cap < b->len + extra + 1)
 		cap *= 2;
-	}
 	char *d = realloc(b->data, cap);
 	if (d == NULL) {
 		b->oom = true;
@@ -94,9 +101,30 @@ static bool reserve(agent_buf *b, size_t extra)
 	return true;
 }
 
+void agent_buf_reset(agent_buf *b)
+{
+	b->len = 0;
+	b->oom = false;
+	if (b->data != NULL)
+		b->data[0] = '\0';
+}
+
+void agent_buf_truncate(agent_buf *b, size_t len)
+{
+	if (len < b->len) {
+		b->len = len;
+		b->data[len] = '\0';
+	}
+}
+
+const char *agent_buf_cstr(const agent_buf *b)
+{
+	return b->data != NULL && !b->oom ? b->data : "";
+}
+
 bool agent_buf_append(agent_buf *b, const char *s, size_t n)
 {
-	if (!reserve(b, n))
+	if (!agent_buf_reserve(b, n))
 		return false;
 	memcpy(b->data + b->len, s, n);
 	b->len += n;
@@ -115,7 +143,7 @@ bool agent_buf_printf(agent_buf *b, const char *fmt, ...)
 	va_start(ap, fmt);
 	int n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n < 0 || !reserve(b, (size_t)n))
+	if (n < 0 || !agent_buf_reserve(b, (size_t)n))
 		return false;
 	va_start(ap, fmt);
 	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
@@ -131,4 +159,85 @@ char *agent_buf_steal(agent_buf *b)
 		d = calloc(1, 1);
 	memset(b, 0, sizeof(*b));
 	return d;
+}
+
+char *agent_read_fd(int fd, size_t max, size_t *len)
+{
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap);
+	if (buf == NULL)
+		goto oom;
+	for (;;) {
+		if (n + 1 >= cap) {
+			char *grown = cap > max ? NULL : realloc(buf, cap * 2);
+			if (grown == NULL) {
+				free(buf);
+				if (cap > max)
+					goto too_big;
+				goto oom;
+			}
+			buf = grown;
+			cap *= 2;
+		}
+		ssize_t k = read(fd, buf + n, cap - n - 1);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0) {
+			int e = errno;
+			free(buf);
+			errno = e;
+			return NULL;
+		}
+		if (k == 0)
+			break;
+		n += (size_t)k;
+		if (n > max) {
+			free(buf);
+			goto too_big;
+		}
+	}
+	buf[n] = '\0';
+	if (len != NULL)
+		*len = n;
+	return buf;
+too_big:
+	errno = EFBIG;
+	return NULL;
+oom:
+	errno = ENOMEM;
+	return NULL;
+}
+
+char *agent_read_file(const char *path, size_t max, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	char *text = agent_read_fd(fd, max, len);
+	int e = errno;
+	close(fd);
+	errno = e;
+	return text;
+}
+
+long long agent_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel)
+{
+	long long end = agent_now_ms() + (ms > 0 ? ms : 0);
+	for (;;) {
+		if (cancel != NULL && *cancel)
+			return false;
+		long long left = end - agent_now_ms();
+		if (left <= 0)
+			return true;
+		long step = left < 50 ? (long)left : 50;
+		struct timespec ts = {0, step * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 }

@@ -9,6 +9,7 @@
 #ifndef DESKHAND_AGENT_TEXTUTIL_H
 #define DESKHAND_AGENT_TEXTUTIL_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -33,7 +34,12 @@ char *agent_utf8_sanitize(const char *s, size_t n, size_t *out_len);
 /* A printf into fresh memory. Ownership: the caller frees; NULL when out of memory. */
 char *agent_vformat(const char *fmt, va_list ap) __attribute__((format(printf, 1, 0)));
 
-/* A growable, always NUL-terminated byte buffer. */
+/*
+ * The one growable byte buffer: always NUL-terminated once it holds
+ * anything (the NUL not counted in len). Out of memory is sticky: the
+ * first failed growth sets oom, and every later write does nothing, so a
+ * writer checks once at the end. A zeroed struct is an empty buffer.
+ */
 typedef struct agent_buf {
 	char *data;
 	size_t len, cap;
@@ -41,12 +47,38 @@ typedef struct agent_buf {
 } agent_buf;
 
 void agent_buf_init(agent_buf *b);
-void agent_buf_finish(agent_buf *b);
+void agent_buf_finish(agent_buf *b);      /* frees; the buffer is empty again */
+void agent_buf_reset(agent_buf *b);       /* length 0 and oom cleared, memory kept */
+/* Cuts the text back to its first `len` bytes (len <= b->len). */
+void agent_buf_truncate(agent_buf *b, size_t len);
+/* Room for `extra` more bytes and the NUL; false (oom set) when it cannot be had. */
+bool agent_buf_reserve(agent_buf *b, size_t extra);
+/* The text, or "" when empty or after oom. */
+const char *agent_buf_cstr(const agent_buf *b);
 bool agent_buf_append(agent_buf *b, const char *s, size_t n);
 bool agent_buf_puts(agent_buf *b, const char *s);
 bool agent_buf_printf(agent_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Hands the data over (never NULL unless out of memory); b is reset. */
 char *agent_buf_steal(agent_buf *b);
+
+/*
+ * The one whole-file reader. Reads fd to its end into fresh memory,
+ * NUL-terminated (the NUL not counted in *len; len may be NULL). NULL when
+ * more than `max` bytes come (errno EFBIG), on a read error (its errno) or
+ * out of memory (ENOMEM). EINTR is retried. Ownership: the caller frees.
+ */
+char *agent_read_fd(int fd, size_t max, size_t *len);
+/* agent_read_fd on `path` opened read-only (close-on-exec); open's errno too. */
+char *agent_read_file(const char *path, size_t max, size_t *len);
+
+/* The one clock: milliseconds of CLOCK_MONOTONIC. */
+long long agent_now_ms(void);
+/*
+ * The one cancellable sleep: `ms` milliseconds by the monotonic clock, in
+ * slices of at most 50 ms so that *cancel (may be NULL), set by a signal
+ * handler, is noticed soon. False when cancelled.
+ */
+bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel);
 
 #endif

@@ -27,16 +27,16 @@ void fuzz_build_requests(const struct conv *c)
 		                             .keep_images = 2, .prompt_cache = anthropic};
 		struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m",
 		                         .stream = true};
-		struct jbuf b = {0};
+		agent_buf b = {0};
 		const struct provider_format *f = anthropic ? &provider_format_anthropic
 		                                            : &provider_format_openai;
 		if (f->build(&rc, &b) && !b.oom) {
-			cJSON *j = cJSON_ParseWithLength(b.p, b.len);
+			cJSON *j = cJSON_ParseWithLength(b.data, b.len);
 			fuzz_check(j != NULL, "request body is not JSON: %.*s",
-			           (int)(b.len < 300 ? b.len : 300), b.p);
+			           (int)(b.len < 300 ? b.len : 300), b.data);
 			cJSON_Delete(j);
 		}
-		jb_free(&b);
+		agent_buf_finish(&b);
 	}
 	conv_view_clear(&v);
 }

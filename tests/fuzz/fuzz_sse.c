@@ -9,7 +9,7 @@
 #include "agent/llm/provider-internal.h"
 
 struct seen {
-	struct jbuf log;
+	agent_buf log;
 	size_t events;
 };
 
@@ -19,11 +19,11 @@ static bool record(void *user, const char *event, const char *data, size_t len)
 	fuzz_check(data[len] == '\0', "data not terminated at %zu", len);
 	fuzz_check(strlen(event) < 64, "event name of %zu bytes", strlen(event));
 	s->events++;
-	jb_puts(&s->log, event);
-	jb_put(&s->log, "\0", 1);
+	agent_buf_puts(&s->log, event);
+	agent_buf_append(&s->log, "\0", 1);
 	jb_long(&s->log, (long)len);
-	jb_put(&s->log, ":", 1);
-	jb_put(&s->log, data, len);
+	agent_buf_append(&s->log, ":", 1);
+	agent_buf_append(&s->log, data, len);
 	/* Refusing an event must stop the stream the same way whatever the split. */
 	return !(len == 4 && memcmp(data, "STOP", 4) == 0);
 }
@@ -52,7 +52,7 @@ static void same(const struct seen *a, const struct seen *b, bool va, bool vb, c
 {
 	fuzz_check(va == vb, "%s: verdict %d, whole %d", how, vb, va);
 	fuzz_check(a->log.len == b->log.len &&
-	           (a->log.len == 0 || memcmp(a->log.p, b->log.p, a->log.len) == 0),
+	           (a->log.len == 0 || memcmp(a->log.data, b->log.data, a->log.len) == 0),
 	           "%s: %zu events differ from the %zu of the whole", how, b->events, a->events);
 }
 
@@ -66,7 +66,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct seen s = {0};
 		bool v = feed(data, size, &cut, 1, &s);
 		same(&whole, &s, verdict, v, "one cut");
-		jb_free(&s.log);
+		agent_buf_finish(&s.log);
 	}
 	if (size <= 4096) {
 		size_t *cuts = malloc((size ? size : 1) * sizeof(*cuts));
@@ -75,9 +75,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		struct seen s = {0};
 		bool v = feed(data, size, cuts, size, &s);
 		same(&whole, &s, verdict, v, "byte by byte");
-		jb_free(&s.log);
+		agent_buf_finish(&s.log);
 		free(cuts);
 	}
-	jb_free(&whole.log);
+	agent_buf_finish(&whole.log);
 	return 0;
 }

@@ -32,74 +32,74 @@ static void on_call(void *user, const struct conv_block *call)
 	(void)call;
 }
 
-static bool event(struct turn *t, bool anthropic, const char *name, struct jbuf *e)
+static bool event(struct turn *t, bool anthropic, const char *name, agent_buf *e)
 {
 	const struct provider_format *f = anthropic ? &provider_format_anthropic
 	                                            : &provider_format_openai;
-	bool ok = !e->oom && f->event(t, name, e->p, e->len);
-	jb_reset(e);
+	bool ok = !e->oom && f->event(t, name, e->data, e->len);
+	agent_buf_reset(e);
 	return ok;
 }
 
 static bool send_fragment(struct turn *t, bool anthropic, int index, const char *s,
-                          size_t n, struct jbuf *e)
+                          size_t n, agent_buf *e)
 {
 	if (anthropic) {
-		jb_puts(e, "{\"type\":\"content_block_delta\",\"index\":");
+		agent_buf_puts(e, "{\"type\":\"content_block_delta\",\"index\":");
 		jb_long(e, index);
-		jb_puts(e, ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":");
+		agent_buf_puts(e, ",\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":");
 		jb_strn(e, s, n);
-		jb_puts(e, "}}");
+		agent_buf_puts(e, "}}");
 		return event(t, true, "content_block_delta", e);
 	}
-	jb_puts(e, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":");
+	agent_buf_puts(e, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":");
 	jb_long(e, index);
-	jb_puts(e, ",\"function\":{\"arguments\":");
+	agent_buf_puts(e, ",\"function\":{\"arguments\":");
 	jb_strn(e, s, n);
-	jb_puts(e, "}}]}}]}");
+	agent_buf_puts(e, "}}]}}]}");
 	return event(t, false, NULL, e);
 }
 
-static bool start_call(struct turn *t, bool anthropic, int index, struct jbuf *e)
+static bool start_call(struct turn *t, bool anthropic, int index, agent_buf *e)
 {
 	if (anthropic) {
-		jb_puts(e, "{\"type\":\"content_block_start\",\"index\":");
+		agent_buf_puts(e, "{\"type\":\"content_block_start\",\"index\":");
 		jb_long(e, index);
-		jb_puts(e, ",\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_");
+		agent_buf_puts(e, ",\"content_block\":{\"type\":\"tool_use\",\"id\":\"toolu_");
 		jb_long(e, index);
-		jb_puts(e, "\",\"name\":\"execute\",\"input\":{}}}");
+		agent_buf_puts(e, "\",\"name\":\"execute\",\"input\":{}}}");
 		return event(t, true, "content_block_start", e);
 	}
-	jb_puts(e, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":");
+	agent_buf_puts(e, "{\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":");
 	jb_long(e, index);
-	jb_puts(e, ",\"id\":\"call_");
+	agent_buf_puts(e, ",\"id\":\"call_");
 	jb_long(e, index);
-	jb_puts(e, "\",\"type\":\"function\",\"function\":{\"name\":\"execute\",\"arguments\":\"\"}}]}}]}");
+	agent_buf_puts(e, "\",\"type\":\"function\",\"function\":{\"name\":\"execute\",\"arguments\":\"\"}}]}}]}");
 	return event(t, false, NULL, e);
 }
 
-static bool end_turn(struct turn *t, bool anthropic, struct jbuf *e)
+static bool end_turn(struct turn *t, bool anthropic, agent_buf *e)
 {
 	if (anthropic) {
-		jb_puts(e, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},"
+		agent_buf_puts(e, "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"tool_use\"},"
 		           "\"usage\":{\"output_tokens\":1}}");
 		if (!event(t, true, "message_delta", e))
 			return false;
-		jb_puts(e, "{\"type\":\"message_stop\"}");
+		agent_buf_puts(e, "{\"type\":\"message_stop\"}");
 		return event(t, true, "message_stop", e);
 	}
-	jb_puts(e, "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}");
+	agent_buf_puts(e, "{\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}");
 	if (!event(t, false, NULL, e))
 		return false;
-	jb_puts(e, "[DONE]");
+	agent_buf_puts(e, "[DONE]");
 	return event(t, false, NULL, e);
 }
 
-static bool stop_block(struct turn *t, int index, struct jbuf *e)
+static bool stop_block(struct turn *t, int index, agent_buf *e)
 {
-	jb_puts(e, "{\"type\":\"content_block_stop\",\"index\":");
+	agent_buf_puts(e, "{\"type\":\"content_block_stop\",\"index\":");
 	jb_long(e, index);
-	jb_puts(e, "}");
+	agent_buf_puts(e, "}");
 	return event(t, true, "content_block_stop", e);
 }
 
@@ -156,7 +156,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct got g = {0};
 	struct provider_events ev = {.user = &g, .tool_call = on_call};
 	struct turn t;
-	struct jbuf e = {0};
+	agent_buf e = {0};
 	turn_init(&t, anthropic ? "anthropic" : "openai", &ev);
 	bool ok = true;
 	if (!anthropic && ncalls == 2 && (data[5] & 1)) {
@@ -187,7 +187,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		           b->args_error);
 	}
 	turn_clear(&t);
-	jb_free(&e);
+	agent_buf_finish(&e);
 	free(s);
 	return 0;
 }

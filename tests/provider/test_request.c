@@ -83,14 +83,14 @@ static cJSON *build_with(bool anthropic, const struct conv *c, long budget, int 
 	struct provider_request r = {.system = "SYSTEM PROMPT", .tools = tools, .max_tokens = 1000,
 	                             .keep_images = keep, .prompt_cache = cache};
 	struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m", .stream = true};
-	struct jbuf b = {0};
+	agent_buf b = {0};
 	assert_true(anthropic ? provider_format_anthropic.build(&rc, &b) : provider_format_openai.build(&rc, &b));
-	cJSON *j = cJSON_ParseWithLength(b.p, b.len);
+	cJSON *j = cJSON_ParseWithLength(b.data, b.len);
 	if (!j)
-		fail_msg("not JSON: %.*s", (int)(b.len < 400 ? b.len : 400), b.p);
+		fail_msg("not JSON: %.*s", (int)(b.len < 400 ? b.len : 400), b.data);
 	if (dropped)
 		*dropped = v.dropped;
-	jb_free(&b);
+	agent_buf_finish(&b);
 	conv_view_clear(&v);
 	return j;
 }
