@@ -625,6 +625,138 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 	return agent_policy_decide(&in);
 }
 
+/* A call that cannot run (unknown tool, bad arguments): recorded as
+ * proposed and blocked, never asked about; the model is told why. */
+static void refuse_call(agent_gate *g, const struct conv_block *call, const char *id,
+                        const char *err, agent_tool_result *res)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "tool", call->name);
+	cJSON_AddStringToObject(o, "arguments", call->arguments ? call->arguments : "");
+	agent_gate_logged(g, agent_audit_proposed_action(g->audit, id, AGENT_POLICY_OS_INPUT, o));
+	cJSON_Delete(o);
+	agent_gate_logged(g, agent_audit_blocked(g->audit, id, AGENT_POLICY_OS_INPUT, err));
+	agent_term_warning(g->term, "%s: %s", call->name, err);
+	result_text(res, true, "error: %s", err);
+}
+
+/* Blocks the proposal because the scanner could not run. Returns false. */
+static bool scanner_failed(agent_gate *g, const proposal *p, agent_tool_result *res)
+{
+	result_text(res, true, "not run: the scanner failed");
+	agent_gate_logged(g, agent_audit_blocked(g->audit, p->id, p->kind, "the scanner failed"));
+	return false;
+}
+
+/* The answer to a question the human declined (or left unanswered). */
+static void declined(agent_gate *g, const proposal *p, agent_term_answer a, bool findings,
+                     agent_tool_result *res)
+{
+	agent_gate_logged(g, agent_audit_denied(g->audit, p->id, p->kind, a == AGENT_ANSWER_NONE,
+	                                        a == AGENT_ANSWER_NONE ? "no answer (end of input)"
+	                                                               : "the user declined"));
+	const char *what = p->has_action ? "perform this action" : "run this code";
+	if (findings) {
+		char *f = findings_text(p->scan);
+		result_text(res, true, "The user declined to %s. The safety scanner had "
+		            "flagged it:\n%s", what, f);
+		free(f);
+	} else {
+		result_text(res, true, "The user declined to %s.", what);
+	}
+}
+
+enum step { STEP_AGAIN, STEP_RUN, STEP_STOP };
+
+/*
+ * One ASK round: the scan offer of safe mode ask, or the question itself
+ * with y / n / e / d. STEP_AGAIN: decide again (after details, an edit, a
+ * scan); STEP_RUN: approved and recorded; STEP_STOP: the result says why not.
+ */
+static enum step ask_round(agent_gate *g, proposal *p, const agent_policy_decision *d,
+                           agent_tool_result *res)
+{
+	if (d->show_findings) {
+		char *f = findings_text(p->scan);
+		agent_term_warning(g->term, "the scanner flagged this code:\n%s", f);
+		free(f);
+	}
+	if (d->offer_scan) {
+		agent_gate_logged(g, agent_audit_asked(g->audit, p->id, p->kind, "offered a scan first"));
+		agent_term_answer a = agent_term_ask(g->term, p->id, "Scan this code first?", "yn");
+		if (a == AGENT_ANSWER_YES)
+			return do_scan(g, p) || scanner_failed(g, p, res) ? STEP_AGAIN : STEP_STOP;
+		p->scanned = true; /* declining the scan is not declining the run */
+		return STEP_AGAIN;
+	}
+	const char *question = p->has_action ? "Perform this action?" : "Run this code?";
+	agent_gate_logged(g, agent_audit_asked(g->audit, p->id, p->kind, d->reason));
+	agent_term_answer a = agent_term_ask(g->term, p->id, question, "yned");
+	switch (a) {
+	case AGENT_ANSWER_YES:
+		return agent_gate_logged(g, agent_audit_approved(g->audit, p->id, p->kind, true,
+		                                                 "the user said yes"))
+		       ? STEP_RUN : STEP_STOP;
+	case AGENT_ANSWER_DETAILS:
+		show_details(g, p);
+		return STEP_AGAIN;
+	case AGENT_ANSWER_EDIT:
+		if (edit_proposal(g, p)) {
+			show_proposal(g, p);
+			if (p->has_action && p->action.kind == AGENT_ACTION_TYPE && !do_scan(g, p))
+				return scanner_failed(g, p, res) ? STEP_AGAIN : STEP_STOP;
+		}
+		return STEP_AGAIN;
+	default: /* no, end of input, or anything else */
+		declined(g, p, a, d->show_findings, res);
+		return STEP_STOP;
+	}
+}
+
+/*
+ * Decides until the proposal may run (true, approval recorded) or must not
+ * (false, the result says why). The kill switch was read before, once.
+ */
+static bool decide_until_done(agent_gate *g, proposal *p, bool tripped,
+                              const char *kill_reason, agent_tool_result *res)
+{
+	for (int round = 0; round < 50; round++) {
+		agent_policy_decision d = decide(g, p, tripped);
+		if (d.scan_first) {
+			if (!do_scan(g, p))
+				return scanner_failed(g, p, res);
+			continue;
+		}
+		if (d.kill_tripped) {
+			const char *note = agent_policy_settings_stop(&g->settings);
+			agent_term_warning(g->term, "%s — %s", kill_reason, note);
+		}
+		if (d.verdict == AGENT_POLICY_RUN) {
+			if (!agent_gate_logged(g, agent_audit_approved(g->audit, p->id, p->kind, false,
+			                                               d.reason)))
+				return false;
+			if (g->verbose || p->kind != AGENT_POLICY_CODE || agent_term_json(g->term))
+				agent_term_decision(g->term, p->id, "run", d.reason);
+			return true;
+		}
+		if (d.verdict == AGENT_POLICY_BLOCK) {
+			agent_gate_logged(g, agent_audit_blocked(g->audit, p->id, p->kind, d.reason));
+			agent_term_error(g->term, "%s", d.reason);
+			result_text(res, true, "not run: %s", d.reason);
+			if (d.end_run)
+				g->end_run = true;
+			return false;
+		}
+		enum step st = ask_round(g, p, &d, res);
+		if (st != STEP_AGAIN)
+			return st == STEP_RUN;
+	}
+	agent_gate_logged(g, agent_audit_denied(g->audit, p->id, p->kind, false,
+	                                        "no decision after many rounds"));
+	result_text(res, true, "not run: no decision was reached");
+	return false;
+}
+
 void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
                           agent_tool_result *res)
 {
@@ -634,15 +766,7 @@ void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
 	p.id = call->id;
 	char err[512];
 	if (!parse_call(g, call, &p, err, sizeof(err))) {
-		/* Not runnable: recorded as proposed and blocked, never asked about. */
-		cJSON *o = cJSON_CreateObject();
-		cJSON_AddStringToObject(o, "tool", call->name);
-		cJSON_AddStringToObject(o, "arguments", call->arguments ? call->arguments : "");
-		agent_gate_logged(g, agent_audit_proposed_action(g->audit, p.id, AGENT_POLICY_OS_INPUT, o));
-		cJSON_Delete(o);
-		agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, AGENT_POLICY_OS_INPUT, err));
-		agent_term_warning(g->term, "%s: %s", call->name, err);
-		result_text(res, true, "error: %s", err);
+		refuse_call(g, call, p.id, err, res);
 		proposal_finish(&p);
 		return;
 	}
@@ -654,11 +778,9 @@ void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
 	 * --os-auto-approve.
 	 */
 	if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(g, &p)) {
-		result_text(res, true, "not run: the scanner failed");
-		agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
+		scanner_failed(g, &p, res);
 		goto out;
 	}
-
 	/*
 	 * The kill switch matters only for actions on the desktop that would run
 	 * unasked; it is read once per proposal, before anything runs.
@@ -670,108 +792,14 @@ void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
 		if (pre.verdict == AGENT_POLICY_RUN)
 			tripped = kill_switch(g, kill_reason, sizeof(kill_reason));
 	}
-
-	bool approved = false;
-	for (int round = 0; round < 50; round++) {
-		agent_policy_decision d = decide(g, &p, tripped);
-		if (d.scan_first) {
-			if (!do_scan(g, &p)) {
-				result_text(res, true, "not run: the scanner failed");
-				agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
-				goto out;
-			}
-			continue;
-		}
-		if (d.kill_tripped) {
-			const char *note = agent_policy_settings_stop(&g->settings);
-			agent_term_warning(g->term, "%s — %s", kill_reason, note);
-		}
-		if (d.verdict == AGENT_POLICY_RUN) {
-			if (!agent_gate_logged(g, agent_audit_approved(g->audit, p.id, p.kind, false, d.reason)))
-				break;
-			if (g->verbose || p.kind != AGENT_POLICY_CODE || agent_term_json(g->term))
-				agent_term_decision(g->term, p.id, "run", d.reason);
-			approved = true;
-			break;
-		}
-		if (d.verdict == AGENT_POLICY_BLOCK) {
-			agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, d.reason));
-			agent_term_error(g->term, "%s", d.reason);
-			result_text(res, true, "not run: %s", d.reason);
-			if (d.end_run)
-				g->end_run = true;
-			goto out;
-		}
-		/* ASK */
-		if (d.show_findings) {
-			char *f = findings_text(p.scan);
-			agent_term_warning(g->term, "the scanner flagged this code:\n%s", f);
-			free(f);
-		}
-		if (d.offer_scan) {
-			agent_gate_logged(g, agent_audit_asked(g->audit, p.id, p.kind, "offered a scan first"));
-			agent_term_answer a = agent_term_ask(g->term, p.id, "Scan this code first?", "yn");
-			if (a == AGENT_ANSWER_YES) {
-				if (!do_scan(g, &p)) {
-					result_text(res, true, "not run: the scanner failed");
-					agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
-					goto out;
-				}
-			} else {
-				/* Declining the scan is not declining the run: mark it seen. */
-				p.scanned = true;
-			}
-			continue;
-		}
-		const char *question = p.has_action ? "Perform this action?" : "Run this code?";
-		agent_gate_logged(g, agent_audit_asked(g->audit, p.id, p.kind, d.reason));
-		agent_term_answer a = agent_term_ask(g->term, p.id, question, "yned");
-		if (a == AGENT_ANSWER_YES) {
-			approved = agent_gate_logged(g, agent_audit_approved(g->audit, p.id, p.kind, true,
-			                                          "the user said yes"));
-			break;
-		}
-		if (a == AGENT_ANSWER_DETAILS) {
-			show_details(g, &p);
-			continue;
-		}
-		if (a == AGENT_ANSWER_EDIT) {
-			if (edit_proposal(g, &p)) {
-				show_proposal(g, &p);
-				if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !do_scan(g, &p)) {
-					result_text(res, true, "not run: the scanner failed");
-					agent_gate_logged(g, agent_audit_blocked(g->audit, p.id, p.kind, "the scanner failed"));
-					goto out;
-				}
-			}
-			continue;
-		}
-		/* No, end of input, or anything else. */
-		agent_gate_logged(g, agent_audit_denied(g->audit, p.id, p.kind, a == AGENT_ANSWER_NONE,
-		                   a == AGENT_ANSWER_NONE ? "no answer (end of input)"
-		                                          : "the user declined"));
-		if (d.show_findings) {
-			char *f = findings_text(p.scan);
-			result_text(res, true, "The user declined to %s. The safety scanner had "
-			            "flagged it:\n%s", p.has_action ? "perform this action" : "run this code", f);
-			free(f);
-		} else {
-			result_text(res, true, "The user declined to %s.",
-			            p.has_action ? "perform this action" : "run this code");
-		}
-		goto out;
-	}
+	bool approved = decide_until_done(g, &p, tripped, kill_reason, res);
 	if (g->audit_broken) {
 		/* Something about this proposal, or before it, is missing from the log. */
 		result_text(res, true, "not run: the audit log cannot be written");
 		goto out;
 	}
-	if (!approved) {
-		agent_gate_logged(g, agent_audit_denied(g->audit, p.id, p.kind, false,
-		                             "no decision after many rounds"));
-		result_text(res, true, "not run: no decision was reached");
+	if (!approved)
 		goto out;
-	}
 	if (p.has_action)
 		run_action(g, &p, res);
 	else
