@@ -865,13 +865,10 @@ static void describe_exit(char *buf, size_t size, int wstatus, int *status)
 	}
 }
 
-bool exec_session_run(exec_session *s, const char *code, size_t len,
-                      exec_output_fn fn, void *user, exec_result *res)
+/* Restarts a session whose interpreter ended (between blocks or before);
+ * the note tells the model its variables are gone. */
+static bool ensure_alive(exec_session *s, exec_result *res, char *note, size_t size)
 {
-	memset(res, 0, sizeof(*res));
-	if (memchr(code, '\0', len) != NULL)
-		return exec_fail("the code contains a NUL byte; nothing was run");
-	char restart_note[256] = "";
 	if (s->alive) {
 		/* Did the interpreter end between blocks (a thread called exit)? */
 		struct pollfd p = {s->sup_pidfd, POLLIN, 0};
@@ -884,193 +881,252 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 			session_kill(s);
 		}
 	}
-	if (!s->alive) {
-		bool again = s->started;
-		if (!session_start(s))
-			return false;
-		if (again) {
-			res->restarted = true;
-			snprintf(restart_note, sizeof(restart_note),
-			         "a fresh %s session was started (the previous interpreter %s; "
-			         "its variables are gone). ", exec_lang_name(s->lang), s->ended_why);
-		}
+	if (s->alive)
+		return true;
+	bool again = s->started;
+	if (!session_start(s))
+		return false;
+	if (again) {
+		res->restarted = true;
+		snprintf(note, size, "a fresh %s session was started (the previous interpreter %s; "
+		         "its variables are gone). ", exec_lang_name(s->lang), s->ended_why);
 	}
-	/* Interrupt requests made while nothing ran are stale. */
-	char junk[64];
-	while (read(s->intr_r, junk, sizeof(junk)) > 0)
-		;
+	return true;
+}
 
+/* One block on its way: what is sent, what came back, how it ends. */
+struct block {
+	const char *code;
 	char marker[EXEC_MARKER_LEN + 1];
 	char header[64];
-	if (!exec_marker_new(marker))
-		return false;
-	size_t hlen = exec_frame_header(header, sizeof(header), marker, len);
-	struct run_state rs = {s, exec_output_create(s->max_output), fn, user, true, true};
-	if (rs.out == NULL)
-		return exec_fail("out of memory");
+	size_t hlen, sent, total;
+	unsigned long long since;  /* boot ticks when the code was sent */
+	exec_ctl_reader ctl;
+	long long deadline, grace_end;
+	bool interrupting, timed_out, interrupted;
+	bool got_marker, ended, killed, have_wstatus;
+	int status, wstatus;
+};
 
-	/* Taken before the code is sent: every process the block starts
-	 * begins at this tick or later (see interrupt_block). */
-	unsigned long long since = boot_ticks();
-	exec_ctl_reader ctl = {.len = 0};
-	size_t sent = 0, total = hlen + len;
-	long long deadline = now_ms() + s->timeout_ms, grace_end = 0;
-	bool interrupting = false, timed_out = false, interrupted = false;
-	bool got_marker = false, ended = false, killed = false;
-	int status = 0, wstatus = 0;
-	bool have_wstatus = false;
+/* Writes as much of the frame (header, then code) as the pipe takes now. */
+static void send_code(exec_session *s, struct block *b)
+{
+	while (b->sent < b->total) {
+		const char *src = b->sent < b->hlen ? b->header + b->sent
+		                                    : b->code + (b->sent - b->hlen);
+		size_t chunk = b->sent < b->hlen ? b->hlen - b->sent : b->total - b->sent;
+		ssize_t w = write_no_sigpipe(s->code_fd, src, chunk);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				b->sent = b->total;   /* interpreter gone: its exit says so */
+			return;
+		}
+		b->sent += (size_t)w;
+	}
+}
 
-	while (!got_marker && !ended) {
-		struct pollfd p[7];
-		int n = 0;
-		int i_out = -1, i_err = -1, i_ctl, i_sup, i_pid, i_intr, i_code = -1;
-		if (rs.out_open) {
-			i_out = n;
-			p[n++] = (struct pollfd){s->out_fd, POLLIN, 0};
-		}
-		if (rs.err_open) {
-			i_err = n;
-			p[n++] = (struct pollfd){s->err_fd, POLLIN, 0};
-		}
-		i_ctl = n;
-		p[n++] = (struct pollfd){s->ctl_fd, POLLIN, 0};
-		i_sup = n;
-		p[n++] = (struct pollfd){s->sup_fd, POLLIN, 0};
-		i_pid = n;
-		p[n++] = (struct pollfd){s->sup_pidfd, POLLIN, 0};
-		i_intr = n;
-		p[n++] = (struct pollfd){s->intr_r, POLLIN, 0};
-		if (sent < total) {
-			i_code = n;
-			p[n++] = (struct pollfd){s->code_fd, POLLOUT, 0};
-		}
-		long long now = now_ms();
-		long long until = interrupting ? grace_end : deadline;
-		int wait = until - now > 0 ? (int)(until - now) : 0;
-		int r = poll(p, (nfds_t)n, wait);
-		if (r < 0 && errno != EINTR) {
-			exec_fail("poll: %s", strerror(errno));
-			break;
-		}
-		now = now_ms();
-		if (r > 0) {
-			if (i_code >= 0 && p[i_code].revents) {
-				while (sent < total) {
-					const char *src = sent < hlen ? header + sent : code + (sent - hlen);
-					size_t chunk = sent < hlen ? hlen - sent : total - sent;
-					ssize_t w = write_no_sigpipe(s->code_fd, src, chunk);
-					if (w < 0) {
-						if (errno == EINTR)
-							continue;
-						if (errno != EAGAIN)
-							sent = total;   /* interpreter gone: its exit says so */
-						break;
-					}
-					sent += (size_t)w;
-				}
-			}
-			if (i_out >= 0 && p[i_out].revents)
-				rs.out_open = pump_output(&rs, s->out_fd, EXEC_STDOUT);
-			if (i_err >= 0 && p[i_err].revents)
-				rs.err_open = pump_output(&rs, s->err_fd, EXEC_STDERR);
-			if (p[i_ctl].revents) {
-				char buf[256];
-				ssize_t c = read(s->ctl_fd, buf, sizeof(buf));
-				if (c > 0 && exec_ctl_feed(&ctl, marker, buf, (size_t)c, &status))
-					got_marker = true;
-			}
-			if (p[i_sup].revents) {
-				struct sup_msg m;
-				ssize_t c = recv(s->sup_fd, &m, sizeof(m), MSG_DONTWAIT);
-				if (c == (ssize_t)sizeof(m) && m.kind == 'X') {
-					wstatus = m.status;
-					have_wstatus = true;
-					ended = true;
-				} else if (c == 0) {
-					ended = true;
-				}
-			}
-			if (p[i_pid].revents & POLLIN)
-				ended = true;
-			if (p[i_intr].revents) {
-				while (read(s->intr_r, junk, sizeof(junk)) > 0)
-					;
-				if (!interrupting) {
-					struct sup_cmd cmd = {'I', since};
-					send(s->sup_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
-					interrupting = interrupted = true;
-					grace_end = now + GRACE_MS;
-				}
-			}
-		}
-		if (got_marker || ended)
-			break;
-		if (!interrupting && now >= deadline) {
-			struct sup_cmd cmd = {'I', since};
-			send(s->sup_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
-			interrupting = timed_out = true;
-			grace_end = now + GRACE_MS;
-		} else if (interrupting && now >= grace_end) {
-			killed = true;
-			break;
+/* The supervisor's word: the interpreter exited (with its status), or it died. */
+static void read_supervisor(exec_session *s, struct block *b)
+{
+	struct sup_msg m;
+	ssize_t c = recv(s->sup_fd, &m, sizeof(m), MSG_DONTWAIT);
+	if (c == (ssize_t)sizeof(m) && m.kind == 'X') {
+		b->wstatus = m.status;
+		b->have_wstatus = true;
+		b->ended = true;
+	} else if (c == 0) {
+		b->ended = true;
+	}
+}
+
+/* SIGINT to the block (Ctrl-C or the timeout), then GRACE_MS to stop. */
+static void start_interrupt(exec_session *s, struct block *b, long long now)
+{
+	struct sup_cmd cmd = {'I', b->since};
+	send(s->sup_fd, &cmd, sizeof(cmd), MSG_NOSIGNAL);
+	b->interrupting = true;
+	b->grace_end = now + GRACE_MS;
+}
+
+/* One wait for anything: output, the end marker, the interpreter's end, an
+ * interrupt request, room to send code; or the deadline. */
+static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
+{
+	struct pollfd p[7];
+	int n = 0, i_out = -1, i_err = -1, i_code = -1;
+	if (rs->out_open) {
+		i_out = n;
+		p[n++] = (struct pollfd){s->out_fd, POLLIN, 0};
+	}
+	if (rs->err_open) {
+		i_err = n;
+		p[n++] = (struct pollfd){s->err_fd, POLLIN, 0};
+	}
+	int i_ctl = n;
+	p[n++] = (struct pollfd){s->ctl_fd, POLLIN, 0};
+	int i_sup = n;
+	p[n++] = (struct pollfd){s->sup_fd, POLLIN, 0};
+	int i_pid = n;
+	p[n++] = (struct pollfd){s->sup_pidfd, POLLIN, 0};
+	int i_intr = n;
+	p[n++] = (struct pollfd){s->intr_r, POLLIN, 0};
+	if (b->sent < b->total) {
+		i_code = n;
+		p[n++] = (struct pollfd){s->code_fd, POLLOUT, 0};
+	}
+	long long until = b->interrupting ? b->grace_end : b->deadline;
+	long long left = until - now_ms();
+	int r = poll(p, (nfds_t)n, left > 0 ? (int)left : 0);
+	if (r < 0 && errno != EINTR) {
+		exec_fail("poll: %s", strerror(errno));
+		b->killed = true;
+		return;
+	}
+	if (r <= 0)
+		return;
+	if (i_code >= 0 && p[i_code].revents)
+		send_code(s, b);
+	if (i_out >= 0 && p[i_out].revents)
+		rs->out_open = pump_output(rs, s->out_fd, EXEC_STDOUT);
+	if (i_err >= 0 && p[i_err].revents)
+		rs->err_open = pump_output(rs, s->err_fd, EXEC_STDERR);
+	if (p[i_ctl].revents) {
+		char buf[256];
+		ssize_t c = read(s->ctl_fd, buf, sizeof(buf));
+		if (c > 0 && exec_ctl_feed(&b->ctl, b->marker, buf, (size_t)c, &b->status))
+			b->got_marker = true;
+	}
+	if (p[i_sup].revents)
+		read_supervisor(s, b);
+	if (p[i_pid].revents & POLLIN)
+		b->ended = true;
+	if (p[i_intr].revents) {
+		char junk[64];
+		while (read(s->intr_r, junk, sizeof(junk)) > 0)
+			;
+		if (!b->interrupting) {
+			start_interrupt(s, b, now_ms());
+			b->interrupted = true;
 		}
 	}
+}
 
-	char how[96] = "";
-	if (got_marker && !timed_out) {
-		drain_output(&rs, false, 0);
-	} else if (ended) {
+/* Runs the block until its marker, the interpreter's end, or the end of the
+ * grace after an interrupt or the timeout. */
+static void run_block(exec_session *s, struct run_state *rs, struct block *b)
+{
+	while (!b->got_marker && !b->ended && !b->killed) {
+		wait_once(s, rs, b);
+		if (b->got_marker || b->ended || b->killed)
+			break;
+		long long now = now_ms();
+		if (!b->interrupting && now >= b->deadline) {
+			start_interrupt(s, b, now);
+			b->timed_out = true;
+		} else if (b->interrupting && now >= b->grace_end) {
+			b->killed = true;
+		}
+	}
+}
+
+/* After the block: the rest of its output, and what is left of the session. */
+static void settle_block(exec_session *s, struct run_state *rs, struct block *b,
+                         char *how, size_t size)
+{
+	if (b->got_marker && !b->timed_out) {
+		drain_output(rs, false, 0);
+	} else if (b->ended) {
 		/* The interpreter is gone; the supervisor is taking the rest of
 		 * the session down. Read what they wrote until the pipes close. */
-		drain_output(&rs, true, now_ms() + DRAIN_MS);
-		if (!have_wstatus) {
+		drain_output(rs, true, now_ms() + DRAIN_MS);
+		if (!b->have_wstatus) {
 			/* The supervisor itself died; its status is all there is. */
 			siginfo_t si;
 			memset(&si, 0, sizeof(si));
 			if (waitid((idtype_t)P_PIDFD, (id_t)s->sup_pidfd, &si, WEXITED | WNOWAIT) == 0)
-				wstatus = si.si_code == CLD_EXITED ? si.si_status << 8 : si.si_status;
+				b->wstatus = si.si_code == CLD_EXITED ? si.si_status << 8 : si.si_status;
 			else
-				wstatus = SIGKILL;
+				b->wstatus = SIGKILL;
 		}
-		describe_exit(how, sizeof(how), wstatus, &status);
+		describe_exit(how, size, b->wstatus, &b->status);
 		session_kill(s);
-	} else if (killed || timed_out) {
+	} else if (b->killed || b->timed_out) {
 		/* Nothing survives a timeout, even a block that obeyed SIGINT:
 		 * what it started in the background goes too. */
-		drain_output(&rs, false, 0);
+		drain_output(rs, false, 0);
 		session_terminate(s);
-		drain_output(&rs, true, now_ms() + DRAIN_MS);
+		drain_output(rs, true, now_ms() + DRAIN_MS);
 		session_kill(s);
 	}
+}
 
+/* The block's status and the message for the model about how it ended. */
+static void block_message(exec_session *s, struct block *b, const char *how,
+                          char *msg, size_t size)
+{
 	const char *lang = exec_lang_name(s->lang);
-	char msg[300];
 	msg[0] = '\0';
-	if (timed_out) {
-		status = EXEC_STATUS_TIMEOUT;
-		snprintf(msg, sizeof(msg), "timed out after %u s: interrupted, then every process "
+	if (b->timed_out) {
+		b->status = EXEC_STATUS_TIMEOUT;
+		snprintf(msg, size, "timed out after %u s: interrupted, then every process "
 		         "of the session was stopped; the next block starts a fresh %s session",
 		         (s->timeout_ms + 999) / 1000, lang);
 		snprintf(s->ended_why, sizeof(s->ended_why), "was stopped after a timeout");
-	} else if (interrupted && killed) {
-		status = EXEC_STATUS_INTERRUPTED;
-		snprintf(msg, sizeof(msg), "interrupted: the block did not stop within %d s, so "
+	} else if (b->interrupted && b->killed) {
+		b->status = EXEC_STATUS_INTERRUPTED;
+		snprintf(msg, size, "interrupted: the block did not stop within %d s, so "
 		         "every process of the session was stopped; the next block starts a "
 		         "fresh %s session", GRACE_MS / 1000, lang);
 		snprintf(s->ended_why, sizeof(s->ended_why), "was stopped after an interrupt");
-	} else if (ended) {
-		if (interrupted && WIFSIGNALED(wstatus) && WTERMSIG(wstatus) == SIGINT)
-			status = EXEC_STATUS_INTERRUPTED;
-		snprintf(msg, sizeof(msg), "%sthe %s interpreter %s during the block; the next "
-		         "block starts a fresh session", interrupted ? "interrupted: " : "",
+	} else if (b->ended) {
+		if (b->interrupted && WIFSIGNALED(b->wstatus) && WTERMSIG(b->wstatus) == SIGINT)
+			b->status = EXEC_STATUS_INTERRUPTED;
+		snprintf(msg, size, "%sthe %s interpreter %s during the block; the next "
+		         "block starts a fresh session", b->interrupted ? "interrupted: " : "",
 		         lang, how);
 		snprintf(s->ended_why, sizeof(s->ended_why), "%s", how);
-	} else if (interrupted) {
-		snprintf(msg, sizeof(msg), "interrupted");
+	} else if (b->interrupted) {
+		snprintf(msg, size, "interrupted");
 	}
-	res->status = status;
-	res->timed_out = timed_out;
-	res->interrupted = interrupted;
+}
+
+bool exec_session_run(exec_session *s, const char *code, size_t len,
+                      exec_output_fn fn, void *user, exec_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	if (memchr(code, '\0', len) != NULL)
+		return exec_fail("the code contains a NUL byte; nothing was run");
+	char restart_note[256] = "";
+	if (!ensure_alive(s, res, restart_note, sizeof(restart_note)))
+		return false;
+	/* Interrupt requests made while nothing ran are stale. */
+	char junk[64];
+	while (read(s->intr_r, junk, sizeof(junk)) > 0)
+		;
+	struct block b;
+	memset(&b, 0, sizeof(b));
+	b.code = code;
+	if (!exec_marker_new(b.marker))
+		return false;
+	b.hlen = exec_frame_header(b.header, sizeof(b.header), b.marker, len);
+	b.total = b.hlen + len;
+	struct run_state rs = {s, exec_output_create(s->max_output), fn, user, true, true};
+	if (rs.out == NULL)
+		return exec_fail("out of memory");
+	/* Taken before the code is sent: every process the block starts
+	 * begins at this tick or later (see interrupt_block). */
+	b.since = boot_ticks();
+	b.deadline = now_ms() + s->timeout_ms;
+	run_block(s, &rs, &b);
+
+	char how[96] = "", msg[300];
+	settle_block(s, &rs, &b, how, sizeof(how));
+	block_message(s, &b, how, msg, sizeof(msg));
+	res->status = b.status;
+	res->timed_out = b.timed_out;
+	res->interrupted = b.interrupted;
 	res->session_ended = !s->alive;
 	snprintf(res->message, sizeof(res->message), "%s%s", restart_note, msg);
 	/* Trailing space of the note alone is noise. */
