@@ -62,158 +62,172 @@ static bool parse_size(const char *s, int *w, int *h)
 	return true;
 }
 
-int cmd_screenshot(int argc, char **argv)
+struct shot_args {
+	const char *out, *region_arg;
+	os_rect region;
+	long monitor;               /* -1: none */
+	bool model_view;            /* --max-side, --screen-max or --grid */
+	vision_shot_opts view;
+};
+
+/* Reads the flags into `a`. Returns -1 when they are good, else the exit status. */
+static int shot_options(int argc, char **argv, struct shot_args *a)
 {
-	const char *out = "screenshot.png";
-	const char *region_arg = NULL;
-	const char *monitor_arg = NULL;
-	const char *max_side_arg = NULL, *screen_max_arg = NULL;
+	const char *monitor_arg = NULL, *max_side_arg = NULL, *screen_max_arg = NULL;
 	bool grid = false;
+	a->out = "screenshot.png";
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *f = argv[i];
 		const char **slot = NULL;
-		if (strcmp(a, "--grid") == 0) {
+		if (strcmp(f, "--grid") == 0) {
 			grid = true;
 			continue;
 		}
-		if (strcmp(a, "--max-side") == 0)
+		if (strcmp(f, "--max-side") == 0)
 			slot = &max_side_arg;
-		else if (strcmp(a, "--screen-max") == 0)
+		else if (strcmp(f, "--screen-max") == 0)
 			slot = &screen_max_arg;
-		else if (strcmp(a, "-o") == 0 || strcmp(a, "--output") == 0)
-			slot = &out;
-		else if (strcmp(a, "--region") == 0)
-			slot = &region_arg;
-		else if (strcmp(a, "--monitor") == 0)
+		else if (strcmp(f, "-o") == 0 || strcmp(f, "--output") == 0)
+			slot = &a->out;
+		else if (strcmp(f, "--region") == 0)
+			slot = &a->region_arg;
+		else if (strcmp(f, "--monitor") == 0)
 			slot = &monitor_arg;
 		else
-			return cli_usage_error("screenshot", "unknown option '%s'", a);
+			return cli_usage_error("screenshot", "unknown option '%s'", f);
 		if (i + 1 >= argc)
-			return cli_usage_error("screenshot", "%s needs a value", a);
+			return cli_usage_error("screenshot", "%s needs a value", f);
 		*slot = argv[++i];
 	}
-	if (out[0] == '\0')
+	if (a->out[0] == '\0')
 		return cli_usage_error("screenshot", "-o: empty file name");
-	if (region_arg != NULL && monitor_arg != NULL)
+	if (a->region_arg != NULL && monitor_arg != NULL)
 		return cli_usage_error("screenshot",
 		                       "--region and --monitor exclude each other");
-	os_rect region;
-	if (region_arg != NULL && !parse_region(region_arg, &region))
+	if (a->region_arg != NULL && !parse_region(a->region_arg, &a->region))
 		return cli_usage("screenshot");
-	long monitor = -1;
+	a->monitor = -1;
 	if (monitor_arg != NULL &&
-	    !cli_parse_int(monitor_arg, 0, 1023, "--monitor", &monitor))
+	    !cli_parse_int(monitor_arg, 0, 1023, "--monitor", &a->monitor))
 		return cli_usage("screenshot");
 	/* The model's view: one monitor, scaled to fit, as the agent sends it. */
-	bool model_view = max_side_arg != NULL || screen_max_arg != NULL || grid;
+	a->model_view = max_side_arg != NULL || screen_max_arg != NULL || grid;
 	if (max_side_arg != NULL && screen_max_arg != NULL)
 		return cli_usage_error("screenshot",
 		                       "--max-side and --screen-max exclude each other");
-	if (model_view && region_arg != NULL)
+	if (a->model_view && a->region_arg != NULL)
 		return cli_usage_error("screenshot", "--region gives the full "
 		                       "resolution; --max-side, --screen-max and --grid "
 		                       "give the model's view of a monitor");
-	vision_shot_opts view_opts;
-	vision_shot_opts_init(&view_opts);
-	view_opts.grid = grid;
-	view_opts.monitor = (int)monitor;
+	vision_shot_opts_init(&a->view);
+	a->view.grid = grid;
+	a->view.monitor = (int)a->monitor;
 	if (max_side_arg != NULL) {
 		long side;
 		if (!cli_parse_int(max_side_arg, 16, 16384, "--max-side", &side))
 			return cli_usage("screenshot");
-		view_opts.max_w = view_opts.max_h = (int)side;
+		a->view.max_w = a->view.max_h = (int)side;
 	}
 	if (screen_max_arg != NULL &&
-	    !parse_size(screen_max_arg, &view_opts.max_w, &view_opts.max_h))
+	    !parse_size(screen_max_arg, &a->view.max_w, &a->view.max_h))
 		return cli_usage("screenshot");
-	bool to_stdout = strcmp(out, "-") == 0;
-	if (to_stdout && isatty(STDOUT_FILENO))
+	if (strcmp(a->out, "-") == 0 && isatty(STDOUT_FILENO))
 		return cli_usage_error("screenshot", "refusing to write a PNG to a "
 		                       "terminal: redirect standard output or use -o FILE");
+	return -1;
+}
 
-	os_display *d = os_display_open(NULL);
-	if (d == NULL) {
-		cli_error("%s", os_error());
-		return CLI_FAIL;
-	}
-	int status = CLI_FAIL;
-	os_image *view_img = NULL;  /* owned: the model's view */
-	const os_image *img = NULL;
-	if (model_view) {
-		vision_view view;
-		img = view_img = vision_shot(d, &view_opts, &view);
-		if (img == NULL) {
-			if (strncmp(vision_error(), "no monitor", 10) == 0)
-				status = cli_usage_error("screenshot", "%s", vision_error());
-			else
-				cli_error("%s", vision_error());
-			goto out;
-		}
-		goto write;
-	}
+/*
+ * Which part of the screen to capture at full resolution: *want is NULL
+ * for all of it, else a->region (checked against the screen, or set to the
+ * part of the monitor that is on it). Returns -1 when good, else the exit
+ * status (the message is out).
+ */
+static int shot_rect(os_display *d, struct shot_args *a, const os_rect **want)
+{
 	int sw, sh;
 	os_screen_size(d, &sw, &sh);
-	const os_rect *want = NULL;
-	if (region_arg != NULL) {
-		if (region.width == 0 || region.height == 0) {
-			status = cli_usage_error("screenshot", "region %s is empty",
-			                         region_arg);
-			goto out;
-		}
-		if (region.x < 0 || region.y < 0 || region.x > sw - region.width ||
-		    region.y > sh - region.height) {
-			status = cli_usage_error("screenshot", "region %s (%dx%d%+d%+d) is "
-			                         "not inside the screen (%dx%d)", region_arg,
-			                         region.width, region.height, region.x,
-			                         region.y, sw, sh);
-			goto out;
-		}
-		want = &region;
+	*want = NULL;
+	if (a->region_arg != NULL) {
+		os_rect r = a->region;
+		if (r.width == 0 || r.height == 0)
+			return cli_usage_error("screenshot", "region %s is empty", a->region_arg);
+		if (r.x < 0 || r.y < 0 || r.x > sw - r.width || r.y > sh - r.height)
+			return cli_usage_error("screenshot", "region %s (%dx%d%+d%+d) is not inside "
+			                       "the screen (%dx%d)", a->region_arg, r.width,
+			                       r.height, r.x, r.y, sw, sh);
+		*want = &a->region;
 	}
-	if (monitor >= 0) {
+	if (a->monitor >= 0) {
 		os_rect mons[64];
 		int n = os_monitors(d, mons, 64);
-		if (monitor >= n || monitor >= 64) {
-			status = cli_usage_error("screenshot", "no monitor %ld: this "
-			                         "screen has %d (0..%d, deskhand screen "
-			                         "lists them)", monitor, n, n - 1);
-			goto out;
-		}
+		if (a->monitor >= n || a->monitor >= 64)
+			return cli_usage_error("screenshot", "no monitor %ld: this screen has %d "
+			                       "(0..%d, deskhand screen lists them)", a->monitor,
+			                       n, n - 1);
 		/* A monitor may reach past the screen; capture what is on it. */
-		os_rect m = mons[monitor];
+		os_rect m = mons[a->monitor];
 		int x0 = m.x > 0 ? m.x : 0, y0 = m.y > 0 ? m.y : 0;
 		int x1 = m.x + m.width < sw ? m.x + m.width : sw;
 		int y1 = m.y + m.height < sh ? m.y + m.height : sh;
 		if (x1 <= x0 || y1 <= y0) {
 			cli_error("monitor %ld (%dx%d%+d%+d) lies outside the screen",
-			          monitor, m.width, m.height, m.x, m.y);
-			goto out;
+			          a->monitor, m.width, m.height, m.x, m.y);
+			return CLI_FAIL;
 		}
-		region = (os_rect){x0, y0, x1 - x0, y1 - y0};
-		want = &region;
+		a->region = (os_rect){x0, y0, x1 - x0, y1 - y0};
+		*want = &a->region;
 	}
+	return -1;
+}
 
-	/* Borrowed: encoded straight from the shared segment, no copy. */
-	img = os_capture_borrow(d, want);
-	if (img == NULL) {
-		cli_error("%s", os_error());
-		goto out;
-	}
-write:;
-	bool ok;
-	if (to_stdout) {
+static bool write_png(const os_image *img, const char *out)
+{
+	if (strcmp(out, "-") == 0) {
 		/* A closed pipe is a write error to report, not a silent death. */
 		signal(SIGPIPE, SIG_IGN);
-		ok = os_png_write_fd(img, STDOUT_FILENO, NULL);
-	} else {
-		ok = os_png_write_file(img, out, NULL);
+		return os_png_write_fd(img, STDOUT_FILENO, NULL);
 	}
-	if (!ok) {
+	return os_png_write_file(img, out, NULL);
+}
+
+int cmd_screenshot(int argc, char **argv)
+{
+	struct shot_args a;
+	memset(&a, 0, sizeof(a));
+	int status = shot_options(argc, argv, &a);
+	if (status >= 0)
+		return status;
+	os_display *d = os_display_open(NULL);
+	if (d == NULL) {
 		cli_error("%s", os_error());
-		goto out;
+		return CLI_FAIL;
 	}
-	status = CLI_OK;
-out:
+	status = CLI_FAIL;
+	os_image *view_img = NULL;  /* owned: the model's view */
+	const os_image *img = NULL;
+	if (a.model_view) {
+		vision_view view;
+		img = view_img = vision_shot(d, &a.view, &view);
+		if (img == NULL && strncmp(vision_error(), "no monitor", 10) == 0)
+			status = cli_usage_error("screenshot", "%s", vision_error());
+		else if (img == NULL)
+			cli_error("%s", vision_error());
+	} else {
+		const os_rect *want;
+		int bad = shot_rect(d, &a, &want);
+		if (bad >= 0)
+			status = bad;
+		/* Borrowed: encoded straight from the shared segment, no copy. */
+		else if ((img = os_capture_borrow(d, want)) == NULL)
+			cli_error("%s", os_error());
+	}
+	if (img != NULL) {
+		if (write_png(img, a.out))
+			status = CLI_OK;
+		else
+			cli_error("%s", os_error());
+	}
 	os_image_destroy(view_img);
 	os_display_close(d);
 	return status;
