@@ -315,156 +315,189 @@ static bool is_word(unsigned char c)
 
 #define MAX_HEREDOCS 8
 
-static void normalize_shell(struct norm *n, const unsigned char *s, size_t len)
-{
-	enum { NORMAL, SQ, DQ, BQ, ANSI } st = NORMAL;
-	int line = 1;
+/* The shell lexer's state while normalizing (see normalize_shell). */
+struct shell_lex {
+	struct norm *n;
+	const unsigned char *s;
+	size_t len, i;
+	int line;
+	unsigned char prev;          /* the last character emitted outside quotes */
 	struct {
 		char word[64];
 		size_t len;
 		bool strip_tabs;
-	} heredocs[MAX_HEREDOCS];
-	size_t n_heredocs = 0;
-	unsigned char prev = '\n';
-	size_t i = 0;
-	while (i < len) {
-		unsigned char c = s[i];
+	} heredocs[MAX_HEREDOCS];    /* here-documents whose bodies start on the next line */
+	size_t n_heredocs;
+};
+
+static bool is_heredoc_word(unsigned char c)
+{
+	return c == '_' || c == '-' || c == '.' || (c >= '0' && c <= '9') ||
+	       (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z');
+}
+
+/* At "<<" (not "<<<"): records the delimiter; the text itself is emitted as usual. */
+static void note_heredoc(struct shell_lex *x)
+{
+	const unsigned char *s = x->s;
+	size_t j = x->i + 2;
+	bool strip = false;
+	if (j < x->len && s[j] == '-') {
+		strip = true;
+		j++;
+	}
+	while (j < x->len && is_hblank(s[j]))
+		j++;
+	unsigned char q = 0;
+	if (j < x->len && (s[j] == '\'' || s[j] == '"'))
+		q = s[j++];
+	size_t k = 0;
+	char *word = x->heredocs[x->n_heredocs].word;
+	while (j < x->len && k + 1 < sizeof(x->heredocs[0].word) &&
+	       (q ? s[j] != q : is_heredoc_word(s[j]))) {
+		if (s[j] != '\n')
+			word[k++] = (char)s[j];
+		j++;
+	}
+	if (k > 0) {
+		word[k] = '\0';
+		x->heredocs[x->n_heredocs].len = k;
+		x->heredocs[x->n_heredocs].strip_tabs = strip;
+		x->n_heredocs++;
+	}
+}
+
+/* After a newline: the bodies of the pending here-documents, copied line by
+ * line as they are (no comments in them), each up to its delimiter line. */
+static void copy_heredoc_bodies(struct shell_lex *x)
+{
+	const unsigned char *s = x->s;
+	for (size_t h = 0; h < x->n_heredocs; h++) {
+		while (x->i < x->len) {
+			size_t eol = x->i;
+			while (eol < x->len && s[eol] != '\n')
+				eol++;
+			size_t b = x->i;
+			if (x->heredocs[h].strip_tabs)
+				while (b < eol && s[b] == '\t')
+					b++;
+			size_t e = eol;
+			if (e > b && s[e - 1] == '\r')
+				e--;
+			bool end = e - b == x->heredocs[h].len &&
+			           memcmp(s + b, x->heredocs[h].word, x->heredocs[h].len) == 0;
+			for (size_t k = x->i; k < eol; k++)
+				emit(x->n, s[k], x->line);
+			emit(x->n, '\n', x->line);
+			if (eol < x->len)
+				x->line++;
+			x->i = eol < x->len ? eol + 1 : eol;
+			if (end)
+				break;
+		}
+	}
+	x->n_heredocs = 0;
+}
+
+/*
+ * Outside quotes, the cases that consume input on their own (line
+ * continuation, quote removal, empty quotes inside a word, comments, a
+ * newline with its here-documents). False: c is an ordinary character.
+ */
+static bool shell_special(struct shell_lex *x, unsigned char c)
+{
+	const unsigned char *s = x->s;
+	size_t i = x->i;
+	if (c == '\\' && i + 1 < x->len && s[i + 1] == '\n') {
+		emit(x->n, ' ', x->line);
+		x->line++;
+		x->i += 2;
+		x->prev = ' ';
+		return true;
+	}
+	if (c == '\\' && i + 1 < x->len) {
+		/* Quote removal as the shell does it: r\m is rm. */
+		if (!is_word(s[i + 1]))
+			emit(x->n, c, x->line);
+		emit(x->n, s[i + 1], x->line);
+		x->prev = s[i + 1];
+		x->i += 2;
+		return true;
+	}
+	if ((c == '\'' || c == '"') && i + 1 < x->len && s[i + 1] == c &&
+	    (is_word((unsigned char)last_emitted(x->n)) || (i + 2 < x->len && is_word(s[i + 2])))) {
+		x->i += 2; /* an empty quote inside a word: r''m is rm */
+		return true;
+	}
+	unsigned char p = x->prev;
+	if (c == '#' && (p == '\n' || is_hblank(p) || p == ';' || p == '&' || p == '|' ||
+	                 p == '(' || p == ')')) {
+		while (x->i < x->len && s[x->i] != '\n')
+			x->i++;
+		return true;
+	}
+	if (c == '<' && i + 2 < x->len && s[i + 1] == '<' && s[i + 2] != '<' &&
+	    x->n_heredocs < MAX_HEREDOCS)
+		note_heredoc(x);   /* and "<<" itself is emitted as usual */
+	if (c == '\n') {
+		emit(x->n, '\n', x->line);
+		x->line++;
+		x->i++;
+		x->prev = '\n';
+		copy_heredoc_bodies(x);
+		return true;
+	}
+	return false;
+}
+
+static void normalize_shell(struct norm *n, const unsigned char *s, size_t len)
+{
+	enum { NORMAL, SQ, DQ, BQ, ANSI } st = NORMAL;
+	struct shell_lex x = {.n = n, .s = s, .len = len, .line = 1, .prev = '\n'};
+	while (x.i < len) {
+		unsigned char c = s[x.i];
 		if (st == NORMAL) {
-			if (c == '\\' && i + 1 < len && s[i + 1] == '\n') {
-				emit(n, ' ', line);
-				line++;
-				i += 2;
-				prev = ' ';
+			if (shell_special(&x, c))
 				continue;
-			}
-			if (c == '\\' && i + 1 < len) {
-				/* Quote removal as the shell does it: r\m is rm. */
-				if (!is_word((unsigned char)s[i + 1]))
-					emit(n, c, line);
-				emit(n, s[i + 1], line);
-				prev = s[i + 1];
-				i += 2;
-				continue;
-			}
-			if ((c == '\'' || c == '"') && i + 1 < len && s[i + 1] == c &&
-			    (is_word((unsigned char)last_emitted(n)) ||
-			     (i + 2 < len && is_word(s[i + 2])))) {
-				i += 2; /* an empty quote inside a word: r''m is rm */
-				continue;
-			}
-			if (c == '#' && (prev == '\n' || is_hblank(prev) || prev == ';' ||
-			                 prev == '&' || prev == '|' || prev == '(' || prev == ')')) {
-				while (i < len && s[i] != '\n')
-					i++;
-				continue;
-			}
-			if (c == '<' && i + 2 < len && s[i + 1] == '<' && s[i + 2] != '<' &&
-			    n_heredocs < MAX_HEREDOCS) {
-				/* Record the delimiter; the text itself is emitted as usual. */
-				size_t j = i + 2;
-				bool strip = false;
-				if (j < len && s[j] == '-') {
-					strip = true;
-					j++;
-				}
-				while (j < len && is_hblank(s[j]))
-					j++;
-				char q = 0;
-				if (j < len && (s[j] == '\'' || s[j] == '"')) {
-					q = (char)s[j];
-					j++;
-				}
-				size_t k = 0;
-				while (j < len && k + 1 < sizeof(heredocs[0].word) &&
-				       (q ? s[j] != (unsigned char)q
-				          : (s[j] == '_' || s[j] == '-' || s[j] == '.' ||
-				             (s[j] >= '0' && s[j] <= '9') || (s[j] >= 'A' && s[j] <= 'Z') ||
-				             (s[j] >= 'a' && s[j] <= 'z')))) {
-					if (s[j] != '\n')
-						heredocs[n_heredocs].word[k++] = (char)s[j];
-					j++;
-				}
-				if (k > 0) {
-					heredocs[n_heredocs].word[k] = '\0';
-					heredocs[n_heredocs].len = k;
-					heredocs[n_heredocs].strip_tabs = strip;
-					n_heredocs++;
-				}
-			}
-			if (c == '\n') {
-				emit(n, '\n', line);
-				line++;
-				i++;
-				prev = '\n';
-				/* Here-document bodies: copied line by line, no comments. */
-				for (size_t h = 0; h < n_heredocs; h++) {
-					while (i < len) {
-						size_t eol = i;
-						while (eol < len && s[eol] != '\n')
-							eol++;
-						size_t b = i;
-						if (heredocs[h].strip_tabs)
-							while (b < eol && s[b] == '\t')
-								b++;
-						size_t e = eol;
-						if (e > b && s[e - 1] == '\r')
-							e--;
-						bool end = e - b == heredocs[h].len &&
-						           memcmp(s + b, heredocs[h].word, heredocs[h].len) == 0;
-						for (size_t k = i; k < eol; k++)
-							emit(n, s[k], line);
-						emit(n, '\n', line);
-						if (eol < len)
-							line++;
-						i = eol < len ? eol + 1 : eol;
-						if (end)
-							break;
-					}
-				}
-				n_heredocs = 0;
-				continue;
-			}
 			if (c == '\'')
 				st = SQ;
 			else if (c == '"')
 				st = DQ;
 			else if (c == '`')
 				st = BQ;
-			else if (c == '$' && i + 1 < len && s[i + 1] == '\'') {
-				emit(n, c, line);
-				i++;
-				c = s[i];
+			else if (c == '$' && x.i + 1 < len && s[x.i + 1] == '\'') {
+				emit(n, c, x.line);
+				c = s[++x.i];
 				st = ANSI;
 			}
-			emit(n, c, line);
-			prev = c;
-			i++;
+			emit(n, c, x.line);
+			x.prev = c;
+			x.i++;
 			continue;
 		}
 		/* inside quotes */
 		if (c == '\n') {
-			emit(n, '\n', line);
-			line++;
-			i++;
+			emit(n, '\n', x.line);
+			x.line++;
+			x.i++;
 			continue;
 		}
-		if (c == '\\' && st != SQ && i + 1 < len) {
-			if (s[i + 1] == '\n') {
-				line++;
-				i += 2;
-				continue;
+		if (c == '\\' && st != SQ && x.i + 1 < len) {
+			if (s[x.i + 1] != '\n') {
+				emit(n, c, x.line);
+				emit(n, s[x.i + 1], x.line);
+			} else {
+				x.line++;
 			}
-			emit(n, c, line);
-			emit(n, s[i + 1], line);
-			i += 2;
+			x.i += 2;
 			continue;
 		}
-		emit(n, c, line);
+		emit(n, c, x.line);
 		if ((st == SQ && c == '\'') || (st == ANSI && c == '\'') ||
 		    (st == DQ && c == '"') || (st == BQ && c == '`'))
 			st = NORMAL;
-		prev = c;
-		i++;
+		x.prev = c;
+		x.i++;
 	}
 }
 
