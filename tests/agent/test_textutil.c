@@ -1,11 +1,14 @@
-/* Unit tests: UTF-8 validation and repair, the string buffer. */
+/* Unit tests: UTF-8 validation and repair, the string buffer, the file reader, the sleep. */
+#include <errno.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "agent/util/textutil.h"
 
@@ -49,12 +52,93 @@ static void test_buf(void **state)
 	free(empty);
 }
 
+static void test_buf_truncate_reset_and_sticky_oom(void **state)
+{
+	(void)state;
+	agent_buf b;
+	agent_buf_init(&b);
+	assert_string_equal(agent_buf_cstr(&b), "");
+	assert_true(agent_buf_puts(&b, "hello, world"));
+	agent_buf_truncate(&b, 5);
+	assert_string_equal(agent_buf_cstr(&b), "hello");
+	assert_int_equal(b.len, 5);
+	agent_buf_truncate(&b, 99);                  /* never longer */
+	assert_int_equal(b.len, 5);
+	/* A growth that cannot be had sets oom; every later write does nothing. */
+	assert_false(agent_buf_reserve(&b, SIZE_MAX / 2));
+	assert_true(b.oom);
+	assert_false(agent_buf_puts(&b, "more"));
+	assert_string_equal(agent_buf_cstr(&b), "");
+	agent_buf_reset(&b);
+	assert_false(b.oom);
+	assert_true(agent_buf_puts(&b, "again"));
+	assert_string_equal(agent_buf_cstr(&b), "again");
+	agent_buf_finish(&b);
+}
+
+static void test_read_fd(void **state)
+{
+	(void)state;
+	int p[2];
+	assert_int_equal(pipe(p), 0);
+	static char big[100000];
+	memset(big, 'x', sizeof(big));
+	if (fork() == 0) {
+		close(p[0]);
+		for (size_t off = 0; off < sizeof(big);)
+			off += (size_t)write(p[1], big + off, sizeof(big) - off);
+		_exit(0);
+	}
+	close(p[1]);
+	size_t len = 0;
+	char *text = agent_read_fd(p[0], sizeof(big), &len);
+	assert_non_null(text);
+	assert_int_equal(len, sizeof(big));
+	assert_int_equal(text[len], '\0');
+	free(text);
+	close(p[0]);
+	/* One byte over the limit: refused with EFBIG, nothing returned. */
+	assert_int_equal(pipe(p), 0);
+	assert_int_equal(write(p[1], big, 4097), 4097);
+	close(p[1]);
+	errno = 0;
+	assert_null(agent_read_fd(p[0], 4096, &len));
+	assert_int_equal(errno, EFBIG);
+	close(p[0]);
+	/* Empty, and a missing file. */
+	assert_int_equal(pipe(p), 0);
+	close(p[1]);
+	text = agent_read_fd(p[0], 10, &len);
+	assert_non_null(text);
+	assert_int_equal(len, 0);
+	assert_string_equal(text, "");
+	free(text);
+	close(p[0]);
+	assert_null(agent_read_file("/nonexistent/deskhand", 10, NULL));
+	assert_int_equal(errno, ENOENT);
+}
+
+static void test_sleep_notices_cancel(void **state)
+{
+	(void)state;
+	volatile sig_atomic_t cancel = 1;
+	/* Cancelled before it starts: false at once (a minute's sleep would
+	 * run into the test's time limit). */
+	assert_false(agent_sleep_ms(60000, &cancel));
+	cancel = 0;
+	assert_true(agent_sleep_ms(1, &cancel));
+	assert_true(agent_sleep_ms(0, NULL));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_sanitize),
 		cmocka_unit_test(test_buf),
+		cmocka_unit_test(test_buf_truncate_reset_and_sticky_oom),
+		cmocka_unit_test(test_read_fd),
+		cmocka_unit_test(test_sleep_notices_cancel),
 	};
 	return cmocka_run_group_tests_name("textutil", tests, NULL, NULL);
 }
