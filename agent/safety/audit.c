@@ -475,13 +475,140 @@ static bool valid_kind(const char *s)
 	return false;
 }
 
+static const char *const audit_events[] = {"session", "setting", "proposed", "scanned",
+                                           "asked", "approved", "denied", "blocked",
+                                           "executed"};
+
+/* What the verifier keeps between lines. */
+struct verifier {
+	agent_audit_report *rep;
+	struct id_state *ids;
+	size_t n_ids, cap_ids;
+};
+
+/*
+ * The shape of one line: a JSON object alone on its line, a well-formed
+ * "ts", a known "event", and for every event but session and setting a
+ * string "id" and a known "kind". *event is set when the line passes.
+ */
+static bool check_line(agent_audit_report *rep, int lineno, const cJSON *o, const char *end,
+                       const char *line_end, const char **event)
+{
+	for (const char *p = end; p < line_end; p++)
+		if (*p != ' ' && *p != '\t' && *p != '\r')
+			return report(rep, lineno, "text after the JSON object");
+	const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "ts");
+	const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+	const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
+	const char *e = cJSON_IsString(ev) ? ev->valuestring : NULL;
+	bool known = false;
+	for (size_t k = 0; e != NULL && k < sizeof(audit_events) / sizeof(audit_events[0]); k++)
+		known |= strcmp(e, audit_events[k]) == 0;
+	if (!cJSON_IsString(ts) || !valid_ts(ts->valuestring))
+		return report(rep, lineno, "missing or malformed \"ts\"");
+	if (!known)
+		return report(rep, lineno, "unknown or missing \"event\"");
+	if (strcmp(e, "session") != 0 && strcmp(e, "setting") != 0) {
+		if (!cJSON_IsString(id) || id->valuestring[0] == '\0')
+			return report(rep, lineno, "%s without an \"id\"", e);
+		if (!cJSON_IsString(kind) || !valid_kind(kind->valuestring))
+			return report(rep, lineno, "%s with a missing or unknown \"kind\"", e);
+	}
+	*event = e;
+	return true;
+}
+
+/* The state of an action id, created on its first line; NULL when out of memory. */
+static struct id_state *id_state_of(struct verifier *v, const char *id, int lineno)
+{
+	for (size_t k = 0; k < v->n_ids; k++)
+		if (strcmp(v->ids[k].id, id) == 0)
+			return &v->ids[k];
+	if (v->n_ids == v->cap_ids) {
+		size_t c = v->cap_ids ? v->cap_ids * 2 : 32;
+		struct id_state *grown = realloc(v->ids, c * sizeof(*grown));
+		if (grown == NULL)
+			return report(v->rep, lineno, "out of memory"), NULL;
+		v->ids = grown;
+		v->cap_ids = c;
+	}
+	struct id_state *st = &v->ids[v->n_ids];
+	memset(st, 0, sizeof(*st));
+	if ((st->id = strdup(id)) == NULL)
+		return report(v->rep, lineno, "out of memory"), NULL;
+	v->n_ids++;
+	return st;
+}
+
+/* What one event does to its action: the rule that nothing runs without a yes. */
+static bool apply_event(struct verifier *v, struct id_state *st, const char *event,
+                        const cJSON *o, int lineno)
+{
+	agent_audit_report *rep = v->rep;
+	if (strcmp(event, "proposed") == 0) {
+		/* Models reuse call ids across turns ("call_1" in every answer): a
+		 * new proposal starts the id afresh, and only what happens to it
+		 * afterwards counts. */
+		st->by_user = st->by_policy = 0;
+		st->stopped_line = 0;
+		st->stopped_by = NULL;
+	} else if (strcmp(event, "approved") == 0) {
+		const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by");
+		if (!cJSON_IsString(by) || (strcmp(by->valuestring, "user") != 0 &&
+		                            strcmp(by->valuestring, "policy") != 0))
+			return report(rep, lineno, "approved without \"by\": \"user\" or \"policy\"");
+		if (strcmp(by->valuestring, "user") == 0)
+			st->by_user++;
+		else
+			st->by_policy++;
+	} else if (strcmp(event, "denied") == 0 || strcmp(event, "blocked") == 0) {
+		if (st->stopped_line == 0) {
+			st->stopped_line = lineno;
+			st->stopped_by = strcmp(event, "denied") == 0 ? "denied" : "blocked";
+		}
+	} else if (strcmp(event, "executed") == 0) {
+		rep->executed++;
+		if (st->stopped_line != 0)
+			return report(rep, lineno, "\"%s\" executed after it was %s (line %d)", st->id,
+			              st->stopped_by, st->stopped_line);
+		if (st->by_user > 0) {
+			st->by_user--;
+			rep->by_user++;
+		} else if (st->by_policy > 0) {
+			st->by_policy--;
+			rep->by_policy++;
+		} else {
+			return report(rep, lineno, "\"%s\" executed without an approval", st->id);
+		}
+	}
+	return true;
+}
+
+/* One line of the log (without its newline). */
+static bool verify_line(struct verifier *v, const char *line, size_t llen, int lineno)
+{
+	const char *end = NULL;
+	cJSON *o = cJSON_ParseWithLengthOpts(line, llen, &end, false);
+	if (o == NULL || !cJSON_IsObject(o)) {
+		cJSON_Delete(o);
+		return report(v->rep, lineno, "not a JSON object");
+	}
+	const char *event = NULL;
+	bool ok = check_line(v->rep, lineno, o, end, line + llen, &event);
+	if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0) {
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
+		struct id_state *st = id_state_of(v, id->valuestring, lineno);
+		ok = st != NULL && apply_event(v, st, event, o, lineno);
+	}
+	cJSON_Delete(o);
+	return ok;
+}
+
 bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep)
 {
-	static const char *const events[] = {"session", "setting", "proposed", "scanned", "asked",
-	                                     "approved", "denied", "blocked", "executed"};
 	memset(rep, 0, sizeof(*rep));
-	struct id_state *ids = NULL;
-	size_t n_ids = 0, cap_ids = 0;
+	struct verifier v = {.rep = rep};
 	bool ok = true;
 	size_t pos = 0;
 	int lineno = 0;
@@ -496,113 +623,11 @@ bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep)
 		size_t llen = (size_t)(nl - line);
 		pos += llen + 1;
 		rep->lines++;
-		const char *end = NULL;
-		cJSON *o = cJSON_ParseWithLengthOpts(line, llen, &end, false);
-		if (o == NULL || !cJSON_IsObject(o)) {
-			cJSON_Delete(o);
-			ok = report(rep, lineno, "not a JSON object");
-			break;
-		}
-		for (const char *p = end; p < line + llen; p++) {
-			if (*p != ' ' && *p != '\t' && *p != '\r') {
-				ok = report(rep, lineno, "text after the JSON object");
-				break;
-			}
-		}
-		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(o, "ts");
-		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(o, "event");
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
-		const cJSON *kind = cJSON_GetObjectItemCaseSensitive(o, "kind");
-		const char *event = cJSON_IsString(ev) ? ev->valuestring : NULL;
-		bool known = false;
-		for (size_t k = 0; event != NULL && k < sizeof(events) / sizeof(events[0]); k++)
-			if (strcmp(event, events[k]) == 0)
-				known = true;
-		if (!ok) {
-			/* reported above */
-		} else if (!cJSON_IsString(ts) || !valid_ts(ts->valuestring)) {
-			ok = report(rep, lineno, "missing or malformed \"ts\"");
-		} else if (!known) {
-			ok = report(rep, lineno, "unknown or missing \"event\"");
-		} else if (strcmp(event, "session") != 0 && strcmp(event, "setting") != 0) {
-			if (!cJSON_IsString(id) || id->valuestring[0] == '\0')
-				ok = report(rep, lineno, "%s without an \"id\"", event);
-			else if (!cJSON_IsString(kind) || !valid_kind(kind->valuestring))
-				ok = report(rep, lineno, "%s with a missing or unknown \"kind\"", event);
-		}
-		if (ok && cJSON_IsString(id) && strcmp(event, "session") != 0 &&
-		    strcmp(event, "setting") != 0) {
-			struct id_state *st = NULL;
-			for (size_t k = 0; k < n_ids; k++)
-				if (strcmp(ids[k].id, id->valuestring) == 0)
-					st = &ids[k];
-			if (st == NULL) {
-				if (n_ids == cap_ids) {
-					size_t c = cap_ids ? cap_ids * 2 : 32;
-					struct id_state *v = realloc(ids, c * sizeof(*v));
-					if (v == NULL) {
-						ok = report(rep, lineno, "out of memory");
-						cJSON_Delete(o);
-						break;
-					}
-					ids = v;
-					cap_ids = c;
-				}
-				st = &ids[n_ids];
-				memset(st, 0, sizeof(*st));
-				st->id = strdup(id->valuestring);
-				if (st->id == NULL) {
-					ok = report(rep, lineno, "out of memory");
-					cJSON_Delete(o);
-					break;
-				}
-				n_ids++;
-			}
-			if (strcmp(event, "proposed") == 0) {
-				/*
-				 * Models reuse call ids across turns ("call_1" in every
-				 * answer): a new proposal starts the id afresh, and only
-				 * what happens to it afterwards counts.
-				 */
-				st->by_user = st->by_policy = 0;
-				st->stopped_line = 0;
-				st->stopped_by = NULL;
-			} else if (strcmp(event, "approved") == 0) {
-				const cJSON *by = cJSON_GetObjectItemCaseSensitive(o, "by");
-				if (!cJSON_IsString(by) || (strcmp(by->valuestring, "user") != 0 &&
-				                            strcmp(by->valuestring, "policy") != 0))
-					ok = report(rep, lineno, "approved without \"by\": \"user\" or \"policy\"");
-				else if (strcmp(by->valuestring, "user") == 0)
-					st->by_user++;
-				else
-					st->by_policy++;
-			} else if (strcmp(event, "denied") == 0 || strcmp(event, "blocked") == 0) {
-				if (st->stopped_line == 0) {
-					st->stopped_line = lineno;
-					st->stopped_by = strcmp(event, "denied") == 0 ? "denied" : "blocked";
-				}
-			} else if (strcmp(event, "executed") == 0) {
-				rep->executed++;
-				if (st->stopped_line != 0)
-					ok = report(rep, lineno, "\"%s\" executed after it was %s (line %d)",
-					            id->valuestring, st->stopped_by, st->stopped_line);
-				else if (st->by_user > 0) {
-					st->by_user--;
-					rep->by_user++;
-				} else if (st->by_policy > 0) {
-					st->by_policy--;
-					rep->by_policy++;
-				} else {
-					ok = report(rep, lineno, "\"%s\" executed without an approval",
-					            id->valuestring);
-				}
-			}
-		}
-		cJSON_Delete(o);
+		ok = verify_line(&v, line, llen, lineno);
 	}
-	for (size_t k = 0; k < n_ids; k++)
-		free(ids[k].id);
-	free(ids);
+	for (size_t k = 0; k < v.n_ids; k++)
+		free(v.ids[k].id);
+	free(v.ids);
 	return ok;
 }
 
