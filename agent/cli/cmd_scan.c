@@ -68,59 +68,116 @@ static int print_json(const char *file, agent_scan_lang lang, const agent_scan_r
 	return SCAN_CLEAN;
 }
 
-int cmd_scan(int argc, char **argv)
+struct scan_args {
+	const char *lang_name, *rules_path, *file;
+	bool json, check, user_rules, normalized;
+};
+
+/* Reads the flags into `a`. Returns -1 when they are good, else the exit status. */
+static int scan_options(int argc, char **argv, struct scan_args *a)
 {
-	const char *lang_name = NULL, *rules_path = NULL, *file = NULL;
-	bool json = false, check = false, user_rules = true, normalized = false;
+	a->user_rules = true;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0) {
-			json = true;
-		} else if (strcmp(a, "--check-rules") == 0) {
-			check = true;
-		} else if (strcmp(a, "--no-user-rules") == 0) {
-			user_rules = false;
-		} else if (strcmp(a, "--normalized") == 0) {
-			normalized = true;
-		} else if (strcmp(a, "--lang") == 0 || strcmp(a, "--rules") == 0) {
+		const char *f = argv[i];
+		if (strcmp(f, "--json") == 0) {
+			a->json = true;
+		} else if (strcmp(f, "--check-rules") == 0) {
+			a->check = true;
+		} else if (strcmp(f, "--no-user-rules") == 0) {
+			a->user_rules = false;
+		} else if (strcmp(f, "--normalized") == 0) {
+			a->normalized = true;
+		} else if (strcmp(f, "--lang") == 0 || strcmp(f, "--rules") == 0) {
 			if (i + 1 >= argc)
-				return cli_usage_error("scan", "scan: %s needs a value", a);
-			if (strcmp(a, "--lang") == 0)
-				lang_name = argv[++i];
-			else
-				rules_path = argv[++i];
-		} else if (strcmp(a, "--") == 0) {
-			if (i + 1 < argc && file == NULL && i + 2 == argc) {
-				file = argv[++i];
-			} else {
+				return cli_usage_error("scan", "scan: %s needs a value", f);
+			*(strcmp(f, "--lang") == 0 ? &a->lang_name : &a->rules_path) = argv[++i];
+		} else if (strcmp(f, "--") == 0) {
+			if (!(i + 1 < argc && a->file == NULL && i + 2 == argc))
 				return cli_usage_error("scan", "scan: expected one FILE after --");
-			}
-		} else if (a[0] == '-' && a[1] != '\0') {
-			return cli_usage_error("scan", "scan: unknown option '%s'", a);
-		} else if (file == NULL) {
-			file = a;
+			a->file = argv[++i];
+		} else if (f[0] == '-' && f[1] != '\0') {
+			return cli_usage_error("scan", "scan: unknown option '%s'", f);
+		} else if (a->file == NULL) {
+			a->file = f;
 		} else {
-			return cli_usage_error("scan", "scan: only one FILE, got '%s' too", a);
+			return cli_usage_error("scan", "scan: only one FILE, got '%s' too", f);
 		}
 	}
-	if (file == NULL && !check)
+	if (a->file == NULL && !a->check)
 		return cli_usage_error("scan", "scan: name a FILE, or - for standard input");
+	return -1;
+}
 
+/* The code to scan: the file, or standard input for "-". NULL: said why. */
+static char *scan_input(const char *file, const char *name, size_t *len)
+{
+	if (strcmp(file, "-") == 0)
+		return read_all(STDIN_FILENO, name, len);
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		cli_error("scan: %s: %s", file, strerror(errno));
+		return NULL;
+	}
+	char *code = read_all(fd, name, len);
+	close(fd);
+	return code;
+}
+
+/* Scans (or shows the normalised text of) the code; returns the exit status. */
+static int scan_and_report(const struct scan_args *a, const agent_scan_rules *rules,
+                           agent_scan_lang lang, const char *name, const char *code,
+                           size_t len)
+{
+	if (a->normalized) {
+		size_t nlen = 0;
+		char *text = agent_scan_normalize(lang, code, len, &nlen);
+		if (text == NULL) {
+			cli_error("scan: %s", agent_scan_error());
+			return SCAN_ERROR;
+		}
+		fwrite(text, 1, nlen, stdout);
+		free(text);
+		return SCAN_CLEAN;
+	}
+	agent_scan_result *res = agent_scan(rules, lang, code, len);
+	if (res == NULL) {
+		cli_error("scan: %s: %s", name, agent_scan_error());
+		return SCAN_ERROR;
+	}
+	int status = res->count > 0 ? SCAN_FOUND : SCAN_CLEAN;
+	if (a->json) {
+		if (print_json(a->file, lang, res) != SCAN_CLEAN)
+			status = SCAN_ERROR;
+	} else {
+		for (size_t i = 0; i < res->count; i++) {
+			const agent_scan_finding *f = &res->findings[i];
+			printf("%d:%s:%s: %s\n", f->line, agent_scan_severity_name(f->severity),
+			       f->rule_id, f->message);
+		}
+	}
+	agent_scan_result_destroy(res);
+	return status;
+}
+
+int cmd_scan(int argc, char **argv)
+{
+	struct scan_args a;
+	memset(&a, 0, sizeof(a));
+	int status = scan_options(argc, argv, &a);
+	if (status >= 0)
+		return status;
 	agent_scan_lang lang = AGENT_SCAN_SHELL;
-	if (lang_name != NULL && !agent_scan_lang_parse(lang_name, &lang))
+	if (a.lang_name != NULL && !agent_scan_lang_parse(a.lang_name, &lang))
 		return cli_usage_error("scan", "scan: unknown language '%s' (shell, python, javascript)",
-		                       lang_name);
-
-	agent_scan_rules *rules = agent_scan_rules_load(rules_path, user_rules);
+		                       a.lang_name);
+	agent_scan_rules *rules = agent_scan_rules_load(a.rules_path, a.user_rules);
 	if (rules == NULL) {
 		cli_error("scan: %s", agent_scan_error());
 		return SCAN_ERROR;
 	}
-	int status = SCAN_ERROR;
+	status = SCAN_ERROR;
 	char *code = NULL;
-	agent_scan_result *res = NULL;
-
-	if (check) {
+	if (a.check) {
 		size_t n = 0;
 		if (!agent_scan_rules_check_examples(rules, &n)) {
 			cli_error("scan: %s", agent_scan_error());
@@ -129,72 +186,26 @@ int cmd_scan(int argc, char **argv)
 		printf("%zu rules, %zu examples pass (%s)\n", agent_scan_rules_count(rules), n,
 		       agent_scan_rules_origin(rules));
 		status = SCAN_CLEAN;
-		if (file == NULL)
+		if (a.file == NULL)
 			goto out;
 	}
-
 	size_t len = 0;
-	const char *name = strcmp(file, "-") == 0 ? "standard input" : file;
-	if (strcmp(file, "-") == 0) {
-		code = read_all(STDIN_FILENO, name, &len);
-	} else {
-		int fd = open(file, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			cli_error("scan: %s: %s", file, strerror(errno));
-			status = SCAN_ERROR;
-			goto out;
-		}
-		code = read_all(fd, name, &len);
-		close(fd);
-	}
-	if (code == NULL) {
-		status = SCAN_ERROR;
+	bool from_stdin = strcmp(a.file, "-") == 0;
+	const char *name = from_stdin ? "standard input" : a.file;
+	status = SCAN_ERROR;
+	if ((code = scan_input(a.file, name, &len)) == NULL)
 		goto out;
-	}
-	if (lang_name == NULL &&
-	    !agent_scan_lang_guess(strcmp(file, "-") == 0 ? NULL : file, code, len, &lang)) {
+	if (a.lang_name == NULL &&
+	    !agent_scan_lang_guess(from_stdin ? NULL : a.file, code, len, &lang)) {
 		cli_error("scan: cannot tell the language of %s: use --lang shell|python|javascript", name);
-		status = SCAN_ERROR;
 		goto out;
 	}
-	if (normalized) {
-		size_t nlen = 0;
-		char *text = agent_scan_normalize(lang, code, len, &nlen);
-		if (text == NULL) {
-			cli_error("scan: %s", agent_scan_error());
-			status = SCAN_ERROR;
-			goto out;
-		}
-		fwrite(text, 1, nlen, stdout);
-		free(text);
-		status = SCAN_CLEAN;
-		goto out;
-	}
-	res = agent_scan(rules, lang, code, len);
-	if (res == NULL) {
-		cli_error("scan: %s: %s", name, agent_scan_error());
-		status = SCAN_ERROR;
-		goto out;
-	}
-	if (json) {
-		if (print_json(file, lang, res) != SCAN_CLEAN) {
-			status = SCAN_ERROR;
-			goto out;
-		}
-	} else {
-		for (size_t i = 0; i < res->count; i++) {
-			const agent_scan_finding *f = &res->findings[i];
-			printf("%d:%s:%s: %s\n", f->line, agent_scan_severity_name(f->severity),
-			       f->rule_id, f->message);
-		}
-	}
-	status = res->count > 0 ? SCAN_FOUND : SCAN_CLEAN;
+	status = scan_and_report(&a, rules, lang, name, code, len);
 out:
 	if (fflush(stdout) != 0 && status != SCAN_ERROR) {
 		cli_error("scan: cannot write the output: %s", strerror(errno));
 		status = SCAN_ERROR;
 	}
-	agent_scan_result_destroy(res);
 	free(code);
 	agent_scan_rules_destroy(rules);
 	return status;
