@@ -7,8 +7,6 @@
  * script is provider_script.c.
  */
 #include <errno.h>
-#include <limits.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>

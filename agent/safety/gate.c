@@ -161,7 +161,7 @@ static bool parse_call(agent_gate *g, const struct conv_block *call, proposal *p
 
 /* ---- scanning ---------------------------------------------------------- */
 
-/* See agent-internal.h. */
+/* See gate.h. */
 bool agent_gate_logged(agent_gate *g, bool ok)
 {
 	if (!ok && !g->audit_broken) {
@@ -220,8 +220,8 @@ static char *findings_text(const agent_scan_result *r)
 static void audit_proposed(agent_gate *g, const proposal *p)
 {
 	if (!p->has_action) {
-		agent_gate_logged(g, agent_audit_proposed_code(g->audit, p->id, p->kind, p->language, p->code,
-		                          strlen(p->code)));
+		agent_gate_logged(g, agent_audit_proposed_code(g->audit, p->id, p->kind, p->language,
+		                                               p->code, strlen(p->code)));
 		return;
 	}
 	char *json = agent_computer_to_json(&p->action);
@@ -438,12 +438,13 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 		exec_config cfg;
 		exec_config_init(&cfg);
 		cfg.sandbox = g->sandbox;
-		cfg.max_output = (size_t)g->max_output;
+		cfg.max_output = g->max_output;
 		cfg.workspace = g->workspace;
 		g->exec = exec_sessions_create(&cfg);
 		if (g->exec == NULL) {
 			result_text(res, true, "cannot start the interpreter: %s", exec_error());
-			agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, 0, exec_error()));
+			agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, 0,
+			                                          exec_error()));
 			return;
 		}
 		*g->exec_for_signals = g->exec;
@@ -451,8 +452,9 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 	/* A Ctrl-C while the session was starting would be dropped by it. */
 	if (*g->cancel) {
 		result_text(res, true, "not run: the user interrupted");
-		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, EXEC_STATUS_INTERRUPTED, 0,
-		                     "interrupted before it started"));
+		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind,
+		                                          EXEC_STATUS_INTERRUPTED, 0,
+		                                          "interrupted before it started"));
 		return;
 	}
 	long long t0 = agent_now_ms();
@@ -462,7 +464,8 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 	long dt = (long)(agent_now_ms() - t0);
 	if (!ok) {
 		result_text(res, true, "%s", exec_error());
-		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, dt, exec_error()));
+		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, dt,
+		                                          exec_error()));
 		return;
 	}
 	agent_buf b;
@@ -493,7 +496,7 @@ bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
 	if (settle) {
 		vision_settle_opts so;
 		vision_settle_opts_init(&so);
-		so.cap_ms = (int)g->settle_ms;
+		so.cap_ms = g->settle_ms;
 		vision_settle_result sr;
 		/* The monitor the model sees: changes elsewhere do not delay it. */
 		os_rect mon = {g->view.screen_x, g->view.screen_y, g->view.screen_w, g->view.screen_h};
@@ -504,8 +507,8 @@ bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
 	}
 	vision_shot_opts vo;
 	vision_shot_opts_init(&vo);
-	vo.max_w = (int)g->screen_max_w;
-	vo.max_h = (int)g->screen_max_h;
+	vo.max_w = g->screen_max_w;
+	vo.max_h = g->screen_max_h;
 	vo.monitor = g->monitor;
 	vo.grid = g->grid;
 	vision_view view;
@@ -538,8 +541,8 @@ static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 	agent_computer_ctx ctx = {
 		.display = g->display,
 		.view = &g->view,
-		.max_w = (int)g->screen_max_w,
-		.max_h = (int)g->screen_max_h,
+		.max_w = g->screen_max_w,
+		.max_h = g->screen_max_h,
 		.cancel = g->cancel,
 	};
 	long long t0 = agent_now_ms();

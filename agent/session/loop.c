@@ -476,7 +476,7 @@ static void run_magic(agent_session *s, const agent_policy_magic *m)
 		agent_policy_change ch = agent_policy_magic_apply(&s->gate.settings, m, msg, sizeof(msg));
 		if (ch == AGENT_POLICY_CHANGED)
 			agent_gate_logged(&s->gate, agent_audit_setting(s->gate.audit, &s->gate.settings,
-			                                            agent_policy_magic_name(m->cmd)));
+			                                                agent_policy_magic_name(m->cmd)));
 		if (ch == AGENT_POLICY_INVALID || ch == AGENT_POLICY_REFUSED)
 			agent_term_warning(s->term, "%s", msg);
 		else

@@ -101,19 +101,6 @@ static bool seconds_to_ms(const cJSON *args, double max_s, int *out, char *err, 
 }
 
 static bool parse_fields(const cJSON *args, const vision_view *view,
-                         agent_computer_action *a, char *err, size_t errlen);
-
-bool agent_computer_parse(const cJSON *args, const vision_view *view,
-                          agent_computer_action *a, char *err, size_t errlen)
-{
-	memset(a, 0, sizeof(*a));
-	if (parse_fields(args, view, a, err, errlen))
-		return true;
-	agent_computer_action_finish(a);
-	return false;
-}
-
-static bool parse_fields(const cJSON *args, const vision_view *view,
                          agent_computer_action *a, char *err, size_t errlen)
 {
 	if (!cJSON_IsObject(args))
@@ -225,6 +212,16 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 	}
 	/* In the table but without a parser here: refused, never guessed at. */
 	return perr(err, errlen, "action \"%s\" is not supported by this deskhand", a->name);
+}
+
+bool agent_computer_parse(const cJSON *args, const vision_view *view,
+                          agent_computer_action *a, char *err, size_t errlen)
+{
+	memset(a, 0, sizeof(*a));
+	if (parse_fields(args, view, a, err, errlen))
+		return true;
+	agent_computer_action_finish(a);
+	return false;
 }
 
 void agent_computer_action_finish(agent_computer_action *a)
