@@ -56,20 +56,35 @@ extern const char exec_driver_r[];
 
 /*
  * Finds the interpreter of `lang` on `path` (a PATH value; NULL = a
- * default). A version-manager shim (a script standing for python3, node or
- * ruby) is asked once for the real binary, run from `cwd` with `env` so it
- * picks the same version the user would get. The result is cached per
- * process. Ownership: the caller frees the returned path. NULL with
- * exec_error() "python3 is not installed (not found on PATH)".
+ * default), without running anything. With `display`, only in trusted
+ * directories (exec_path_trusted). The first answer per language and grant
+ * is kept for the life of the process. Ownership: the caller frees the
+ * returned path. NULL with exec_error() "python3 is not installed (not
+ * found on PATH)" or, for the display, why no candidate is trusted.
  */
-char *exec_interpreter_find(exec_lang lang, const char *path, const char *cwd,
-                            char *const *env);
+char *exec_interpreter_find(exec_lang lang, const char *path, bool display);
+
+/* Resolves every language both ways now, before any code has run (a
+ * missing one is simply not kept). */
+void exec_interpreters_resolve(const char *path);
+
+/* True when no code could have changed the file or directory at `path`:
+ * its real path is inside the system's directories, owned by root and
+ * writable by nobody else, like each directory above it. */
+bool exec_path_trusted(const char *path);
+
+/* The directories of `path` (NULL = a default) that exec_path_trusted
+ * accepts, ':'-separated: the PATH of code granted the display.
+ * Ownership: the caller frees. NULL when out of memory. */
+char *exec_trusted_path(const char *path);
 
 /*
  * Fills argv (at least 8 slots, NULL-terminated) to run `interpreter` with
- * the driver of `lang`. The strings are static or `interpreter` itself.
+ * the driver of `lang`; isolated from the workspace's and the user's
+ * modules when `display`. The strings are static or `interpreter` itself.
  */
-void exec_interpreter_argv(exec_lang lang, const char *interpreter, char **argv);
+void exec_interpreter_argv(exec_lang lang, const char *interpreter, bool display,
+                           char **argv);
 
 /* The program name looked up on PATH ("python3", "bash", "node", ...). */
 const char *exec_lang_program(exec_lang lang);

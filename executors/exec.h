@@ -165,6 +165,11 @@ typedef struct exec_config {
 	char *const *environ;
 	/* Sandbox limits; NULL = sandbox_limits_default(). */
 	const sandbox_limits *limits;
+	/* Paths the code must neither read nor change nor replace (deskhand's
+	 * configuration, data, audit log): NULL-terminated, NULL = none; see
+	 * sandbox_plan_hide. The strings must outlive the sessions (a set
+	 * copies them). */
+	const char *const *hidden;
 } exec_config;
 
 /* Fills the defaults above. */
@@ -175,14 +180,19 @@ void exec_config_init(exec_config *cfg);
 typedef struct exec_session exec_session;
 
 /*
- * Finds the interpreter on PATH (resolving version-manager shims such as
- * pyenv's to the real binary, once per process), checks the workspace and
- * the sandbox profile, and starts the interpreter, so that a failure shows
- * here and the first block runs warm. `display` grants the X display
- * (DISPLAY, XAUTHORITY and the X sockets stay reachable): such a session
- * is separate from the ordinary one because a sandbox cannot be loosened
- * once applied. Fails with "python3 is not installed (not found on PATH)",
- * "the strict profile needs ...", etc. The configuration is copied.
+ * Finds the interpreter on PATH (a version manager's shim is started as it
+ * is, inside the sandbox; nothing found on PATH ever runs outside it),
+ * checks the workspace and the sandbox profile, and starts the
+ * interpreter, so that a failure shows here and the first block runs warm.
+ * `display` grants the X display (DISPLAY, XAUTHORITY and the X sockets
+ * stay reachable): such a session is separate from the ordinary one
+ * because a sandbox cannot be loosened once applied, and only the code the
+ * human saw may run in it: its interpreter comes from the system's
+ * directories (a file no code could have changed), its PATH holds only
+ * such directories, and it imports nothing from the workspace or the
+ * user's folders (python3 -I, ruby --disable-gems, Rscript --vanilla).
+ * Fails with "python3 is not installed (not found on PATH)", "the strict
+ * profile needs ...", etc. The configuration is copied.
  * Ownership: the caller owns the session (exec_session_destroy).
  */
 exec_session *exec_session_create(exec_lang lang, bool display, const exec_config *cfg);
@@ -223,7 +233,9 @@ const char *exec_session_interpreter(const exec_session *s);
  */
 typedef struct exec_sessions exec_sessions;
 
-/* NULL on failure (exec_error). Ownership: exec_sessions_destroy. */
+/* NULL on failure (exec_error). Resolves every language's interpreter now,
+ * before any code of the set runs, and keeps that answer for the process.
+ * Ownership: exec_sessions_destroy. */
 exec_sessions *exec_sessions_create(const exec_config *cfg);
 /* Kills every session, frees. NULL is a no-op. */
 void exec_sessions_destroy(exec_sessions *set);

@@ -1,37 +1,32 @@
 /*
- * executors/exec — languages: names, the interpreters on PATH (with
- * version-manager shims resolved), and how each driver is started.
+ * executors/exec — languages: names, the interpreters on PATH, and how each
+ * driver is started.
+ *
+ * Nothing found on PATH is ever run outside the sandbox: a version
+ * manager's shim (a script standing for python3) is started as it is,
+ * inside the session's sandbox, where it finds the real interpreter itself.
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "executors/exec-internal.h"
+#include "executors/sandbox-internal.h"
 
 struct lang_info {
 	const char *name;
 	const char *programs[3];     /* looked up on PATH, in order */
-	const char *query_flag;      /* asks a shim for the real binary */
-	const char *query_code;
 };
 
 static const struct lang_info langs[EXEC_LANG_COUNT] = {
-	[EXEC_PYTHON] = {"python", {"python3", NULL}, "-c",
-	                 "import sys; sys.stdout.write(sys.executable)"},
-	[EXEC_SHELL] = {"shell", {"bash", NULL}, NULL, NULL},
-	[EXEC_JAVASCRIPT] = {"javascript", {"node", "nodejs", NULL}, "-e",
-	                     "process.stdout.write(process.execPath)"},
-	[EXEC_RUBY] = {"ruby", {"ruby", NULL}, "-e", "print RbConfig.ruby"},
-	[EXEC_R] = {"r", {"Rscript", NULL}, NULL, NULL},
+	[EXEC_PYTHON] = {"python", {"python3", NULL}},
+	[EXEC_SHELL] = {"shell", {"bash", NULL}},
+	[EXEC_JAVASCRIPT] = {"javascript", {"node", "nodejs", NULL}},
+	[EXEC_RUBY] = {"ruby", {"ruby", NULL}},
+	[EXEC_R] = {"r", {"Rscript", NULL}},
 };
 
 bool exec_lang_from_name(const char *name, exec_lang *out)
@@ -55,12 +50,18 @@ const char *exec_lang_program(exec_lang lang)
 	return (unsigned)lang < EXEC_LANG_COUNT ? langs[lang].programs[0] : "?";
 }
 
-void exec_interpreter_argv(exec_lang lang, const char *interpreter, char **argv)
+void exec_interpreter_argv(exec_lang lang, const char *interpreter, bool display,
+                           char **argv)
 {
 	int n = 0;
 	argv[n++] = (char *)interpreter;
+	/* With the display granted only the code the human saw may run: nothing
+	 * is imported from the workspace or the user's writable folders (a
+	 * planted ast.py, a gem, an .Rprofile) unless that code asks for it. */
 	switch (lang) {
 	case EXEC_PYTHON:
+		if (display)
+			argv[n++] = (char *)"-I";   /* no script dir, user site, PYTHON* */
 		/* -u: unbuffered stdout/stderr, so output streams live and lands
 		 * before the end-of-block report. */
 		argv[n++] = (char *)"-u";
@@ -79,10 +80,14 @@ void exec_interpreter_argv(exec_lang lang, const char *interpreter, char **argv)
 		argv[n++] = (char *)exec_driver_javascript;
 		break;
 	case EXEC_RUBY:
+		if (display)
+			argv[n++] = (char *)"--disable-gems";
 		argv[n++] = (char *)"-e";
 		argv[n++] = (char *)exec_driver_ruby;
 		break;
 	case EXEC_R:
+		if (display)
+			argv[n++] = (char *)"--vanilla";  /* no .Rprofile, .Renviron, .RData */
 		argv[n++] = (char *)"-e";
 		argv[n++] = (char *)exec_driver_r;
 		break;
@@ -98,96 +103,48 @@ static bool is_executable_file(const char *path)
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
 }
 
-static bool is_script(const char *path)
+/*
+ * Whether the file or directory `path` is one that no code could have
+ * changed: its real path lies in the system's directories (which the
+ * sandbox keeps read-only, also for a deskhand run by root) and it and
+ * every directory above it belong to root and are writable by nobody else.
+ * ~/.pyenv/shims or a /usr/local/bin given to the user are not.
+ */
+bool exec_path_trusted(const char *path)
 {
-	char head[2];
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	char real[PATH_MAX];
+	if (realpath(path, real) == NULL)
 		return false;
-	ssize_t n = read(fd, head, 2);
-	close(fd);
-	return n == 2 && head[0] == '#' && head[1] == '!';
+	bool in_system = false;
+	for (const char *const *d = sandbox_system_dirs; *d != NULL && !in_system; d++) {
+		size_t n = strlen(*d);
+		in_system = strncmp(real, *d, n) == 0 && (real[n] == '/' || real[n] == '\0');
+	}
+	if (!in_system)
+		return false;
+	size_t len = strlen(real);
+	for (size_t i = 1; i <= len; i++) {
+		if (real[i] != '/' && real[i] != '\0')
+			continue;
+		char c = real[i];
+		real[i] = '\0';
+		struct stat st;
+		bool ok = lstat(real, &st) == 0 && st.st_uid == 0 && (st.st_mode & 022) == 0;
+		real[i] = c;
+		if (!ok)
+			return false;
+	}
+	return true;
 }
 
-/* Runs `prog flag code` and returns its stdout (trimmed), or NULL. Bounded
- * to 10 s; the child is killed and reaped whatever happens. */
-static char *ask_real_binary(const char *prog, const char *flag, const char *code,
-                             const char *cwd, char *const *env)
-{
-	int p[2];
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return NULL;
-	posix_spawn_file_actions_t fa;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
-	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-	if (cwd != NULL)
-		posix_spawn_file_actions_addchdir_np(&fa, cwd);
-	posix_spawnattr_t at;
-	posix_spawnattr_init(&at);
-	sigset_t none;
-	sigemptyset(&none);
-	posix_spawnattr_setsigmask(&at, &none);
-	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETPGROUP);
-	posix_spawnattr_setpgroup(&at, 0);
-	char *argv[] = {(char *)prog, (char *)flag, (char *)code, NULL};
-	pid_t pid;
-	int rc = posix_spawn(&pid, prog, &fa, &at, argv, env);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&at);
-	close(p[1]);
-	if (rc != 0) {
-		close(p[0]);
-		return NULL;
-	}
-	char buf[4096];
-	size_t len = 0;
-	struct timespec start;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	for (;;) {
-		struct timespec now;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long elapsed = (now.tv_sec - start.tv_sec) * 1000 +
-		               (now.tv_nsec - start.tv_nsec) / 1000000;
-		if (elapsed >= 10000)
-			break;
-		struct pollfd pfd = {p[0], POLLIN, 0};
-		int r = poll(&pfd, 1, (int)(10000 - elapsed));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		ssize_t n = read(p[0], buf + len, sizeof(buf) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (len == sizeof(buf) - 1)
-			break;
-	}
-	close(p[0]);
-	kill(-pid, SIGKILL);
-	int status;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	buf[len] = '\0';
-	while (len > 0 && (buf[len - 1] == '\n' || buf[len - 1] == '\r' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	if (len == 0 || buf[0] != '/')
-		return NULL;
-	return strdup(buf);
-}
-
-/* Shim -> real binary, remembered for the life of the process. deskhand
- * drives sessions from one thread, so a plain table suffices. */
 /*
  * The first executable `prog` in the directories of `path` (absolute ones
  * only: an empty or relative PATH entry means the current directory, and an
- * interpreter is never taken from there). Writes it to cand.
+ * interpreter is never taken from there), in trusted directories only when
+ * `trusted`. Writes it to cand.
  */
-static bool path_lookup(const char *path, const char *prog, char *cand, size_t len)
+static bool path_lookup(const char *path, const char *prog, bool trusted, char *cand,
+                        size_t len)
 {
 	for (const char *dir = path; *dir != '\0';) {
 		const char *end = strchr(dir, ':');
@@ -196,7 +153,7 @@ static bool path_lookup(const char *path, const char *prog, char *cand, size_t l
 			memcpy(cand, dir, dlen);
 			cand[dlen] = '/';
 			strcpy(cand + dlen + 1, prog);
-			if (is_executable_file(cand))
+			if (is_executable_file(cand) && (!trusted || exec_path_trusted(cand)))
 				return true;
 		}
 		dir += dlen;
@@ -217,54 +174,73 @@ bool exec_lang_installed(exec_lang lang)
 		return false;
 	char cand[4096];
 	for (int p = 0; langs[lang].programs[p] != NULL; p++)
-		if (path_lookup(path_or_default(getenv("PATH")), langs[lang].programs[p], cand,
-		                sizeof(cand)))
+		if (path_lookup(path_or_default(getenv("PATH")), langs[lang].programs[p], false,
+		                cand, sizeof(cand)))
 			return true;
 	return false;
 }
 
-struct shim_entry {
-	char *shim;
-	char *real;
-};
-static struct shim_entry shim_cache[16];
+char *exec_trusted_path(const char *path)
+{
+	path = path_or_default(path);
+	char *out = calloc(1, strlen(path) + 1);
+	if (out == NULL)
+		return NULL;
+	size_t n = 0;
+	for (const char *dir = path; *dir != '\0';) {
+		const char *end = strchr(dir, ':');
+		size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
+		char one[PATH_MAX];
+		if (dlen > 0 && dir[0] == '/' && dlen < sizeof(one)) {
+			memcpy(one, dir, dlen);
+			one[dlen] = '\0';
+			if (exec_path_trusted(one)) {
+				if (n > 0)
+					out[n++] = ':';
+				memcpy(out + n, one, dlen + 1);
+				n += dlen;
+			}
+		}
+		dir += dlen;
+		if (*dir == ':')
+			dir++;
+	}
+	return out;
+}
 
-char *exec_interpreter_find(exec_lang lang, const char *path, const char *cwd,
-                            char *const *env)
+/* Resolutions of this process, by language and display grant: the first
+ * is kept, so that what code does after deskhand started (a script planted
+ * in a PATH folder) cannot change which program a later session starts. */
+static char *resolved[EXEC_LANG_COUNT][2];
+
+char *exec_interpreter_find(exec_lang lang, const char *path, bool display)
 {
 	if ((unsigned)lang >= EXEC_LANG_COUNT)
 		return exec_fail("unknown language"), NULL;
 	const struct lang_info *li = &langs[lang];
+	char **slot = &resolved[lang][display ? 1 : 0];
+	if (*slot != NULL)
+		return strdup(*slot);
 	path = path_or_default(path);
 	char cand[4096];
 	for (int p = 0; li->programs[p] != NULL; p++) {
-		if (!path_lookup(path, li->programs[p], cand, sizeof(cand)))
+		if (!path_lookup(path, li->programs[p], display, cand, sizeof(cand)))
 			continue;
-		if (li->query_flag == NULL || !is_script(cand))
-			return strdup(cand);
-		for (size_t i = 0; i < sizeof(shim_cache) / sizeof(shim_cache[0]); i++)
-			if (shim_cache[i].shim && strcmp(shim_cache[i].shim, cand) == 0)
-				return strdup(shim_cache[i].real);
-		char *real = ask_real_binary(cand, li->query_flag, li->query_code, cwd, env);
-		if (real == NULL || !is_executable_file(real)) {
-			/* Not a shim we understand: run it as it is. */
-			free(real);
-			return strdup(cand);
-		}
-		for (size_t i = 0; i < sizeof(shim_cache) / sizeof(shim_cache[0]); i++) {
-			if (shim_cache[i].shim == NULL) {
-				shim_cache[i].shim = strdup(cand);
-				shim_cache[i].real = strdup(real);
-				if (!shim_cache[i].shim || !shim_cache[i].real) {
-					free(shim_cache[i].shim);
-					free(shim_cache[i].real);
-					shim_cache[i].shim = shim_cache[i].real = NULL;
-				}
-				break;
-			}
-		}
-		return real;
+		*slot = strdup(cand);
+		return strdup(cand);
 	}
-	exec_fail("%s is not installed (no '%s' found on PATH)", li->name, li->programs[0]);
+	if (display && exec_lang_installed(lang))
+		exec_fail("code granted the display runs only with an interpreter installed in "
+		          "the system's directories (a file no code could have changed); the "
+		          "'%s' on PATH is not one", li->programs[0]);
+	else
+		exec_fail("%s is not installed (no '%s' found on PATH)", li->name, li->programs[0]);
 	return NULL;
+}
+
+void exec_interpreters_resolve(const char *path)
+{
+	for (int l = 0; l < EXEC_LANG_COUNT; l++)
+		for (int d = 0; d < 2; d++)
+			free(exec_interpreter_find((exec_lang)l, path, d != 0));
 }

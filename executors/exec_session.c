@@ -403,6 +403,10 @@ static _Noreturn void supervisor_main(const exec_session *s, int sup, int code_r
 	struct pollfd alive = {sup, POLLIN, 0};
 	if (poll(&alive, 1, 0) > 0 && (alive.revents & POLLHUP))
 		_exit(1);
+	if (!sandbox_child_close_ports(s->plan, &fail)) {
+		child_report(sup, true, fail.step, fail.err);
+		_exit(1);
+	}
 	int devnull = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (devnull < 0) {
 		child_report(sup, true, "opening /dev/null", errno);
@@ -645,13 +649,26 @@ fail:
 	return false;
 }
 
-static const char *env_get(char *const *env, const char *name)
+/* Code granted the display finds programs only where no code could have
+ * put one (exec_trusted_path): `ls` in its text is the system's ls. */
+static bool trust_path(char **envp)
 {
-	size_t n = strlen(name);
-	for (; env != NULL && *env != NULL; env++)
-		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
-			return *env + n + 1;
-	return NULL;
+	for (char **e = envp; *e != NULL; e++) {
+		if (strncmp(*e, "PATH=", 5) != 0)
+			continue;
+		char *dirs = exec_trusted_path(*e + 5);
+		char *entry = dirs != NULL ? malloc(strlen(dirs) + 6) : NULL;
+		if (entry == NULL) {
+			free(dirs);
+			return false;
+		}
+		memcpy(entry, "PATH=", 5);
+		memcpy(entry + 5, dirs, strlen(dirs) + 1);
+		free(dirs);
+		free(*e);
+		*e = entry;
+	}
+	return true;
 }
 
 void exec_session_destroy(exec_session *s)
@@ -709,24 +726,33 @@ static exec_session *session_create(exec_lang lang, bool display, const exec_con
 		exec_fail("workspace %s: %s", ws, strerror(errno));
 		goto fail;
 	}
-	if (display && env_get(base, "DISPLAY") == NULL) {
+	if (display && sandbox_env_get(base, "DISPLAY") == NULL) {
 		exec_fail("the display was granted, but DISPLAY is not set");
 		goto fail;
 	}
-	s->interp = exec_interpreter_find(lang, env_get(base, "PATH"), s->workspace, base);
+	s->interp = exec_interpreter_find(lang, sandbox_env_get(base, "PATH"), display);
 	if (s->interp == NULL)
 		goto fail;
-	exec_interpreter_argv(lang, s->interp, s->argv);
+	exec_interpreter_argv(lang, s->interp, display, s->argv);
 	s->envp = sandbox_env_create(s->profile, display, base, s->workspace);
 	if (s->envp == NULL) {
 		exec_fail("%s", sandbox_error());
 		goto fail;
 	}
-	s->plan = sandbox_plan_create(s->profile, display, s->workspace,
-	                              env_get(base, "DISPLAY"), cfg->limits);
+	if (display && !trust_path(s->envp)) {
+		exec_fail("out of memory");
+		goto fail;
+	}
+	s->plan = sandbox_plan_create(s->profile, display, s->workspace, base, cfg->limits);
 	if (s->plan == NULL) {
 		exec_fail("%s", sandbox_error());
 		goto fail;
+	}
+	for (const char *const *h = cfg->hidden; h != NULL && *h != NULL; h++) {
+		if (!sandbox_plan_hide(s->plan, *h)) {
+			exec_fail("%s", sandbox_error());
+			goto fail;
+		}
 	}
 	if (intr_r < 0) {
 		int p[2];
@@ -1149,11 +1175,29 @@ struct exec_sessions {
 	exec_config cfg;
 	char *workspace;
 	char **environ;
+	char **hidden;
 	sandbox_limits limits;
 	bool have_limits;
 	exec_session *s[EXEC_LANG_COUNT][2];
 	int intr_r, intr_w;
 };
+
+/* A deep copy of a NULL-terminated string array (freed with
+ * sandbox_env_destroy); NULL on allocation failure. */
+static char **strv_dup(const char *const *v)
+{
+	size_t n = 0;
+	while (v != NULL && v[n] != NULL)
+		n++;
+	char **out = calloc(n + 1, sizeof(char *));
+	for (size_t i = 0; out != NULL && i < n; i++) {
+		if ((out[i] = strdup(v[i])) == NULL) {
+			sandbox_env_destroy(out);
+			return NULL;
+		}
+	}
+	return out;
+}
 
 exec_sessions *exec_sessions_create(const exec_config *cfg)
 {
@@ -1178,15 +1222,14 @@ exec_sessions *exec_sessions_create(const exec_config *cfg)
 		goto oom;
 	set->cfg.workspace = set->workspace;
 	char *const *base = set->cfg.environ ? set->cfg.environ : environ;
-	size_t n = 0;
-	while (base[n] != NULL)
-		n++;
-	if ((set->environ = calloc(n + 1, sizeof(char *))) == NULL)
+	if ((set->environ = strv_dup((const char *const *)base)) == NULL ||
+	    (set->hidden = strv_dup(set->cfg.hidden)) == NULL)
 		goto oom;
-	for (size_t i = 0; i < n; i++)
-		if ((set->environ[i] = strdup(base[i])) == NULL)
-			goto oom;
 	set->cfg.environ = set->environ;
+	set->cfg.hidden = (const char *const *)set->hidden;
+	/* Before any code of this set runs: which program a session starts
+	 * must not depend on what earlier blocks wrote into PATH folders. */
+	exec_interpreters_resolve(sandbox_env_get(set->environ, "PATH"));
 	if (set->cfg.limits != NULL) {
 		set->limits = *set->cfg.limits;
 		set->cfg.limits = &set->limits;
@@ -1216,6 +1259,7 @@ void exec_sessions_destroy(exec_sessions *set)
 	close_fd(&set->intr_r);
 	close_fd(&set->intr_w);
 	sandbox_env_destroy(set->environ);
+	sandbox_env_destroy(set->hidden);
 	free(set->workspace);
 	free(set);
 }

@@ -16,6 +16,9 @@
 bool sandbox_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #define SB_PATH_MAX 1024
+#define SB_HIDDEN_MAX 32
+#define SB_PINNED_MAX 48
+#define SB_DENIED_PORTS_MAX 80
 
 /*
  * Landlock, written out here because Debian 12's kernel headers stop at
@@ -82,7 +85,41 @@ struct sandbox_plan {
 	/* The user's runtime directories, hidden without the display grant. */
 	char runtime_dir[2][SB_PATH_MAX];
 	int n_runtime_dirs;
+	/* Hidden paths (sandbox_plan_hide and the desktop's other doors) and
+	 * the directories above them, pinned as mount points (parents first)
+	 * so that nothing can be renamed into their place. */
+	char hidden[SB_HIDDEN_MAX][SB_PATH_MAX];
+	int n_hidden;
+	char pinned[SB_PINNED_MAX][SB_PATH_MAX];
+	int n_pinned;
+	/* A Landlock ruleset (standard without the display) allowing TCP
+	 * connections to every port but the X server's and a TCP session
+	 * bus's; -1 when not used. Shared by the plans of this process. */
+	int net_ruleset;
+	unsigned short denied_ports[SB_DENIED_PORTS_MAX];
+	int n_denied_ports;
+	/* Where deskhand's own command line and environment strings live in
+	 * memory: the session's first process is a copy of deskhand, and its
+	 * /proc/1/cmdline is readable by the code. Wiped there. */
+	unsigned long arg_start, arg_end, env_start, env_end;
 };
+
+/* The system's directories, read-only for the code in standard and strict
+ * (deskhand run by root would otherwise let its code change the system). */
+extern const char *const sandbox_system_dirs[];
+
+/* Bit of the Landlock network access right TCP connect (ABI 4). */
+#define SB_LL_NET_CONNECT_TCP (1ull << 1)
+#define SB_LANDLOCK_RULE_NET_PORT 2
+struct sb_landlock_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+} __attribute__((packed));
+
+/* Closes the desktop's other doors named by `env` (see sandbox_plan_create)
+ * and notes where deskhand's argv lives. After the profile and the Landlock
+ * ABI are set. */
+bool sandbox_plan_close_doors(sandbox_plan *plan, char *const *env);
 
 /* The compiled denylist, built on first use and kept for the process. */
 bool sandbox_seccomp_program(struct sock_fprog *out);

@@ -165,6 +165,15 @@ bool sandbox_env_blocked(const char *name, size_t len, bool display)
 	return false;
 }
 
+const char *sandbox_env_get(char *const *env, const char *name)
+{
+	size_t n = strlen(name);
+	for (; env != NULL && *env != NULL; env++)
+		if (strncmp(*env, name, n) == 0 && (*env)[n] == '=')
+			return *env + n + 1;
+	return NULL;
+}
+
 void sandbox_env_destroy(char **env)
 {
 	if (env == NULL)
@@ -499,9 +508,10 @@ static bool plan_runtime_dirs(sandbox_plan *p)
 }
 
 sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
-                                  const char *workspace, const char *x_display,
+                                  const char *workspace, char *const *env,
                                   const sandbox_limits *limits)
 {
+	const char *x_display = sandbox_env_get(env, "DISPLAY");
 	if (workspace == NULL || workspace[0] != '/')
 		return sandbox_fail("workspace must be an absolute path"), NULL;
 	if (strlen(workspace) >= SB_PATH_MAX)
@@ -517,6 +527,7 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
 		return sandbox_fail("out of memory"), NULL;
 	p->profile = profile;
 	p->display = display;
+	p->net_ruleset = -1;
 	memcpy(p->workspace, workspace, strlen(workspace) + 1);
 	if (limits != NULL)
 		p->limits = *limits;
@@ -569,6 +580,8 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
 	p->workspace_in_tmp = path_under(workspace, "/tmp");
 	p->workspace_in_shm = path_under(workspace, "/dev/shm");
 	if (!display && !plan_runtime_dirs(p))
+		goto fail;
+	if (!sandbox_plan_close_doors(p, env))
 		goto fail;
 	return p;
 fail:

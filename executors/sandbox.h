@@ -160,6 +160,10 @@ bool sandbox_env_blocked(const char *name, size_t len, bool display);
  * Returns a NULL-terminated array; the caller frees it with
  * sandbox_env_destroy(). NULL on allocation failure.
  */
+/* The value of `name` in a NULL-terminated "NAME=value" array (env NULL:
+ * none); NULL when unset. Points into env. */
+const char *sandbox_env_get(char *const *env, const char *name);
+
 char **sandbox_env_create(sandbox_profile profile, bool display,
                           char *const *base, const char *workspace);
 void sandbox_env_destroy(char **env);
@@ -180,17 +184,47 @@ bool sandbox_display_is_local(const char *display_name);
  * Prepares everything a child needs to enter `profile`: the seccomp
  * program (compiled once per process and cached), the Landlock ABI, the
  * paths. `workspace` must be an absolute path of an existing directory
- * (copied). `x_display` is the DISPLAY of the environment the session
- * starts from (NULL when unset): standard keeps the network, so it refuses
- * a display reached over TCP (an ssh -X forwarding) unless the display is
- * granted anyway. `limits` NULL means defaults. Fails when the profile
- * cannot run here (a layer it needs is missing: "the strict profile needs
- * Landlock ..."), before anything is started.
+ * (copied). `env` is the environment the session starts from (NULL-
+ * terminated; NULL means none): its DISPLAY (standard keeps the network, so
+ * it refuses a display reached over TCP, an ssh -X forwarding, unless the
+ * display is granted anyway), DBUS_SESSION_BUS_ADDRESS, XAUTHORITY and HOME
+ * name the desktop's other doors, which are closed without the grant:
+ *   - the X server's TCP ports 6000-6063 (and a session bus on TCP) cannot
+ *     be connected to (Landlock; standard only: strict has no network);
+ *   - a session bus on a path socket (from the address, or from the files
+ *     in ~/.dbus/session-bus) and the X authority file are hidden.
+ * Under standard and strict the system's directories (/usr, /etc, /bin,
+ * /lib..., /opt, /boot) are read-only for the code, also when deskhand runs
+ * as root. `limits` NULL means defaults. Fails when the profile cannot run
+ * here (a layer it needs is missing: "the strict profile needs Landlock
+ * ..."), before anything is started.
  * Ownership: the caller owns the plan (sandbox_plan_destroy).
  */
 sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
-                                  const char *workspace, const char *x_display,
+                                  const char *workspace, char *const *env,
                                   const sandbox_limits *limits);
+
+/*
+ * Hides `path` from the code (standard and strict; a no-op under off): a
+ * directory becomes an empty read-only one, a file reads as empty and
+ * cannot be written. The path and every directory above it are pinned as
+ * mount points, so code cannot rename them away and put something else in
+ * their place for a later run (it gets EBUSY). For what deskhand keeps
+ * for itself: its configuration, scanner rules, conversations, audit log.
+ * A missing path is skipped (nothing to hide); a workspace inside a hidden
+ * directory is refused (false, sandbox_error), as is a hidden directory
+ * that is the workspace or holds it.
+ */
+bool sandbox_plan_hide(sandbox_plan *plan, const char *path);
+
+/* What the plan hides (i from 0; NULL past the end), for deskhand doctor. */
+const char *sandbox_plan_hidden_path(const sandbox_plan *plan, int i);
+
+/* The TCP ports the code cannot connect to (X 6000-6063, a TCP session
+ * bus); writes at most max into ports, returns how many there are (0 when
+ * the profile keeps no network or the display is granted). */
+int sandbox_plan_denied_ports(const sandbox_plan *plan, unsigned short *ports, int max);
+
 /* NULL is a no-op. */
 void sandbox_plan_destroy(sandbox_plan *plan);
 
@@ -221,6 +255,14 @@ typedef struct sandbox_failure {
  */
 bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
                             sandbox_failure *fail);
+
+/*
+ * In the first process of the namespaces, before anything closes its
+ * inherited descriptors (the ruleset is one): the TCP ports of
+ * sandbox_plan_denied_ports become unreachable for it and everything it
+ * starts (Landlock). No-op when there are none. Async-signal-safe.
+ */
+bool sandbox_child_close_ports(const sandbox_plan *plan, sandbox_failure *fail);
 
 /*
  * In the process about to exec the code, as the last step before execve:

@@ -19,6 +19,8 @@
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "executors/sandbox-internal.h"
@@ -167,6 +169,102 @@ static bool mount_private_devpts(sandbox_failure *fail)
 	return err == 0 ? true : failed(fail, "mounting a private /dev/pts", err);
 }
 
+/* Makes the mount at path read-only. A remount in a user namespace must
+ * keep the flags the kernel locked (nosuid, nodev, noexec, atime), so they
+ * are read back first. */
+static int remount_ro(const char *path)
+{
+	struct statfs sf;
+	if (statfs(path, &sf) != 0)
+		return errno;
+	unsigned long f = MS_REMOUNT | MS_BIND | MS_RDONLY;
+	if (sf.f_flags & ST_NOSUID)
+		f |= MS_NOSUID;
+	if (sf.f_flags & ST_NODEV)
+		f |= MS_NODEV;
+	if (sf.f_flags & ST_NOEXEC)
+		f |= MS_NOEXEC;
+	if (sf.f_flags & ST_NOATIME)
+		f |= MS_NOATIME;
+	if (sf.f_flags & ST_NODIRATIME)
+		f |= MS_NODIRATIME;
+	if (sf.f_flags & ST_RELATIME)
+		f |= MS_RELATIME;
+	return mount(NULL, path, NULL, f, NULL) != 0 ? errno : 0;
+}
+
+static bool is_real_dir(const char *path)
+{
+	struct stat st;
+	return lstat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The system's directories read-only (a symlink such as /bin -> usr/bin
+ * is covered by its target). */
+static bool protect_system(sandbox_failure *fail)
+{
+	for (const char *const *d = sandbox_system_dirs; *d != NULL; d++) {
+		if (!is_real_dir(*d))
+			continue;
+		int err = 0;
+		if (mount(*d, *d, NULL, MS_BIND | MS_REC, NULL) != 0)
+			err = errno;
+		else
+			err = remount_ro(*d);
+		if (err != 0)
+			return failed(fail, "making the system directories read-only", err);
+	}
+	return true;
+}
+
+/* deskhand's own files and the desktop's other doors (sandbox_plan_hide):
+ * the directories above them pinned first (a mount point cannot be
+ * renamed or removed), then each covered. */
+static bool hide_paths(const sandbox_plan *plan, sandbox_failure *fail)
+{
+	int err = 0;
+	for (int i = 0; i < plan->n_pinned; i++)
+		if (is_real_dir(plan->pinned[i]) &&
+		    mount(plan->pinned[i], plan->pinned[i], NULL, MS_BIND | MS_REC, NULL) != 0)
+			return failed(fail, "pinning the directories above hidden paths", errno);
+	for (int i = 0; i < plan->n_hidden; i++) {
+		const char *h = plan->hidden[i];
+		struct stat st;
+		if (lstat(h, &st) != 0)
+			continue;           /* gone with strict's private /tmp */
+		if (S_ISDIR(st.st_mode)) {
+			if (mount("tmpfs", h, "tmpfs", MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC,
+			          "size=4k,nr_inodes=2,mode=555") != 0)
+				err = errno;
+		} else if (mount("/dev/null", h, NULL, MS_BIND, NULL) != 0) {
+			err = errno;
+		} else {
+			err = remount_ro(h);
+		}
+		if (err != 0)
+			return failed(fail, "hiding deskhand's own files", err);
+	}
+	return true;
+}
+
+/* The session's first process is a copy of deskhand: its command line
+ * (an --api-key among it) would show in the code's /proc/1/cmdline. */
+static void wipe_arg_area(const sandbox_plan *plan)
+{
+	if (plan->arg_end > plan->arg_start)
+		memset((void *)plan->arg_start, 0, plan->arg_end - plan->arg_start);
+	if (plan->env_end > plan->env_start)
+		memset((void *)plan->env_start, 0, plan->env_end - plan->env_start);
+}
+
+bool sandbox_child_close_ports(const sandbox_plan *plan, sandbox_failure *fail)
+{
+	if (plan->net_ruleset >= 0 &&
+	    syscall(SYS_landlock_restrict_self, plan->net_ruleset, 0) != 0)
+		return failed(fail, "landlock: closing the X server's TCP ports", errno);
+	return true;
+}
+
 bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
                             sandbox_failure *fail)
 {
@@ -229,6 +327,9 @@ bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
 		    mount("tmpfs", plan->runtime_dir[i], "tmpfs", MS_NOSUID | MS_NODEV,
 		          "size=1m,nr_inodes=256,mode=700") != 0)
 			return failed(fail, "hiding the runtime directory", errno);
+	if (!protect_system(fail) || !hide_paths(plan, fail))
+		return false;
+	wipe_arg_area(plan);
 	/* A /proc of this pid namespace: the host's processes (deskhand's own
 	 * environment and memory among them) become invisible. */
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)

@@ -440,6 +440,7 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 		cfg.sandbox = g->sandbox;
 		cfg.max_output = g->max_output;
 		cfg.workspace = g->workspace;
+		cfg.hidden = g->hidden;
 		g->exec = exec_sessions_create(&cfg);
 		if (g->exec == NULL) {
 			result_text(res, true, "cannot start the interpreter: %s", exec_error());

@@ -45,6 +45,7 @@ typedef struct agent_gate {
 	sandbox_profile sandbox;
 	const char *sandbox_name;
 	const char *workspace;
+	const char *const *hidden;            /* deskhand's own files, hidden from code */
 	size_t max_output;
 	int settle_ms, screen_max_w, screen_max_h, monitor;
 	bool grid;

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pcre2.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1387,23 +1386,10 @@ static bool file_exists(const char *path)
  * ignored, as the specification says), else ~/.config/...; NULL if no home. */
 static char *user_rules_path(void)
 {
-	const char *xdg = getenv("XDG_CONFIG_HOME");
-	char buf[PATH_MAX];
-	int k;
-	if (xdg != NULL && xdg[0] == '/') {
-		k = snprintf(buf, sizeof(buf), "%s/deskhand/scan-rules.json", xdg);
-	} else {
-		const char *home = getenv("HOME");
-		if (home == NULL || home[0] != '/') {
-			struct passwd *pw = getpwuid(getuid());
-			home = pw != NULL ? pw->pw_dir : NULL;
-		}
-		if (home == NULL)
-			return NULL;
-		k = snprintf(buf, sizeof(buf), "%s/.config/deskhand/scan-rules.json", home);
-	}
-	if (k < 0 || (size_t)k >= sizeof(buf))
+	char dir[PATH_MAX - 32], buf[PATH_MAX];
+	if (!agent_own_dir(AGENT_DIR_CONFIG, dir, sizeof(dir)))
 		return NULL;
+	snprintf(buf, sizeof(buf), "%s/scan-rules.json", dir);
 	return strdup(buf);
 }
 

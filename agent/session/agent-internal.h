@@ -32,6 +32,9 @@ typedef struct agent_session {
 	int status;                     /* exit status so far */
 	struct provider_usage last_usage; /* of the last answered turn (%tokens) */
 	bool have_last_usage;
+	/* deskhand's own files and directories, out of the code's reach
+	 * (NULL-terminated; owned; given to the gate). */
+	char *hidden[8];
 } agent_session;
 
 #endif

@@ -655,6 +655,57 @@ static bool start_provider(agent_session *s)
 }
 
 /* What the gate needs of the session, handed over once (agent/gate.h). */
+/*
+ * What deskhand reads at its next start or keeps as evidence — its
+ * configuration and scanner rules, its data (conversations, audit logs,
+ * history), the files named on the command line — is hidden from the code
+ * (executors/sandbox.h: sandbox_plan_hide). The two directories are created
+ * now if missing, so that code cannot create them first and plant a
+ * config.json for the next run.
+ */
+static void own_files_setup(agent_session *s)
+{
+	char dir[4096];
+	int n = 0;
+	static const agent_dir_kind kinds[] = {AGENT_DIR_CONFIG, AGENT_DIR_DATA};
+	for (size_t k = 0; k < 2; k++) {
+		if (!agent_own_dir(kinds[k], dir, sizeof(dir)) || !agent_make_dirs(dir)) {
+			agent_term_warning(s->term, "cannot create deskhand's %s directory (%s): "
+			                   "code may be able to plant files there",
+			                   kinds[k] == AGENT_DIR_CONFIG ? "configuration" : "data",
+			                   strerror(errno));
+			continue;
+		}
+		s->hidden[n++] = strdup(dir);
+	}
+	const char *files[] = {
+		s->opt->config_path, agent_audit_path(s->gate.audit), s->conv->path,
+		s->opt->script,
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i] != NULL && n < 7)
+			s->hidden[n++] = strdup(files[i]);
+	s->hidden[n] = NULL;
+	s->gate.hidden = (const char *const *)s->hidden;
+}
+
+/* The key given with --api-key: out of deskhand's own /proc/PID/cmdline
+ * once read (it was visible to every local user until now). */
+static void wipe_api_key(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i], *key = NULL;
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "--api-key") == 0 || strcmp(a, "--api_key") == 0)
+			key = i + 1 < argc ? argv[++i] : NULL;
+		else if (strncmp(a, "--api-key=", 10) == 0 || strncmp(a, "--api_key=", 10) == 0)
+			key = a + 10;
+		if (key != NULL)
+			memset(key, 'x', strlen(key));
+	}
+}
+
 static void gate_setup(agent_session *s)
 {
 	agent_gate *g = &s->gate;
@@ -669,6 +720,7 @@ static void gate_setup(agent_session *s)
 	g->screen_max_w = (int)s->opt->screen_max_w;
 	g->screen_max_h = (int)s->opt->screen_max_h;
 	g->grid = s->opt->grid;
+	own_files_setup(s);
 }
 
 static void session_finish(agent_session *s)
@@ -680,6 +732,8 @@ static void session_finish(agent_session *s)
 	agent_gate_finish(&s->gate);
 	agent_audit_close(s->gate.audit);
 	os_display_close(s->gate.display);
+	for (size_t i = 0; s->hidden[i] != NULL; i++)
+		free(s->hidden[i]);
 }
 
 int agent_main(int argc, char **argv)
@@ -740,6 +794,12 @@ int agent_main(int argc, char **argv)
 	s.gate.settings = start.settings;
 	if (start.banner != NULL)
 		agent_term_warning(s.term, "%s", start.banner);
+	if (opt.api_key_from_flag) {
+		wipe_api_key(argc, argv);
+		agent_term_warning(s.term, "--api-key on a command line is visible to other "
+		                   "local users (ps) while deskhand starts: prefer the provider's "
+		                   "environment variable or \"api_key\" in the config file");
+	}
 	for (size_t i = 0; i < start.n_notices; i++)
 		agent_term_notice(s.term, "%s", start.notices[i]);
 

@@ -189,15 +189,33 @@ struct cfg_bool {
 static const struct cfg_bool cfg_bools[] = {
 	BOOL("auto_run", auto_run),
 	BOOL("os", os),
-	BOOL("os_auto_approve", os_auto_approve),
 	BOOL("json", json),
 	BOOL("grid", grid),
 	BOOL("prompt_cache", prompt_cache),
 };
 
+/* What waives the human's confirmation or the sandbox comes from the person
+ * at start, never from a file: code that can write the file (a block run
+ * under -y, a planted dotfile) must not be able to switch it on for the
+ * next session. */
+static bool config_item_allowed(const char *path, const cJSON *it)
+{
+	if (strcmp(it->string, "os_auto_approve") == 0)
+		return fail("%s: \"os_auto_approve\" is not read from a file; only "
+		            "--os-auto-approve on the command line waives the confirmation "
+		            "of OS actions", path);
+	if (strcmp(it->string, "sandbox") == 0 && cJSON_IsString(it) &&
+	    strcmp(it->valuestring, "off") == 0)
+		return fail("%s: \"sandbox\": \"off\" is not read from a file; only "
+		            "--sandbox off on the command line switches the sandbox off", path);
+	return true;
+}
+
 static bool apply_config_item(agent_options *o, const char *path, const cJSON *it)
 {
 	const char *k = it->string;
+	if (!config_item_allowed(path, it))
+		return false;
 	for (size_t i = 0; i < sizeof(cfg_nums) / sizeof(cfg_nums[0]); i++) {
 		if (strcmp(k, cfg_nums[i].key) != 0)
 			continue;
@@ -261,14 +279,10 @@ bool agent_options_load_config(agent_options *o, const char *path)
 	char defpath[PATH_MAX];
 	bool explicit_path = path != NULL;
 	if (path == NULL) {
-		const char *xdg = getenv("XDG_CONFIG_HOME");
-		const char *home = getenv("HOME");
-		if (xdg != NULL && xdg[0] == '/')
-			snprintf(defpath, sizeof(defpath), "%s/deskhand/config.json", xdg);
-		else if (home != NULL && home[0] != '\0')
-			snprintf(defpath, sizeof(defpath), "%s/.config/deskhand/config.json", home);
-		else
+		char dir[PATH_MAX - 16];
+		if (!agent_own_dir(AGENT_DIR_CONFIG, dir, sizeof(dir)))
 			return true;
+		snprintf(defpath, sizeof(defpath), "%s/config.json", dir);
 		path = defpath;
 	}
 	bool missing;
@@ -369,7 +383,10 @@ bool agent_options_parse(agent_options *o, int argc, char **argv)
 			break;
 		case OPT_MODEL: set_str(&o->model, optarg); break;
 		case OPT_API_BASE: set_str(&o->api_base, optarg); break;
-		case OPT_API_KEY: set_str(&o->api_key, optarg); break;
+		case OPT_API_KEY:
+			set_str(&o->api_key, optarg);
+			o->api_key_from_flag = true;
+			break;
 		case OPT_SCRIPT: set_str(&o->script, optarg); break;
 		case 'y':
 			o->auto_run = true;
@@ -508,7 +525,8 @@ const char *agent_options_usage(void)
 	"  --grid                draw a labelled grid on screenshots\n"
 	"  --settle-ms N         longest wait for the screen to settle (2000)\n"
 	"  --no-prompt-cache     no cache breakpoints in Anthropic requests\n"
-	"  --config FILE         settings file (default $XDG_CONFIG_HOME/deskhand/config.json)\n"
+	"  --config FILE         settings file (default $XDG_CONFIG_HOME/deskhand/config.json;\n"
+	"                        os_auto_approve and sandbox \"off\" only on the command line)\n"
 	"  --json                print every event as a JSON line\n"
 	"  --version, --help\n"
 	"  (--auto_run, --safe_mode and other underscore spellings are accepted)\n";

@@ -45,6 +45,7 @@ typedef struct agent_options {
 	/* Which of the above came from the command line (for notices). */
 	bool auto_run_from_flag;
 	bool safe_mode_from_flag;
+	bool api_key_from_flag;   /* visible to local users while deskhand starts */
 } agent_options;
 
 /* Fills the built-in defaults. Ownership: free with agent_options_finish. */

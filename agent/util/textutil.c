@@ -1,11 +1,13 @@
 /* agent/util/textutil — UTF-8 repair and a string buffer; see textutil.h. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -240,4 +242,58 @@ bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel)
 		struct timespec ts = {0, step * 1000000L};
 		nanosleep(&ts, NULL);
 	}
+}
+
+bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size)
+{
+	const char *xdg = getenv(kind == AGENT_DIR_CONFIG ? "XDG_CONFIG_HOME" : "XDG_DATA_HOME");
+	int k;
+	if (xdg != NULL && xdg[0] == '/') {
+		k = snprintf(buf, size, "%s/deskhand", xdg);
+	} else {
+		const char *home = getenv("HOME");
+		if (home == NULL || home[0] != '/') {
+			struct passwd *pw = getpwuid(getuid());
+			home = pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/'
+			       ? pw->pw_dir : NULL;
+		}
+		if (home == NULL) {
+			errno = ENOENT;
+			return false;
+		}
+		k = snprintf(buf, size, "%s/%s", home,
+		             kind == AGENT_DIR_CONFIG ? ".config/deskhand" : ".local/share/deskhand");
+	}
+	if (k < 0 || (size_t)k >= size) {
+		errno = ENAMETOOLONG;
+		return false;
+	}
+	return true;
+}
+
+bool agent_make_dirs(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+	if (len == 0 || len >= sizeof(buf)) {
+		errno = len == 0 ? ENOENT : ENAMETOOLONG;
+		return false;
+	}
+	memcpy(buf, path, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		if (buf[i] != '/' && buf[i] != '\0')
+			continue;
+		buf[i] = '\0';
+		if (mkdir(buf, 0700) != 0 && errno != EEXIST)
+			return false;
+		buf[i] = path[i];
+	}
+	struct stat st;
+	if (stat(path, &st) != 0)
+		return false;
+	if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return false;
+	}
+	return true;
 }

@@ -81,4 +81,22 @@ long long agent_now_ms(void);
  */
 bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel);
 
+/* deskhand's own directories. */
+typedef enum agent_dir_kind {
+	AGENT_DIR_CONFIG,       /* $XDG_CONFIG_HOME/deskhand, else ~/.config/deskhand */
+	AGENT_DIR_DATA,         /* $XDG_DATA_HOME/deskhand, else ~/.local/share/deskhand */
+} agent_dir_kind;
+
+/*
+ * The one place that knows where deskhand keeps its files. A relative XDG
+ * value is ignored (as the specification says); the home is $HOME when
+ * absolute, else the password database's. Writes the path into buf. False
+ * with errno ENOENT (no home) or ENAMETOOLONG. Creates nothing.
+ */
+bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size);
+
+/* mkdir -p with mode 0700 for what it creates; false with errno (ENOTDIR
+ * when the path exists but is not a directory). */
+bool agent_make_dirs(const char *path);
+
 #endif

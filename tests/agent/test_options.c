@@ -98,13 +98,13 @@ static void test_config_then_flags(void **state)
 {
 	(void)state;
 	char *p = write_tmp("{\"provider\":\"anthropic\",\"max_steps\":9,"
-	                    "\"os_auto_approve\":true,\"screen_max\":\"1024x768\"}");
+	                    "\"auto_run\":true,\"screen_max\":\"1024x768\"}");
 	agent_options o;
 	agent_options_init(&o);
 	assert_true(agent_options_load_config(&o, p));
 	assert_string_equal(o.provider, "anthropic");
 	assert_int_equal(o.max_steps, 9);
-	assert_true(o.os_auto_approve);
+	assert_true(o.auto_run);
 	assert_int_equal(o.screen_max_w, 1024);
 	const char *args[] = {"--max-steps", "3", NULL};
 	assert_true(parse(&o, args));
@@ -122,6 +122,9 @@ static void test_config_errors(void **state)
 		"{\"frobnicate\":1}", "{\"auto_run\":1}", "{\"max_steps\":1.5}",
 		/* beyond long: refused by range, never converted (found by fuzz_config) */
 		"{\"max_steps\":4.09e52}", "{\"max_tokens\":-1e300}",
+		/* the overrides come only from the command line (issue 10, class 2) */
+		"{\"os_auto_approve\":true}", "{\"os_auto_approve\":false}",
+		"{\"sandbox\":\"off\"}",
 	};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		char *p = write_tmp(bad[i]);

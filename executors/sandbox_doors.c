@@ -1,0 +1,295 @@
+/*
+ * executors/sandbox — the parent's side of what the sandbox keeps out of
+ * the code's reach besides the X socket: paths hidden and pinned (deskhand's
+ * own files, a path session bus, the X authority file), the TCP ports of
+ * the X server and of a TCP session bus, and deskhand's own command line.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "executors/sandbox-internal.h"
+
+const char *const sandbox_system_dirs[] = {
+	"/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+	"/opt", "/boot", NULL,
+};
+
+/* The X server listens on 6000 + display number; displays 0-63 cover
+ * every local server in practice (Xvfb's default range stops there). */
+#define SB_X_TCP_FIRST 6000
+#define SB_X_TCP_LAST 6063
+
+static bool under(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return true;
+	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
+}
+
+/* Adds every directory above `real` (not "/") to the pinned list, parents
+ * first, each once. */
+static bool pin_parents(sandbox_plan *p, const char *real)
+{
+	char buf[SB_PATH_MAX];
+	size_t len = strlen(real);
+	memcpy(buf, real, len + 1);
+	for (size_t i = 1; i < len; i++) {
+		if (buf[i] != '/')
+			continue;
+		buf[i] = '\0';
+		bool seen = false;
+		for (int k = 0; k < p->n_pinned && !seen; k++)
+			seen = strcmp(p->pinned[k], buf) == 0;
+		if (!seen) {
+			if (p->n_pinned == SB_PINNED_MAX)
+				return sandbox_fail("too many directories to pin above %s", real);
+			memcpy(p->pinned[p->n_pinned++], buf, i + 1);
+		}
+		buf[i] = '/';
+	}
+	return true;
+}
+
+bool sandbox_plan_hide(sandbox_plan *p, const char *path)
+{
+	if (p->profile == SANDBOX_OFF || path == NULL || path[0] == '\0')
+		return true;
+	char real[PATH_MAX], ws[PATH_MAX];
+	/* Missing, or out of this uid's reach and so of its code's too. */
+	if (realpath(path, real) == NULL)
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES
+		       ? true : sandbox_fail("cannot hide %s: %s", path, strerror(errno));
+	if (strlen(real) >= SB_PATH_MAX)
+		return sandbox_fail("the path %s is too long to hide", real);
+	const char *w = realpath(p->workspace, ws) != NULL ? ws : p->workspace;
+	if (under(w, real))
+		return sandbox_fail("the workspace %s is inside %s, which holds deskhand's own "
+		                    "files and is hidden from the code: choose another "
+		                    "workspace", p->workspace, real);
+	for (int k = 0; k < p->n_hidden; k++)
+		if (strcmp(p->hidden[k], real) == 0)
+			return true;
+	if (p->n_hidden == SB_HIDDEN_MAX)
+		return sandbox_fail("too many paths to hide (at most %d)", SB_HIDDEN_MAX);
+	if (!pin_parents(p, real))
+		return false;
+	memcpy(p->hidden[p->n_hidden++], real, strlen(real) + 1);
+	return true;
+}
+
+const char *sandbox_plan_hidden_path(const sandbox_plan *p, int i)
+{
+	return i >= 0 && i < p->n_hidden ? p->hidden[i] : NULL;
+}
+
+int sandbox_plan_denied_ports(const sandbox_plan *p, unsigned short *ports, int max)
+{
+	for (int i = 0; i < p->n_denied_ports && i < max; i++)
+		ports[i] = p->denied_ports[i];
+	return p->n_denied_ports;
+}
+
+static void deny_port(sandbox_plan *p, long port)
+{
+	if (port <= 0 || port > 65535 || p->n_denied_ports == SB_DENIED_PORTS_MAX)
+		return;
+	for (int i = 0; i < p->n_denied_ports; i++)
+		if (p->denied_ports[i] == port)
+			return;
+	p->denied_ports[p->n_denied_ports++] = (unsigned short)port;
+}
+
+/* The value of key=... in one D-Bus address ("unix:path=/tmp/x,guid=..."),
+ * unescaped (%XX); false when absent or too long. */
+static bool dbus_value(const char *addr, size_t len, const char *key, char *out,
+                       size_t size)
+{
+	size_t k = strlen(key);
+	const char *colon = memchr(addr, ':', len);
+	for (const char *s = colon ? colon + 1 : addr + len; s < addr + len;) {
+		const char *end = memchr(s, ',', (size_t)(addr + len - s));
+		if (end == NULL)
+			end = addr + len;
+		if ((size_t)(end - s) > k && strncmp(s, key, k) == 0 && s[k] == '=') {
+			size_t o = 0;
+			for (const char *c = s + k + 1; c < end; c++) {
+				unsigned v;
+				if (*c == '%' && end - c >= 3 && sscanf(c + 1, "%2x", &v) == 1) {
+					c += 2;
+				} else {
+					v = (unsigned char)*c;
+				}
+				if (o + 1 >= size || v == 0)
+					return false;
+				out[o++] = (char)v;
+			}
+			out[o] = '\0';
+			return true;
+		}
+		s = end + 1;
+	}
+	return false;
+}
+
+/* Closes each door of a D-Bus address list ("a;b"): a path socket is
+ * hidden, a TCP port denied. An abstract socket needs nothing here (the
+ * abstract-socket scoping covers it); unix:runtime= lives in the runtime
+ * directory, which is hidden already. */
+static bool close_dbus(sandbox_plan *p, const char *list)
+{
+	char val[SB_PATH_MAX];
+	for (const char *a = list; a != NULL && *a != '\0';) {
+		const char *semi = strchr(a, ';');
+		size_t len = semi ? (size_t)(semi - a) : strlen(a);
+		if (len > 5 && strncmp(a, "unix:", 5) == 0 &&
+		    dbus_value(a, len, "path", val, sizeof(val)) && val[0] == '/' &&
+		    !sandbox_plan_hide(p, val))
+			return false;
+		if ((strncmp(a, "tcp:", 4) == 0 || strncmp(a, "nonce-tcp:", 10) == 0) &&
+		    dbus_value(a, len, "port", val, sizeof(val)))
+			deny_port(p, strtol(val, NULL, 10));
+		a = semi ? semi + 1 : a + len;
+	}
+	return true;
+}
+
+/* dbus-launch's autolaunch files, ~/.dbus/session-bus/<machine>-<display>,
+ * name the bus of each X display in a line DBUS_SESSION_BUS_ADDRESS='...'. */
+static bool close_dbus_files(sandbox_plan *p, const char *home)
+{
+	char dir[SB_PATH_MAX];
+	if (home == NULL || home[0] != '/' ||
+	    snprintf(dir, sizeof(dir), "%s/.dbus/session-bus", home) >= (int)sizeof(dir))
+		return true;
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return true;
+	bool ok = true;
+	for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+		char path[SB_PATH_MAX + 256], line[2048];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		FILE *f = fopen(path, "re");
+		while (ok && f != NULL && fgets(line, sizeof(line), f) != NULL) {
+			static const char key[] = "DBUS_SESSION_BUS_ADDRESS='";
+			if (strncmp(line, key, sizeof(key) - 1) != 0)
+				continue;
+			char *v = line + sizeof(key) - 1, *q = strchr(v, '\'');
+			if (q != NULL)
+				*q = '\0';
+			ok = close_dbus(p, v);
+		}
+		if (f != NULL)
+			fclose(f);
+	}
+	closedir(d);
+	return ok;
+}
+
+/* Landlock allows, it cannot deny: the ruleset handles TCP connect and
+ * allows every port but the denied ones (65,472 rules; built once per
+ * process for one set of ports, about 30 ms). */
+static int net_ruleset_for(const sandbox_plan *p)
+{
+	static int cached = -1;
+	static unsigned short cached_ports[SB_DENIED_PORTS_MAX];
+	static int cached_n = -1;
+	if (cached >= 0 && cached_n == p->n_denied_ports &&
+	    memcmp(cached_ports, p->denied_ports, sizeof(p->denied_ports[0]) * (size_t)cached_n) == 0)
+		return cached;
+	struct sb_landlock_ruleset_attr attr = {0, SB_LL_NET_CONNECT_TCP, 0};
+	int rs = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (rs < 0)
+		return sandbox_fail("landlock: a network ruleset: %s", strerror(errno)), -1;
+	(void)fcntl(rs, F_SETFD, FD_CLOEXEC);
+	for (unsigned port = 0; port <= 65535; port++) {
+		bool denied = false;
+		for (int i = 0; i < p->n_denied_ports && !denied; i++)
+			denied = p->denied_ports[i] == port;
+		struct sb_landlock_net_port_attr r = {SB_LL_NET_CONNECT_TCP, port};
+		if (!denied && syscall(SYS_landlock_add_rule, rs, SB_LANDLOCK_RULE_NET_PORT,
+		                       &r, 0) != 0) {
+			sandbox_fail("landlock: allowing TCP port %u: %s", port, strerror(errno));
+			close(rs);
+			return -1;
+		}
+	}
+	if (cached >= 0)
+		close(cached);
+	cached = rs;
+	cached_n = p->n_denied_ports;
+	memcpy(cached_ports, p->denied_ports, sizeof(p->denied_ports));
+	return cached;
+}
+
+/* Fields 48-51 of /proc/self/stat: where the kernel finds the strings of
+ * /proc/PID/cmdline and /proc/PID/environ. */
+static void plan_arg_area(sandbox_plan *p)
+{
+	char buf[2048];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	char *s = strrchr(buf, ')');
+	if (s == NULL)
+		return;
+	int field = 2;
+	unsigned long v[4];
+	int got = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(s + 1, " ", &save); tok != NULL && got < 4;
+	     tok = strtok_r(NULL, " ", &save))
+		if (++field >= 48)
+			v[got++] = strtoul(tok, NULL, 10);
+	if (got == 4 && v[0] < v[1] && v[2] <= v[3]) {
+		p->arg_start = v[0];
+		p->arg_end = v[1];
+		p->env_start = v[2];
+		p->env_end = v[3];
+	}
+}
+
+bool sandbox_plan_close_doors(sandbox_plan *p, char *const *env)
+{
+	p->net_ruleset = -1;
+	plan_arg_area(p);
+	if (p->profile == SANDBOX_OFF || p->display)
+		return true;
+	const char *home = sandbox_env_get(env, "HOME");
+	const char *xauth = sandbox_env_get(env, "XAUTHORITY");
+	char def[SB_PATH_MAX];
+	if ((xauth == NULL || xauth[0] != '/') && home != NULL && home[0] == '/' &&
+	    snprintf(def, sizeof(def), "%s/.Xauthority", home) < (int)sizeof(def))
+		xauth = def;
+	if (xauth != NULL && xauth[0] == '/' && !sandbox_plan_hide(p, xauth))
+		return false;
+	if (!close_dbus(p, sandbox_env_get(env, "DBUS_SESSION_BUS_ADDRESS")) ||
+	    !close_dbus_files(p, home))
+		return false;
+	if (p->profile != SANDBOX_STANDARD)
+		return true;            /* strict's network namespace reaches nothing */
+	for (long port = SB_X_TCP_FIRST; port <= SB_X_TCP_LAST; port++)
+		deny_port(p, port);
+	if (p->landlock_abi < 4)
+		return sandbox_fail("the standard profile keeps the X server's TCP ports out of "
+		                    "reach with Landlock network rules (ABI 4, Linux 6.7); this "
+		                    "kernel has %s", p->landlock_abi ? "an older Landlock"
+		                                                     : "no Landlock");
+	if ((p->net_ruleset = net_ruleset_for(p)) < 0)
+		return false;
+	return true;
+}
