@@ -169,15 +169,15 @@ static bool mount_private_devpts(sandbox_failure *fail)
 	return err == 0 ? true : failed(fail, "mounting a private /dev/pts", err);
 }
 
-/* Makes the mount at path read-only. A remount in a user namespace must
- * keep the flags the kernel locked (nosuid, nodev, noexec, atime), so they
- * are read back first. */
-static int remount_ro(const char *path)
+/* Makes the mount at path read-only (plus `extra` flags). A remount in a
+ * user namespace must keep the flags the kernel locked (nosuid, nodev,
+ * noexec, atime), so they are read back first. */
+static int remount_ro(const char *path, unsigned long extra)
 {
 	struct statfs sf;
 	if (statfs(path, &sf) != 0)
 		return errno;
-	unsigned long f = MS_REMOUNT | MS_BIND | MS_RDONLY;
+	unsigned long f = MS_REMOUNT | MS_BIND | MS_RDONLY | extra;
 	if (sf.f_flags & ST_NOSUID)
 		f |= MS_NOSUID;
 	if (sf.f_flags & ST_NODEV)
@@ -210,7 +210,7 @@ static bool protect_system(sandbox_failure *fail)
 		if (mount(*d, *d, NULL, MS_BIND | MS_REC, NULL) != 0)
 			err = errno;
 		else
-			err = remount_ro(*d);
+			err = remount_ro(*d, 0);
 		if (err != 0)
 			return failed(fail, "making the system directories read-only", err);
 	}
@@ -239,7 +239,9 @@ static bool hide_paths(const sandbox_plan *plan, sandbox_failure *fail)
 		} else if (mount("/dev/null", h, NULL, MS_BIND, NULL) != 0) {
 			err = errno;
 		} else {
-			err = remount_ro(h);
+			/* nodev: opening it fails (EACCES), for reading as for
+			 * writing, rather than swallowing what is written. */
+			err = remount_ro(h, MS_NODEV);
 		}
 		if (err != 0)
 			return failed(fail, "hiding deskhand's own files", err);

@@ -268,9 +268,12 @@ class OtherDoors(unittest.TestCase):
         cookie = os.path.join(home, ".Xauthority")
         with open(cookie, "w") as f:
             f.write(SECRET)
-        code = "print(repr(open(%r).read()))" % cookie
+        code = ("try:\n"
+                "    print(repr(open(%r).read()))\n"
+                "except OSError as e:\n"
+                "    print(e.strerror)\n" % cookie)
         r = deskhand_exec("python", code, env=env_with(HOME=home))
-        self.assertEqual(r.stdout, b"''\n", r.stderr)
+        self.assertEqual(r.stdout, b"Permission denied\n", r.stderr)
 
 
 class SystemFiles(unittest.TestCase):
