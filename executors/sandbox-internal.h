@@ -104,9 +104,6 @@ struct sandbox_plan {
 	unsigned long arg_start, arg_end, env_start, env_end;
 };
 
-/* The system's directories, read-only for the code in standard and strict
- * (deskhand run by root would otherwise let its code change the system). */
-extern const char *const sandbox_system_dirs[];
 
 /* Bit of the Landlock network access right TCP connect (ABI 4). */
 #define SB_LL_NET_CONNECT_TCP (1ull << 1)

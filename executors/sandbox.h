@@ -217,6 +217,11 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
  */
 bool sandbox_plan_hide(sandbox_plan *plan, const char *path);
 
+/* The system's directories, read-only for the code in standard and strict
+ * (deskhand run by root would otherwise let its code change the system);
+ * NULL-terminated. */
+extern const char *const sandbox_system_dirs[];
+
 /* What the plan hides (i from 0; NULL past the end), for deskhand doctor. */
 const char *sandbox_plan_hidden_path(const sandbox_plan *plan, int i);
 

@@ -1,13 +1,69 @@
 /*
  * deskhand doctor: what of the sandbox works on this machine, tried for
- * real, and which profiles can therefore run.
+ * real, which profiles can therefore run, and which doors to the desktop
+ * and to deskhand's own files the standard profile closes here.
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "agent/cli/cli.h"
+#include "agent/util/textutil.h"
 #include "executors/sandbox.h"
+
+extern char **environ;
+
+static void doctor_own_dir(sandbox_plan *plan, agent_dir_kind kind, const char *what)
+{
+	char dir[PATH_MAX];
+	struct stat st;
+	if (!agent_own_dir(kind, dir, sizeof(dir)))
+		printf("  %-20s no home directory\n", what);
+	else if (stat(dir, &st) != 0)
+		printf("  %-20s %s (created and hidden when the agent starts)\n", what, dir);
+	else if (!sandbox_plan_hide(plan, dir))
+		printf("  %-20s %s: %s\n", what, dir, sandbox_error());
+}
+
+/* The doors the standard profile closes without the display grant, as a
+ * session started from here would close them. */
+static void doctor_doors(void)
+{
+	char cwd[PATH_MAX];
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		return;
+	sandbox_plan *plan = sandbox_plan_create(SANDBOX_STANDARD, false, cwd, environ, NULL);
+	printf("doors closed to code (standard profile, no display grant):\n");
+	if (plan == NULL) {
+		printf("  none: %s\n", sandbox_error());
+		return;
+	}
+	printf("  %-20s /tmp/.X11-unix hidden, abstract sockets scoped away\n", "X socket");
+	unsigned short ports[128];
+	int n = sandbox_plan_denied_ports(plan, ports, 128);
+	printf("  %-20s %d TCP ports unreachable (X: 6000-6063", "X over TCP", n);
+	for (int i = 0; i < n && i < 128; i++)
+		if (ports[i] < 6000 || ports[i] > 6063)
+			printf(", session bus: %u", ports[i]);
+	printf(")\n");
+	const char *bus = getenv("DBUS_SESSION_BUS_ADDRESS");
+	printf("  %-20s %s\n", "session bus", bus == NULL ? "(DBUS_SESSION_BUS_ADDRESS unset)"
+	       : strstr(bus, "abstract=") ? "abstract socket: scoped away" : "see hidden paths");
+	doctor_own_dir(plan, AGENT_DIR_CONFIG, "deskhand config");
+	doctor_own_dir(plan, AGENT_DIR_DATA, "deskhand data");
+	for (int i = 0; sandbox_plan_hidden_path(plan, i) != NULL; i++)
+		printf("  %-20s %s\n", "hidden", sandbox_plan_hidden_path(plan, i));
+	printf("  %-20s", "read-only");
+	for (const char *const *d = sandbox_system_dirs; *d != NULL; d++)
+		if (access(*d, F_OK) == 0)
+			printf(" %s", *d);
+	printf("\n");
+	sandbox_plan_destroy(plan);
+}
 
 int cmd_doctor(int argc, char **argv)
 {
@@ -37,5 +93,7 @@ int cmd_doctor(int argc, char **argv)
 			       sandbox_profile_name((sandbox_profile)prof), why,
 			       with_display ? "; with --display it can" : "");
 	}
+	if (standard_ok)
+		doctor_doors();
 	return standard_ok ? CLI_OK : CLI_FAIL;
 }

@@ -276,6 +276,26 @@ class OtherDoors(unittest.TestCase):
         self.assertEqual(r.stdout, b"Permission denied\n", r.stderr)
 
 
+class Doctor(unittest.TestCase):
+    def test_doctor_reports_the_doors_it_closes(self):
+        home = tempfile.mkdtemp(prefix="deskhand-home-")
+        for d in (".config/deskhand", ".local/share/deskhand"):
+            os.makedirs(os.path.join(home, d))
+        bus = os.path.join(home, "bus")
+        socket.socket(socket.AF_UNIX).bind(bus)
+        env = env_with(HOME=home, DBUS_SESSION_BUS_ADDRESS="unix:path=" + bus)
+        env.pop("XDG_CONFIG_HOME", None)
+        env.pop("XDG_DATA_HOME", None)
+        r = h.run([h.binary(), "doctor"], env=env)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        out = r.stdout.decode()
+        self.assertIn("X over TCP", out)
+        self.assertIn("6000-6063", out)
+        for path in (bus, home + "/.config/deskhand", home + "/.local/share/deskhand"):
+            self.assertRegex(out, r"hidden +%s\n" % path)
+        self.assertRegex(out, r"read-only +/usr")
+
+
 class SystemFiles(unittest.TestCase):
     """Standard promises code cannot change the system; as root the usual
     permissions do not stop it, the read-only system directories do."""
