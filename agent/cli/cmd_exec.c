@@ -8,6 +8,7 @@
  * "… N characters omitted …" note and the tail follow on stdout.
  */
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,8 +125,17 @@ int cmd_exec(int argc, char **argv)
 		return CLI_FAIL;
 	}
 
+	/* deskhand's own directories stay out of the code's reach here too. */
+	char own[2][PATH_MAX];
+	const char *hidden[3] = {NULL, NULL, NULL};
+	int n_hidden = 0;
+	if (agent_own_dir(AGENT_DIR_CONFIG, own[0], sizeof(own[0])))
+		hidden[n_hidden++] = own[0];
+	if (agent_own_dir(AGENT_DIR_DATA, own[1], sizeof(own[1])))
+		hidden[n_hidden++] = own[1];
 	exec_config cfg;
 	exec_config_init(&cfg);
+	cfg.hidden = hidden;
 	cfg.sandbox = a.sandbox;
 	cfg.workspace = a.workspace;
 	cfg.timeout_ms = a.timeout_s * 1000u;

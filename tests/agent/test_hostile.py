@@ -54,12 +54,15 @@ class OwnFiles(unittest.TestCase):
         with open(os.path.join(self.cfg, "deskhand", "config.json"), "w") as f:
             json.dump({"api_key": SECRET, "max_steps": 20}, f)
 
-    def attack(self, *flags):
+    def attack(self, *flags, workspace=None):
         code = ATTEMPT % (self.cfg, self.data, self.r.audit, self.r.conv)
         turns = [{"tool_calls": [call("execute", language="python", code=code)]},
                  {"text": "done"}]
         with FakeLLM(turns) as srv:
-            p = self.r.run(srv, "openai", "-y", *flags, "-m", "tidy up")
+            args = self.r.args(srv, "openai", "-y", *flags, "-m", "tidy up")
+            if workspace is not None:
+                args[args.index("--workspace") + 1] = workspace
+            p = h.run(args, env=self.r.env(), timeout=120)
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(len(srv.requests), 2)
             body = json.dumps(srv.requests[1]["body"])
@@ -68,11 +71,13 @@ class OwnFiles(unittest.TestCase):
         return p, dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
 
     def test_code_cannot_change_read_or_replace_deskhands_files(self):
-        for profile in ("standard", "strict"):
-            with self.subTest(profile=profile):
+        # Also when the workspace is the home directory that holds them.
+        for profile, work in (("standard", None), ("strict", None),
+                              ("strict", self.r.home)):
+            with self.subTest(profile=profile, work=work):
                 with open(os.path.join(self.cfg, "deskhand", "config.json")) as f:
                     before = f.read()
-                _, got = self.attack("--sandbox", profile)
+                _, got = self.attack("--sandbox", profile, workspace=work)
                 for label in ("config", "rules", "audit-append", "conv-write",
                               "data-write"):
                     self.assertIn(got[label], ("EROFS", "ENOENT", "EACCES"), (label, got))

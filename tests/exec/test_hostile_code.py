@@ -111,6 +111,18 @@ class CommandLine(unittest.TestCase):
             self.assertEqual(r.stdout, b"b''\nenviron Permission denied\n", profile)
 
 
+    def test_deskhand_exec_hides_deskhands_directories(self):
+        home = tempfile.mkdtemp(prefix="deskhand-home-")
+        os.makedirs(os.path.join(home, ".config", "deskhand"))
+        with open(os.path.join(home, ".config", "deskhand", "config.json"), "w") as f:
+            f.write('{"api_key": "%s"}' % SECRET)
+        env = env_with(HOME=home)
+        env.pop("XDG_CONFIG_HOME", None)
+        r = deskhand_exec("shell", "ls -A ~/.config/deskhand; cat ~/.config/deskhand/*; "
+                          "echo end", env=env)
+        self.assertEqual(r.stdout, b"end\n", r.stderr)
+
+
 class DisplayIsolation(unittest.TestCase):
     """Class 6: code granted the display imports nothing planted in the
     workspace or the user's folders unless the shown code asks for it."""
