@@ -16,6 +16,7 @@ binary on a pty; what is asserted is the raw bytes the agent wrote."""
 import json
 import os
 import re
+import subprocess
 import unittest
 
 import harness as h
@@ -165,6 +166,28 @@ class Shown(unittest.TestCase):
                 self.assertIn(b"bad", out)
                 self.assertNotIn(b"\x1b]", out)
                 self.assertEqual(foreign_controls(out), [], out)
+
+    def test_a_window_title_in_the_details_cannot_steer_the_terminal(self):
+        # Any program names its window; `d` names the window under a click.
+        title = "t\x1b]0;owned\x07\x1b[8mhid\u202eY\nfake line"
+        helper = os.path.join(h.build_dir(), "tests", "capture", "capture-xclient")
+        win = subprocess.Popen([helper, "window", "--utf8-name", title],
+                               env=X.env(LANG="C.UTF-8"), stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, start_new_session=True)
+        try:
+            self.assertTrue(win.stdout.readline(), "capture-xclient did not start")
+            r = Run()
+            turns = [{"tool_calls": [call("computer", action="left_click", coordinate=[40, 40])]},
+                     {"text": "ok"}]
+            out = self.ask_and_deny(r, turns, "--os", "-m", "go", X_=X,
+                                    answers=(b"d\n", b"n\n"))
+        finally:
+            win.stdin.close()
+            win.wait(10)
+            win.stdout.close()
+        details = between(out, b"window:  ", b"Perform this action?")
+        self.assertEqual(foreign_controls(details), [], details)
+        self.assertIn('"t⟨ESC⟩]0;owned⟨BEL⟩⟨ESC⟩[8mhid⟨U+202E⟩Y⟨LF⟩fake line"'.encode(), details)
 
     def test_json_mode_stays_json(self):
         r = Run()
