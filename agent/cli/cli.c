@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/cli/cli.h"
+#include "agent/util/textutil.h"
 
 struct synopsis {
 	const char *cmd;
@@ -37,14 +38,22 @@ const char *cli_synopsis(const char *cmd)
 	return "";
 }
 
+/* A message whose arguments may carry file names and other foreign text. */
+static void put_message(const char *fmt, va_list ap)
+{
+	char *text = agent_vformat(fmt, ap);
+	char *shown = text != NULL ? agent_show_dup(text, AGENT_SHOW_LINES) : NULL;
+	fprintf(stderr, "deskhand: %s\n", shown != NULL ? shown : "out of memory");
+	free(shown);
+	free(text);
+}
+
 void cli_error(const char *fmt, ...)
 {
 	va_list ap;
-	fputs("deskhand: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 int cli_usage(const char *cmd)
@@ -58,11 +67,9 @@ int cli_usage(const char *cmd)
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 {
 	va_list ap;
-	fputs("deskhand: ", stderr);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	put_message(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	return cli_usage(cmd);
 }
 

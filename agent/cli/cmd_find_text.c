@@ -8,15 +8,16 @@
 #include <string.h>
 
 #include "agent/cli/cli.h"
+#include "agent/util/textutil.h"
 #include "os/os.h"
 #include "vision/vision.h"
 
-/* The recognised text on one line: control characters become spaces. */
+/* The recognised text on one line, shown (agent_show_dup): it is the screen's. */
 static void print_text(const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		putchar(*p < 0x20 || *p == 0x7f ? ' ' : *p);
-	putchar('\n');
+	char *shown = agent_show_dup(s, 0);
+	puts(shown != NULL ? shown : "?");
+	free(shown);
 }
 
 int cmd_find_text(int argc, char **argv)

@@ -151,8 +151,13 @@ static int scan_and_report(const struct scan_args *a, const agent_scan_rules *ru
 	} else {
 		for (size_t i = 0; i < res->count; i++) {
 			const agent_scan_finding *f = &res->findings[i];
+			/* A user's rules file names and explains its own rules. */
+			char *id = agent_show_dup(f->rule_id, 0);
+			char *msg = agent_show_dup(f->message, 0);
 			printf("%d:%s:%s: %s\n", f->line, agent_scan_severity_name(f->severity),
-			       f->rule_id, f->message);
+			       id ? id : "?", msg ? msg : "?");
+			free(id);
+			free(msg);
 		}
 	}
 	agent_scan_result_destroy(res);

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "agent/cli/cli.h"
+#include "agent/util/textutil.h"
 #include "os/os.h"
 
 /* "0x1a00003" or "27262979": a whole window id, nothing else. */
@@ -31,13 +32,15 @@ static bool parse_id(const char *s, uint32_t *out)
 	return true;
 }
 
-static void put_sanitized(const char *s, bool is_class)
+/* Any program names its windows: shown (agent_show_dup), on one line. */
+static void put_sanitized(const char *raw, bool is_class)
 {
-	if (is_class && s[0] == '\0') {
+	if (is_class && raw[0] == '\0') {
 		putchar('-');
 		return;
 	}
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+	char *s = agent_show_dup(raw, 0);
+	for (const unsigned char *p = (const unsigned char *)(s ? s : "?"); *p; p++) {
 		if (*p < 0x20 || *p == 0x7f)
 			putchar(is_class ? '_' : '?');
 		else if (is_class && *p == ' ')
@@ -45,6 +48,7 @@ static void put_sanitized(const char *s, bool is_class)
 		else
 			putchar(*p);
 	}
+	free(s);
 }
 
 static int list(os_display *d)

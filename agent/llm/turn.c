@@ -268,40 +268,39 @@ bool provider_has_calls(const struct conv_message *m)
 	return false;
 }
 
-/* Copies at most size-1 bytes of one line of text, control characters replaced. */
 /*
- * A server's text made fit for one line of a terminal: whole UTF-8
- * characters only (an invalid byte becomes '?'), C0 and C1 controls as
- * spaces (no escape sequence survives), trimmed, cut at a character
- * boundary to fit `size`.
+ * A server's text made fit for one line of a terminal: line breaks and tabs
+ * as spaces, trimmed, every other control or invisible character shown as a
+ * mark (agent_show_append), cut at a character boundary to fit `size`.
  */
 static void clean_copy(const char *s, size_t n, char *out, size_t size)
 {
-	size_t o = 0;
 	while (n && (*s == ' ' || *s == '\n' || *s == '\r' || *s == '\t')) {
 		s++;
 		n--;
 	}
-	for (size_t i = 0; i < n;) {
-		size_t k = agent_utf8_seq(s + i, n - i);
-		unsigned char c = (unsigned char)s[i];
-		bool c1 = k == 2 && c == 0xC2 && (unsigned char)s[i + 1] < 0xA0;
-		if (k == 0 || k == 1 || c1) {
-			if (o + 1 >= size)
-				break;
-			out[o++] = k == 0 ? '?' : (c < 0x20 || c == 0x7f || c1) ? ' ' : (char)c;
-			i += k ? k : 1;
-			continue;
-		}
-		if (o + k >= size)
-			break;
-		memcpy(out + o, s + i, k);
-		o += k;
-		i += k;
+	agent_buf flat, shown;
+	agent_buf_init(&flat);
+	agent_buf_init(&shown);
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i] == '\n' || s[i] == '\r' || s[i] == '\t' ? ' ' : s[i];
+		agent_buf_append(&flat, &c, 1);
 	}
+	agent_show_append(&shown, flat.data != NULL ? flat.data : "", flat.len, 0);
+	const char *t = agent_buf_cstr(&shown);
+	size_t o = 0, len = strlen(t);
+	while (o < len) {
+		size_t k = agent_utf8_seq(t + o, len - o);
+		if (k == 0 || o + k >= size)
+			break;
+		o += k;
+	}
+	memcpy(out, t, o);
 	while (o > 0 && out[o - 1] == ' ')
 		o--;
 	out[o] = '\0';
+	agent_buf_finish(&flat);
+	agent_buf_finish(&shown);
 }
 
 void provider_error_text(const char *body, size_t len, char *out, size_t size)

@@ -236,10 +236,11 @@ static void audit_proposed(agent_gate *g, const proposal *p)
 static void show_proposal(agent_gate *g, const proposal *p)
 {
 	if (p->has_action) {
-		char desc[512];
-		agent_computer_describe(&p->action, desc, sizeof(desc));
+		char *desc = agent_computer_describe(&p->action);
 		char *json = agent_computer_to_json(&p->action);
-		agent_term_show_action(g->term, p->id, desc, json ? json : "{}");
+		agent_term_show_action(g->term, p->id, desc ? desc : p->action.name,
+		                       json ? json : "{}");
+		free(desc);
 		free(json);
 	} else {
 		agent_term_show_code(g->term, p->id, p->language, p->code, p->display);
@@ -255,9 +256,15 @@ static void window_at(agent_gate *g, int x, int y, char *out, size_t len)
 	/* The list is bottom to top: the last hit is the one on top. */
 	for (size_t i = 0; w != NULL && i < n; i++) {
 		os_rect r = w[i].geometry;
-		if (x >= r.x && y >= r.y && x < r.x + r.width && y < r.y + r.height)
-			snprintf(out, len, "0x%x \"%s\" (%s, pid %d)", w[i].id, w[i].title,
-			         w[i].klass, w[i].pid);
+		if (x >= r.x && y >= r.y && x < r.x + r.width && y < r.y + r.height) {
+			/* Any program names its window: one line, shown as it is. */
+			char *title = agent_show_dup(w[i].title, 0);
+			char *klass = agent_show_dup(w[i].klass, 0);
+			snprintf(out, len, "0x%x \"%s\" (%s, pid %d)", w[i].id, title ? title : "?",
+			         klass ? klass : "?", w[i].pid);
+			free(title);
+			free(klass);
+		}
 	}
 	os_windows_free(w, n);
 }
@@ -269,11 +276,13 @@ static void show_details(agent_gate *g, const proposal *p)
 		agent_buf_init(&b);
 		int line = 1;
 		agent_buf_printf(&b, "%4d  ", line);
-		for (const char *c = p->code; *c; c++) {
+		char *code = agent_show_dup(p->code, AGENT_SHOW_LINES | AGENT_SHOW_STRICT);
+		for (const char *c = code ? code : ""; *c; c++) {
 			agent_buf_append(&b, c, 1);
 			if (*c == '\n' && c[1] != '\0')
 				agent_buf_printf(&b, "%4d  ", ++line);
 		}
+		free(code);
 		if (p->scan != NULL && p->scan->count > 0) {
 			char *f = findings_text(p->scan);
 			agent_buf_printf(&b, "\nscanner findings:\n%s", f);
@@ -287,8 +296,8 @@ static void show_details(agent_gate *g, const proposal *p)
 		return;
 	}
 	const agent_computer_action *a = &p->action;
-	char desc[512], win[256] = "", shot[512] = "";
-	agent_computer_describe(a, desc, sizeof(desc));
+	char win[256] = "", shot[512] = "";
+	char *desc = agent_computer_describe(a);
 	vision_point pts[2];
 	int n = 0;
 	if (a->has_start)
@@ -302,7 +311,10 @@ static void show_details(agent_gate *g, const proposal *p)
 	}
 	if (n > 0) {
 		window_at(g, pts[n - 1].x, pts[n - 1].y, win, sizeof(win));
-		os_image *img = vision_preview_capture(g->display, pts, n, desc, 480, 320);
+		/* A label of one short line; the text itself is in the details. */
+		const char *label = desc != NULL && strlen(desc) < 100 && !strchr(desc, '\n')
+		                    ? desc : a->name;
+		os_image *img = vision_preview_capture(g->display, pts, n, label, 480, 320);
 		if (img != NULL) {
 			/* Beside the conversation, so it is kept with what it explains. */
 			char *dir = strdup((*g->conv)->path);
@@ -321,7 +333,8 @@ static void show_details(agent_gate *g, const proposal *p)
 	}
 	agent_buf b;
 	agent_buf_init(&b);
-	agent_buf_printf(&b, "action:  %s\n", desc);
+	agent_buf_printf(&b, "action:  %s\n", desc ? desc : a->name);
+	free(desc);
 	if (n > 0)
 		agent_buf_printf(&b, "target:  screen %d,%d\nwindow:  %s\npreview: %s",
 		                 pts[n - 1].x, pts[n - 1].y, win, shot);

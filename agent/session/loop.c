@@ -613,8 +613,13 @@ static int list_conversations(void)
 		struct tm tm;
 		localtime_r(&list[i].updated, &tm);
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M", &tm);
+		/* A conversation file's text is not deskhand's: shown, on one line. */
+		char *path = agent_show_dup(list[i].path, 0);
+		char *first = agent_show_dup(list[i].first_user ? list[i].first_user : "", 0);
 		printf("%s  %3zu messages  %s\n    %s\n", when, list[i].n_messages,
-		       list[i].path, list[i].first_user ? list[i].first_user : "");
+		       path ? path : "?", first ? first : "");
+		free(path);
+		free(first);
 	}
 	conv_summaries_free(list, n);
 	free(dir);

@@ -232,72 +232,73 @@ void agent_computer_action_finish(agent_computer_action *a)
 	a->text = NULL;
 }
 
-void agent_computer_describe(const agent_computer_action *a, char *buf, size_t len)
+/* What the action does besides where: its text, duration, direction. */
+static void describe_extra(const agent_computer_action *a, agent_buf *b)
 {
-	char where[96] = "";
-	if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG)
-		snprintf(where, sizeof(where), " from %d,%d to %d,%d (screen %d,%d -> %d,%d)",
-		         a->start_mx, a->start_my, a->mx, a->my, a->start_sx, a->start_sy,
-		         a->sx, a->sy);
-	else if (a->has_point)
-		snprintf(where, sizeof(where), " at %d,%d (screen %d,%d)", a->mx, a->my, a->sx, a->sy);
-	char extra[160] = "";
 	switch (a->kind) {
+	case AGENT_ACTION_TYPE:
+		/* The human approves exactly what will be typed: all of it, shown. */
+		agent_buf_puts(b, " ");
+		agent_show_typed(b, a->text ? a->text : "", a->text ? strlen(a->text) : 0);
+		break;
 	case AGENT_ACTION_KEY:
 	case AGENT_ACTION_HOLD_KEY:
-	case AGENT_ACTION_TYPE:
-	case AGENT_ACTION_FIND_TEXT: {
-		/* Show text safely: escape control characters, shorten. */
-		size_t o = 0;
-		extra[o++] = ' ';
-		extra[o++] = '"';
-		for (const char *p = a->text; p && *p && o < sizeof(extra) - 8; p++) {
-			unsigned char c = (unsigned char)*p;
-			if (c == '\n') {
-				extra[o++] = '\\';
-				extra[o++] = 'n';
-			} else if (c == '\t') {
-				extra[o++] = '\\';
-				extra[o++] = 't';
-			} else if (c < 0x20 || c == 0x7f) {
-				extra[o++] = '?';
-			} else {
-				extra[o++] = (char)c;
-			}
-		}
-		if (a->text && strlen(a->text) > sizeof(extra) - 10) {
-			memcpy(extra + o, "...", 3);
-			o += 3;
-		}
-		extra[o++] = '"';
-		extra[o] = '\0';
-		/* Never cut a UTF-8 sequence in half. */
-		while (o > 2 && !agent_utf8_valid(extra, o)) {
-			extra[--o] = '\0';
-		}
+	case AGENT_ACTION_FIND_TEXT:
+		agent_buf_puts(b, " \"");
+		agent_show_append(b, a->text ? a->text : "", a->text ? strlen(a->text) : 0,
+		                  AGENT_SHOW_STRICT);
+		agent_buf_puts(b, "\"");
 		if (a->kind == AGENT_ACTION_HOLD_KEY)
-			snprintf(extra + strlen(extra), sizeof(extra) - strlen(extra), " for %d ms",
-			         a->duration_ms);
+			agent_buf_printf(b, " for %d ms", a->duration_ms);
 		break;
-	}
 	case AGENT_ACTION_WAIT:
-		snprintf(extra, sizeof(extra), " %d ms", a->duration_ms);
+		agent_buf_printf(b, " %d ms", a->duration_ms);
 		break;
 	case AGENT_ACTION_SCROLL: {
 		static const char *const dirs[] = {"up", "down", "left", "right"};
-		snprintf(extra, sizeof(extra), " %s by %d", dirs[a->direction], a->amount);
+		agent_buf_printf(b, " %s by %d", dirs[a->direction], a->amount);
 		break;
 	}
 	case AGENT_ACTION_ZOOM:
-		snprintf(extra, sizeof(extra), " into [%d,%d,%d,%d]", a->region[0], a->region[1],
-		         a->region[2], a->region[3]);
+		agent_buf_printf(b, " into [%d,%d,%d,%d]", a->region[0], a->region[1],
+		                 a->region[2], a->region[3]);
 		break;
 	default:
-		if (a->text != NULL && a->n_combos > 0)
-			snprintf(extra, sizeof(extra), " holding %s", a->text);
+		if (a->text != NULL && a->n_combos > 0) {
+			agent_buf_puts(b, " holding ");
+			agent_show_append(b, a->text, strlen(a->text), AGENT_SHOW_STRICT);
+		}
 		break;
 	}
-	snprintf(buf, len, "%s%s%s", a->name, extra, where);
+}
+
+/* Where the action points, if anywhere. */
+static void describe_where(const agent_computer_action *a, agent_buf *b)
+{
+	if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG)
+		agent_buf_printf(b, " from %d,%d to %d,%d (screen %d,%d -> %d,%d)",
+		                 a->start_mx, a->start_my, a->mx, a->my, a->start_sx, a->start_sy,
+		                 a->sx, a->sy);
+	else if (a->has_point)
+		agent_buf_printf(b, " at %d,%d (screen %d,%d)", a->mx, a->my, a->sx, a->sy);
+}
+
+char *agent_computer_describe(const agent_computer_action *a)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_puts(&b, a->name);
+	/* Typed text may span lines: where it goes comes before it. */
+	if (a->kind == AGENT_ACTION_TYPE)
+		describe_where(a, &b);
+	describe_extra(a, &b);
+	if (a->kind != AGENT_ACTION_TYPE)
+		describe_where(a, &b);
+	if (b.oom) {
+		agent_buf_finish(&b);
+		return NULL;
+	}
+	return agent_buf_steal(&b);
 }
 
 char *agent_computer_to_json(const agent_computer_action *a)
@@ -523,9 +524,9 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 		set_text(r, true, "%s failed: %s", a->name, os_error());
 		r->want_screenshot = false;
 	} else if (r->text == NULL) {
-		char desc[256];
-		agent_computer_describe(a, desc, sizeof(desc));
-		set_text(r, false, "done: %s", desc);
+		char *desc = agent_computer_describe(a);
+		set_text(r, false, "done: %s", desc ? desc : a->name);
+		free(desc);
 	}
 	if (!os_pointer(d, &r->pointer_x, &r->pointer_y))
 		r->pointer_x = r->pointer_y = -1;

@@ -59,8 +59,13 @@ bool agent_computer_parse(const cJSON *args, const vision_view *view,
                           agent_computer_action *out, char *err, size_t errlen);
 void agent_computer_action_finish(agent_computer_action *a);
 
-/* A one-line human description ("left_click at 640,360 (screen 960,540)"). */
-void agent_computer_describe(const agent_computer_action *a, char *buf, size_t len);
+/*
+ * A human description ("left_click at 640,360 (screen 960,540)"), whole:
+ * the text to type, press or find is never cut, and shows every character
+ * (agent_show_typed, agent_show_append), so it may span lines. Ownership:
+ * the caller frees; NULL when out of memory.
+ */
+char *agent_computer_describe(const agent_computer_action *a);
 
 /* The action as JSON (for the audit log, the question and `e` edit). Caller frees. */
 char *agent_computer_to_json(const agent_computer_action *a);

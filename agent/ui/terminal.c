@@ -30,6 +30,8 @@ struct agent_term {
 	bool err_tty;
 	agent_md md;
 	bool in_text;
+	/* Foreign text on its way to the terminal: the model's, code output's. */
+	agent_show text_show, out_show[2];
 	pthread_mutex_t lock;
 	pthread_t spinner;
 	bool spinner_running;
@@ -112,6 +114,9 @@ agent_term *agent_term_create(bool json)
 	           !(term != NULL && strcmp(term, "dumb") == 0);
 	pthread_mutex_init(&t->lock, NULL);
 	agent_md_init(&t->md, t->color, md_sink, t);
+	agent_show_init(&t->text_show, AGENT_SHOW_LINES);
+	agent_show_init(&t->out_show[0], AGENT_SHOW_LINES);
+	agent_show_init(&t->out_show[1], AGENT_SHOW_LINES);
 #if DESKHAND_HAVE_LIBEDIT
 	/* History survives sessions, like a shell's: $XDG_DATA_HOME/deskhand/history.
 	 * Setting the line editor up sets the terminal's modes: not from a
@@ -214,23 +219,58 @@ void agent_term_text(agent_term *t, const char *s, size_t n)
 		emit(t, ev);
 		return;
 	}
+	agent_buf shown;
+	agent_buf_init(&shown);
 	pthread_mutex_lock(&t->lock);
 	t->in_text = true;
-	agent_md_feed(&t->md, s, n);
+	agent_show_feed(&t->text_show, &shown, s, n);
+	agent_md_feed(&t->md, shown.data != NULL ? shown.data : "", shown.len);
 	fflush(stdout);
 	pthread_mutex_unlock(&t->lock);
+	agent_buf_finish(&shown);
 }
 
 void agent_term_text_end(agent_term *t)
 {
 	if (t->json || !t->in_text)
 		return;
+	agent_buf shown;
+	agent_buf_init(&shown);
 	pthread_mutex_lock(&t->lock);
+	agent_show_end(&t->text_show, &shown);
+	agent_md_feed(&t->md, shown.data != NULL ? shown.data : "", shown.len);
+	agent_buf_finish(&shown);
 	agent_md_finish(&t->md);
 	fputc('\n', stdout);
 	fflush(stdout);
 	t->in_text = false;
 	pthread_mutex_unlock(&t->lock);
+}
+
+/*
+ * Writes text deskhand did not write, or built around such text, in its
+ * shown form (agent_show_append): deskhand's own styling is written apart
+ * from it, so it is the only escape sequence that reaches the terminal.
+ */
+static void put_shown(FILE *f, const char *s, size_t n, unsigned flags)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_show_append(&b, s, n, flags);
+	fwrite(agent_buf_cstr(&b), 1, strlen(agent_buf_cstr(&b)), f);
+	agent_buf_finish(&b);
+}
+
+/* The end of code output: a character it left half-written shows as U+FFFD. */
+static void output_end(agent_term *t)
+{
+	for (int i = 0; i < 2; i++) {
+		agent_buf b;
+		agent_buf_init(&b);
+		agent_show_end(&t->out_show[i], &b);
+		fputs(agent_buf_cstr(&b), i ? stderr : stdout);
+		agent_buf_finish(&b);
+	}
 }
 
 /*
@@ -243,6 +283,7 @@ static void human_begin(agent_term *t)
 	agent_term_spinner_stop(t);
 	agent_term_text_end(t);
 	pthread_mutex_lock(&t->lock);
+	output_end(t);
 }
 
 static void human(agent_term *t, FILE *f, const char *sgr, const char *prefix,
@@ -254,7 +295,11 @@ static void human(agent_term *t, FILE *f, const char *sgr, const char *prefix,
 	if (color)
 		fputs(sgr, f);
 	fputs(prefix, f);
-	vfprintf(f, fmt, ap);
+	/* The arguments carry server replies, file names, scanner findings. */
+	char *text = agent_vformat(fmt, ap);
+	if (text != NULL)
+		put_shown(f, text, strlen(text), AGENT_SHOW_LINES);
+	free(text);
 	if (color)
 		fputs("\033[0m", f);
 	fputc('\n', f);
@@ -299,7 +344,7 @@ void agent_term_print(agent_term *t, const char *text)
 		return;
 	}
 	human_begin(t);
-	fputs(text, stdout);
+	put_shown(stdout, text, strlen(text), AGENT_SHOW_LINES);
 	if (text[0] != '\0' && text[strlen(text) - 1] != '\n')
 		fputc('\n', stdout);
 	fflush(stdout);
@@ -320,12 +365,15 @@ void agent_term_show_code(agent_term *t, const char *id, const char *language,
 		return;
 	}
 	human_begin(t);
+	char *lang = agent_show_dup(language, 0);
 	if (t->color)
-		printf("\033[2m── %s%s ──\033[0m\n\033[36m", language,
+		printf("\033[2m── %s%s ──\033[0m\n\033[36m", lang ? lang : "?",
 		       display ? " (with the display)" : "");
 	else
-		printf("── %s%s ──\n", language, display ? " (with the display)" : "");
-	fputs(code, stdout);
+		printf("── %s%s ──\n", lang ? lang : "?", display ? " (with the display)" : "");
+	free(lang);
+	/* What the human approves: nothing in it may hide or move a line. */
+	put_shown(stdout, code, strlen(code), AGENT_SHOW_LINES | AGENT_SHOW_STRICT);
 	if (code[0] != '\0' && code[strlen(code) - 1] != '\n')
 		fputc('\n', stdout);
 	if (t->color)
@@ -349,10 +397,9 @@ void agent_term_show_action(agent_term *t, const char *id, const char *summary,
 		return;
 	}
 	human_begin(t);
-	if (t->color)
-		printf("\033[1;34m▶ %s\033[0m\n", summary);
-	else
-		printf("> %s\n", summary);
+	fputs(t->color ? "\033[1;34m▶ " : "> ", stdout);
+	put_shown(stdout, summary, strlen(summary), AGENT_SHOW_LINES);
+	fputs(t->color ? "\033[0m\n" : "\n", stdout);
 	fflush(stdout);
 	pthread_mutex_unlock(&t->lock);
 }
@@ -366,11 +413,15 @@ void agent_term_output(agent_term *t, const char *s, size_t n, agent_term_stream
 		emit(t, ev);
 		return;
 	}
+	agent_buf shown;
+	agent_buf_init(&shown);
 	pthread_mutex_lock(&t->lock);
 	FILE *f = st == AGENT_TERM_STDERR ? stderr : stdout;
-	fwrite(s, 1, n, f);
+	agent_show_feed(&t->out_show[st == AGENT_TERM_STDERR], &shown, s, n);
+	fputs(agent_buf_cstr(&shown), f);
 	fflush(f);
 	pthread_mutex_unlock(&t->lock);
+	agent_buf_finish(&shown);
 }
 
 void agent_term_result(agent_term *t, const char *id, const char *status,
@@ -617,9 +668,11 @@ agent_term_answer agent_term_ask(agent_term *t, const char *id,
 			}
 	if (!t->json && t->tty_in)
 		discard_typeahead(t);
+	char prompt[512];
+	char *shown = agent_show_dup(question, AGENT_SHOW_LINES);
+	snprintf(prompt, sizeof(prompt), "%s [%s] ", shown ? shown : "?", menu);
+	free(shown);
 	for (int attempt = 0; attempt < 10; attempt++) {
-		char prompt[512];
-		snprintf(prompt, sizeof(prompt), "%s [%s] ", question, menu);
 		char *line;
 		if (!t->json && t->tty_in) {
 			line = agent_term_read_line(t, prompt);

@@ -8,6 +8,12 @@
  * standard input in both: on a terminal through the line editor, otherwise
  * as plain lines; end of input is always "no".
  *
+ * Only deskhand's own styling steers the terminal: everything else it is
+ * given to show — model text, code, output, summaries, the arguments of
+ * notices and errors — is written in its shown form (agent_show_*, controls
+ * and invisible characters as visible marks). The --json face gives the
+ * text itself, escaped as JSON.
+ *
  * The terminal never decides anything: the gate asks, the terminal reports
  * the answer. It only reads the user's own input, so magic commands can only
  * come from here (the loop checks lines read by agent_term_read_line).

@@ -1,7 +1,8 @@
 /*
  * agent/util/textutil — small text helpers the agent's parts share: UTF-8
  * validation and repair (model text, tool output and file names are
- * untrusted bytes), and a growable string buffer.
+ * untrusted bytes) and its safe showing on a terminal, and a growable
+ * string buffer.
  *
  * The door of agent/util, the room every other room may use. May call:
  * os/'s UTF-8 decoder, nothing else of deskhand's.
@@ -61,6 +62,51 @@ bool agent_buf_printf(agent_buf *b, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 /* Hands the data over (never NULL unless out of memory); b is reset. */
 char *agent_buf_steal(agent_buf *b);
+
+/*
+ * Text deskhand did not write (model text, code, its output, server replies,
+ * window titles, file names) as it may reach a terminal: every character a
+ * terminal would obey, or that draws nothing or reorders what follows,
+ * becomes a visible mark. C0 controls and DEL show by name (⟨ESC⟩, ⟨CR⟩),
+ * C1 controls, bidi controls, zero-width and other invisible characters by
+ * code point (⟨U+202E⟩); an invalid byte becomes U+FFFD. So no escape
+ * sequence of theirs reaches the terminal, and nothing in them is hidden.
+ *   AGENT_SHOW_LINES   newline and tab stay themselves (else ⟨LF⟩, ⟨tab⟩)
+ *   AGENT_SHOW_STRICT  text to be approved: also joiners, variation
+ *                      selectors, spaces other than U+0020 and the marks'
+ *                      own characters (⟨ ⟩ ⏎), which prose keeps
+ */
+enum {
+	AGENT_SHOW_LINES = 1u << 0,
+	AGENT_SHOW_STRICT = 1u << 1,
+};
+
+/* A stream of foreign text arriving in pieces split anywhere (a character
+ * split between two pieces is held until it is whole). */
+typedef struct agent_show {
+	unsigned flags;
+	char carry[4];
+	size_t ncarry;
+} agent_show;
+
+void agent_show_init(agent_show *st, unsigned flags);
+/* Appends the shown form of the piece s[0..n) to out. */
+void agent_show_feed(agent_show *st, agent_buf *out, const char *s, size_t n);
+/* The end of the stream: a held incomplete character shows as U+FFFD. */
+void agent_show_end(agent_show *st, agent_buf *out);
+/* A whole text at once: its shown form appended to out. */
+void agent_show_append(agent_buf *out, const char *s, size_t n, unsigned flags);
+/* The shown form of a string. Ownership: the caller frees; NULL when out of memory. */
+char *agent_show_dup(const char *s, unsigned flags);
+
+/*
+ * Text a `type` action would type, for the human who approves it: its
+ * length in characters (and lines), the whole text quoted, nothing cut, in
+ * the strict shown form, besides a run of three or more spaces as
+ * ⟨N spaces⟩ and a newline as ⏎ and a line break; a notice when its
+ * letters mix scripts that have look-alikes (Latin and Cyrillic, ...).
+ */
+void agent_show_typed(agent_buf *out, const char *s, size_t n);
 
 /*
  * The one whole-file reader. Reads fd to its end into fresh memory,

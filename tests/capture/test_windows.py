@@ -153,12 +153,28 @@ class Listing(unittest.TestCase):
             rows = parse(r.stdout)
             self.assertNotIn(1, [v["id"] for v in rows])
             w = [v for v in rows if v["id"] == c.id][0]
-            self.assertEqual(w["title"], "evil?0x00000001 1 * 1x1+0+0 X fake")
+            self.assertEqual(w["title"], "evil⟨LF⟩0x00000001 1 * 1x1+0+0 X fake")
             w = [v for v in rows if v["id"] == bad.id][0]
             self.assertEqual(w["title"], "bad\ufffd\ufffdend")
         finally:
             c.stop()
             bad.stop()
+
+    def test_hostile_titles_cannot_steer_the_terminal(self):
+        # Issue 10, class 4: a title's OSC would retitle the terminal that
+        # lists it, its C1 CSI (U+009B) move the cursor, its RLO reverse the
+        # line; they show as marks.
+        c = Client(X, "window", "--utf8-name", "t\x1b]0;x\x07\u009b2J\u202eY")
+        try:
+            r = windows(X)
+            self.assertEqual(r.returncode, 0)
+            self.assertNotIn(b"\x1b", r.stdout)
+            self.assertNotIn("\u202e".encode(), r.stdout)
+            self.assertNotIn(b"\xc2\x9b", r.stdout)
+            w = [v for v in parse(r.stdout) if v["id"] == c.id][0]
+            self.assertEqual(w["title"], "t⟨ESC⟩]0;x⟨BEL⟩⟨U+009B⟩2J⟨U+202E⟩Y")
+        finally:
+            c.stop()
 
     def test_frame_is_looked_through(self):
         # A reparenting manager without EWMH: the frame has no WM_STATE,

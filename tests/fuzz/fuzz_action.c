@@ -6,12 +6,14 @@
  * format canonically, and survives the round trip through its JSON form
  * (what the audit log records and what `e` lets the human edit) unchanged.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
 
 #include "fuzz.h"
 #include "agent/tools/computer.h"
+#include "agent/util/textutil.h"
 
 static const vision_view views[] = {
 	{0, 0, 1920, 1080, 1280, 720},
@@ -82,9 +84,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[256];
 	if (agent_computer_parse(args, v, &a, err, sizeof(err))) {
 		check_action(&a, v);
-		char line[512];
-		agent_computer_describe(&a, line, sizeof(line));
-		fuzz_check(strlen(line) < sizeof(line), "description");
+		char *line = agent_computer_describe(&a);
+		fuzz_check(line != NULL, "no description");
+		fuzz_check(agent_utf8_valid(line, strlen(line)), "description not UTF-8: %s", line);
+		for (const char *c = line; *c; c++)
+			fuzz_check(*c == '\n' || ((unsigned char)*c >= 0x20 && *c != 0x7f),
+			           "a control character in the description: %s", line);
+		free(line);
 		char *json = agent_computer_to_json(&a);
 		fuzz_check(json != NULL, "no JSON form");
 		cJSON *back = cJSON_Parse(json);

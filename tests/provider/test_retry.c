@@ -87,17 +87,18 @@ static void test_error_text(void **state)
 	assert_string_equal(out, "Not Found");
 	const char *plain = "\n<html>\r\n502 Bad Gateway\x01</html>\n";
 	provider_error_text(plain, strlen(plain), out, sizeof(out));
-	assert_string_equal(out, "<html>  502 Bad Gateway </html>");
+	assert_string_equal(out, "<html>  502 Bad Gateway⟨SOH⟩</html>");
 	provider_error_text(NULL, 0, out, sizeof(out));
 	assert_string_equal(out, "");
-	/* A hostile server: C1 controls (CSI as U+009B), invalid bytes, and a
-	 * cut that would fall inside a character. */
-	const char *c1 = "{\"error\":{\"message\":\"a\\u009b2Jb\\u001b]0;x\\u0007c\"}}";
+	/* A hostile server: C1 controls (CSI as U+009B), escapes, bidi
+	 * controls, invalid bytes, and a cut that would fall inside a character:
+	 * shown as marks, never passed on. */
+	const char *c1 = "{\"error\":{\"message\":\"a\\u009b2Jb\\u001b]0;x\\u0007c\\u202e\"}}";
 	provider_error_text(c1, strlen(c1), out, sizeof(out));
-	assert_string_equal(out, "a 2Jb ]0;x c");
+	assert_string_equal(out, "a⟨U+009B⟩2Jb⟨ESC⟩]0;x⟨BEL⟩c⟨U+202E⟩");
 	const char *bad = "caf\xC3 \xFF ok";
 	provider_error_text(bad, strlen(bad), out, sizeof(out));
-	assert_string_equal(out, "caf? ? ok");
+	assert_string_equal(out, "caf\xEF\xBF\xBD \xEF\xBF\xBD ok");
 	char small[6];
 	const char *wide = "{\"error\":\"ab\xE2\x9C\x93\xE2\x9C\x93\"}";
 	provider_error_text(wide, strlen(wide), small, sizeof(small));
