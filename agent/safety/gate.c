@@ -309,8 +309,17 @@ static void show_details(agent_gate *g, const proposal *p)
 			char *slash = dir ? strrchr(dir, '/') : NULL;
 			if (slash != NULL)
 				*slash = '\0';
+			/* The id is the model's text: only plain characters reach
+			 * the file name (turn.c already renames odd ids). */
+			static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+			                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
+			char name[65];
+			size_t k = 0;
+			for (const char *c = p->id; *c && k < sizeof(name) - 1; c++)
+				name[k++] = strchr(plain, *c) != NULL ? *c : '_';
+			name[k] = '\0';
 			snprintf(shot, sizeof(shot), "%s/preview-%s.png",
-			         slash != NULL ? dir : ".", p->id);
+			         slash != NULL ? dir : ".", name);
 			if (!os_png_write_file(img, shot, NULL))
 				snprintf(shot, sizeof(shot), "(could not save: %s)", os_error());
 			free(dir);
