@@ -606,6 +606,8 @@ static int interp_threads(const exec_session *s)
  */
 static int interp_idle(const exec_session *s)
 {
+	if (s->interp_pid == 0)
+		return -1;
 	char path[64], buf[256];
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)s->interp_pid);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -653,6 +655,15 @@ static void note_interpreter(exec_session *s, long long deadline)
 	if (fstat(s->code_fd, &st) == 0)
 		snprintf(s->blocks_link, sizeof(s->blocks_link), "pipe:[%llu]",
 		         (unsigned long long)st.st_ino);
+	/* A /proc mounted for another pid namespace (deskhand itself started
+	 * in a fresh one) names other processes: then nothing is read there. */
+	char self[32];
+	ssize_t l = readlink("/proc/self", self, sizeof(self) - 1);
+	if (l <= 0)
+		return;
+	self[l] = '\0';
+	if (atol(self) != (long)getpid())
+		return;
 	each_process(find_interp, s);
 	if (s->interp_pid == 0)
 		return;
@@ -715,6 +726,9 @@ static int block_processes(const exec_session *s, unsigned long long since)
 /* What the block left running after it said it was done, for its message. */
 static void lingering_note(exec_session *s, unsigned long long since, char *note, size_t size)
 {
+	note[0] = '\0';
+	if (s->interp_pid == 0)
+		return;
 	bool earlier = s->lingering;
 	int threads = interp_threads(s);
 	int extra = s->base_threads > 0 && threads > s->base_threads ? threads - s->base_threads : 0;
@@ -1297,7 +1311,7 @@ static void take_earlier_output(exec_session *s, struct run_state *rs)
 	if (earlier == NULL)
 		return;
 	/* Is what an earlier block left still there? */
-	if (s->lingering)
+	if (s->lingering && s->interp_pid != 0)
 		s->lingering = interp_threads(s) > s->base_threads || block_processes(s, 0) > 0;
 	struct run_state tmp = {s, earlier, NULL, NULL, true, true};
 	drain_output(&tmp, false, 0);
