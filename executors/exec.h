@@ -13,7 +13,25 @@
  * in one persistent namespace and, when it is done, writes "MARKER STATUS\n"
  * on another private pipe (fd 4). The marker is 128 random bits, fresh for
  * every block, and never travels on stdout or stderr, so nothing the code
- * prints can end a block early. stdout and stderr are two pipes polled
+ * prints can end a block early.
+ *
+ * The report alone is not the end: the code shares the driver's process
+ * and can learn the marker (the driver's variables, its memory, the blocks
+ * pipe) and write the report while it keeps working. So the parent believes
+ * a report only once the kernel shows the interpreter's main thread waiting
+ * for the next block (read(2) on the blocks pipe; node: its event loop's
+ * epoll wait), read from /proc/PID/syscall of the interpreter's host pid;
+ * until then the block runs on, under its timeout. Then it looks at what
+ * is still alive: threads of the interpreter beyond those it had idle
+ * before the first block, and processes the block started (descendants of
+ * the supervisor begun since the block began); the result's message names
+ * them ("work is still running after the block reported its end: ...").
+ * Output is attributed by time: what arrives while a block runs is that
+ * block's (the message warns when an earlier block's work was still
+ * running then); what arrives between two blocks opens the next block's
+ * output under "[deskhand: output of an earlier block's background work,
+ * written after that block ended:]" and ends with "[deskhand: this block's
+ * output:]", never as that block's own. stdout and stderr are two pipes polled
  * together: each chunk arrives tagged with its stream, in the order the
  * reads happen (a pty would merge the streams and make the code believe it
  * talks to a terminal; two pipes keep them apart at the cost that writes
@@ -25,8 +43,9 @@
  * An interpreter that dies (exit, crash) is restarted the same way.
  *
  * What a block starts in the background (`xterm &`, subprocess.Popen) keeps
- * running across the next blocks, and an interrupt of a later block spares
- * it; it ends with the session (timeout, restart, destroy), never later.
+ * running across the next blocks (its block's message says so), and an
+ * interrupt of a later block spares it; it ends with the session (timeout,
+ * restart, destroy), never later.
  *
  * Threads: a session (or set) is used from one thread at a time, and that
  * thread must outlive it (the sandbox dies with the thread that created

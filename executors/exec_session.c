@@ -34,6 +34,7 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,6 +52,7 @@ extern char **environ;
 #define GRACE_MS 2000           /* after SIGINT, before killing everything */
 #define READY_TIMEOUT_MS 30000  /* from clone to a successful execve */
 #define DRAIN_MS 1000           /* reading what a dead interpreter left */
+#define SETTLE_POLL_MS 5        /* after a report, until the interpreter is idle */
 
 /* deskhand -> supervisor, one datagram each. */
 struct sup_cmd {
@@ -85,6 +87,13 @@ struct exec_session {
 	char ended_why[96];        /* how the previous interpreter ended */
 	pid_t sup_pid;
 	int sup_pidfd, sup_fd, code_fd, ctl_fd, out_fd, err_fd;
+	/* Seen from here: the interpreter's pid, the link naming the blocks
+	 * pipe in /proc ("pipe:[INODE]"), its thread count when idle before
+	 * any block ran, and whether work of a block was left running. */
+	pid_t interp_pid;
+	char blocks_link[48];
+	int base_threads;
+	bool lingering;
 
 	int intr_r, intr_w;
 	bool own_intr;
@@ -553,6 +562,194 @@ static void session_kill(exec_session *s)
 	s->alive = false;
 }
 
+/* ---- when is a block's work done? ------------------------------------------
+ *
+ * The driver's report cannot be trusted alone: the code runs in the same
+ * process and can learn the marker (from the driver's variables, memory or
+ * the blocks pipe) and report the end while it keeps working. What the code
+ * cannot fake is the kernel's view, read here from the host's /proc: the
+ * interpreter's main thread blocked reading the blocks pipe (node: waiting
+ * in its event loop), how many threads it has, which processes of the
+ * session are alive.
+ */
+
+static void find_interp(pid_t pid, void *arg)
+{
+	exec_session *s = arg;
+	struct proc_info info;
+	if (s->interp_pid == 0 && proc_info_read(pid, &info) && info.ppid == s->sup_pid)
+		s->interp_pid = pid;
+}
+
+/* Threads of the interpreter, -1 when it cannot be read. */
+static int interp_threads(const exec_session *s)
+{
+	char path[48];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->interp_pid);
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	char buf[4096];
+	int n = 0;
+	long got;
+	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < got;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			n += buf[off + 19] != '.';
+			off += reclen;
+		}
+	close(dfd);
+	return n;
+}
+
+/*
+ * 1 when the main thread waits for the next block, 0 when it is doing
+ * something else, -1 when this kernel does not tell (no
+ * /proc/PID/syscall): then the driver's report is all there is.
+ */
+static int interp_idle(const exec_session *s)
+{
+	if (s->interp_pid == 0)
+		return -1;
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)s->interp_pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	char *end;
+	long nr = strtol(buf, &end, 10);
+	if (end == buf)
+		return 0;                   /* "running" */
+	unsigned long arg0 = strtoul(end, NULL, 16);
+	if (s->lang == EXEC_JAVASCRIPT)
+		return nr == SYS_epoll_pwait
+#ifdef SYS_epoll_wait
+		       || nr == SYS_epoll_wait
+#endif
+#ifdef SYS_epoll_pwait2
+		       || nr == SYS_epoll_pwait2
+#endif
+		       ;
+	if (nr != SYS_read || arg0 > INT_MAX)
+		return 0;
+	char link[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd/%lu", (int)s->interp_pid, arg0);
+	ssize_t l = readlink(path, link, sizeof(link) - 1);
+	if (l <= 0)
+		return 0;
+	link[l] = '\0';
+	return strcmp(link, s->blocks_link) == 0;
+}
+
+/* After the interpreter started: who it is, and its threads once its
+ * driver waits for the first block (node starts several). */
+static void note_interpreter(exec_session *s, long long deadline)
+{
+	struct stat st;
+	s->interp_pid = 0;
+	s->base_threads = -1;
+	s->lingering = false;
+	s->blocks_link[0] = '\0';
+	if (fstat(s->code_fd, &st) == 0)
+		snprintf(s->blocks_link, sizeof(s->blocks_link), "pipe:[%llu]",
+		         (unsigned long long)st.st_ino);
+	/* A /proc mounted for another pid namespace (deskhand itself started
+	 * in a fresh one) names other processes: then nothing is read there. */
+	char self[32];
+	ssize_t l = readlink("/proc/self", self, sizeof(self) - 1);
+	if (l <= 0)
+		return;
+	self[l] = '\0';
+	if (atol(self) != (long)getpid())
+		return;
+	each_process(find_interp, s);
+	if (s->interp_pid == 0)
+		return;
+	while (interp_idle(s) == 0 && now_ms() < deadline) {
+		struct timespec ts = {0, 2 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	s->base_threads = interp_threads(s);
+}
+
+struct session_procs {
+	pid_t sup, interp;
+	unsigned long long since;
+	size_t n;
+	struct { pid_t pid, ppid; unsigned long long start; } p[1024];
+};
+
+static void collect_proc(pid_t pid, void *arg)
+{
+	struct session_procs *sp = arg;
+	struct proc_info info;
+	if (sp->n < sizeof(sp->p) / sizeof(sp->p[0]) && proc_info_read(pid, &info)) {
+		sp->p[sp->n].pid = pid;
+		sp->p[sp->n].ppid = info.ppid;
+		sp->p[sp->n].start = info.start;
+		sp->n++;
+	}
+}
+
+/* Processes of the session other than the interpreter started since
+ * `since`: the descendants of the supervisor (orphans come back to it). */
+static int block_processes(const exec_session *s, unsigned long long since)
+{
+	struct session_procs *sp = calloc(1, sizeof(*sp));
+	if (sp == NULL)
+		return 0;
+	each_process(collect_proc, sp);
+	char *in = calloc(sp->n, 1);
+	int count = 0;
+	for (bool grew = in != NULL; grew;) {
+		grew = false;
+		for (size_t i = 0; i < sp->n; i++) {
+			if (in[i])
+				continue;
+			bool child = sp->p[i].ppid == s->sup_pid;
+			for (size_t j = 0; !child && j < sp->n; j++)
+				child = in[j] && sp->p[j].pid == sp->p[i].ppid;
+			if (child) {
+				in[i] = 1;
+				grew = true;
+				count += sp->p[i].pid != s->interp_pid && sp->p[i].start >= since;
+			}
+		}
+	}
+	free(in);
+	free(sp);
+	return count;
+}
+
+/* What the block left running after it said it was done, for its message. */
+static void lingering_note(exec_session *s, unsigned long long since, char *note, size_t size)
+{
+	note[0] = '\0';
+	if (s->interp_pid == 0)
+		return;
+	bool earlier = s->lingering;
+	int threads = interp_threads(s);
+	int extra = s->base_threads > 0 && threads > s->base_threads ? threads - s->base_threads : 0;
+	int procs = block_processes(s, since);
+	s->lingering = extra > 0 || procs > 0;
+	note[0] = '\0';
+	if (s->lingering)
+		snprintf(note, size, "work is still running after the block reported its end: "
+		         "%d thread%s of the interpreter besides its own, %d process%s this block "
+		         "started; what they print from now on is labelled as output of an earlier "
+		         "block's background work", extra, extra == 1 ? "" : "s", procs,
+		         procs == 1 ? "" : "es");
+	else if (earlier)
+		snprintf(note, size, "background work of an earlier block was running during "
+		         "this block: part of this output may be its");
+}
+
 static bool session_start(exec_session *s)
 {
 	int code_p[2] = {-1, -1}, ctl_p[2] = {-1, -1}, out_p[2] = {-1, -1},
@@ -637,6 +834,7 @@ static bool session_start(exec_session *s)
 		}
 	}
 	s->started = true;
+	note_interpreter(s, deadline);
 	return true;
 fail:
 	for (int i = 0; i < 2; i++) {
@@ -931,6 +1129,7 @@ struct block {
 	long long deadline, grace_end;
 	bool interrupting, timed_out, interrupted;
 	bool got_marker, ended, killed, have_wstatus;
+	bool done;                 /* reported, and the interpreter waits for more */
 	int status, wstatus;
 };
 
@@ -1004,6 +1203,8 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 	}
 	long long until = b->interrupting ? b->grace_end : b->deadline;
 	long long left = until - now_ms();
+	if (b->got_marker && left > SETTLE_POLL_MS)
+		left = SETTLE_POLL_MS;      /* reported: look again whether it is so */
 	int r = poll(p, (nfds_t)n, left > 0 ? (int)left : 0);
 	if (r < 0 && errno != EINTR) {
 		exec_fail("poll: %s", strerror(errno));
@@ -1043,10 +1244,16 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
  * grace after an interrupt or the timeout. */
 static void run_block(exec_session *s, struct run_state *rs, struct block *b)
 {
-	while (!b->got_marker && !b->ended && !b->killed) {
+	while (!b->done && !b->ended && !b->killed) {
 		wait_once(s, rs, b);
-		if (b->got_marker || b->ended || b->killed)
+		if (b->ended || b->killed)
 			break;
+		/* A report is believed once the interpreter really waits for the
+		 * next block: code that forged it may still be running. */
+		if (b->got_marker && interp_idle(s) != 0) {
+			b->done = true;
+			break;
+		}
 		long long now = now_ms();
 		if (!b->interrupting && now >= b->deadline) {
 			start_interrupt(s, b, now);
@@ -1061,7 +1268,7 @@ static void run_block(exec_session *s, struct run_state *rs, struct block *b)
 static void settle_block(exec_session *s, struct run_state *rs, struct block *b,
                          char *how, size_t size)
 {
-	if (b->got_marker && !b->timed_out) {
+	if (b->done && !b->timed_out) {
 		drain_output(rs, false, 0);
 	} else if (b->ended) {
 		/* The interpreter is gone; the supervisor is taking the rest of
@@ -1118,6 +1325,39 @@ static void block_message(exec_session *s, struct block *b, const char *how,
 	}
 }
 
+#define EARLIER_HEAD "[deskhand: output of an earlier block's background work, written " \
+	"after that block ended:]\n"
+#define EARLIER_TAIL "\n[deskhand: this block's output:]\n"
+
+/* Whatever arrived between blocks was written by work an earlier block left
+ * running: it opens this block's output under a label, never as its own. */
+static void take_earlier_output(exec_session *s, struct run_state *rs)
+{
+	exec_output *earlier = exec_output_create(s->max_output);
+	if (earlier == NULL)
+		return;
+	/* Is what an earlier block left still there? */
+	if (s->lingering && s->interp_pid != 0)
+		s->lingering = interp_threads(s) > s->base_threads || block_processes(s, 0) > 0;
+	struct run_state tmp = {s, earlier, NULL, NULL, true, true};
+	drain_output(&tmp, false, 0);
+	size_t len = 0, total = 0;
+	char *text = exec_output_text(earlier, &len, NULL, &total, NULL);
+	if (text != NULL && total > 0) {
+		static const char head[] = EARLIER_HEAD, tail[] = EARLIER_TAIL;
+		bool nl = len > 0 && text[len - 1] == '\n';
+		const char *parts[3] = {head, text, tail + nl};
+		size_t lens[3] = {sizeof(head) - 1, len, sizeof(tail) - 1 - nl};
+		for (int i = 0; i < 3; i++) {
+			if (rs->fn != NULL)
+				rs->fn(parts[i], lens[i], EXEC_STDOUT, rs->user);
+			exec_output_feed(rs->out, EXEC_STDOUT, parts[i], lens[i]);
+		}
+	}
+	free(text);
+	exec_output_destroy(earlier);
+}
+
 bool exec_session_run(exec_session *s, const char *code, size_t len,
                       exec_output_fn fn, void *user, exec_result *res)
 {
@@ -1143,18 +1383,22 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 		return exec_fail("out of memory");
 	/* Taken before the code is sent: every process the block starts
 	 * begins at this tick or later (see interrupt_block). */
+	take_earlier_output(s, &rs);
 	b.since = boot_ticks();
 	b.deadline = now_ms() + s->timeout_ms;
 	run_block(s, &rs, &b);
 
-	char how[96] = "", msg[300];
+	char how[96] = "", msg[300], left_running[300] = "";
 	settle_block(s, &rs, &b, how, sizeof(how));
 	block_message(s, &b, how, msg, sizeof(msg));
+	if (b.done && s->alive)
+		lingering_note(s, b.since, left_running, sizeof(left_running));
 	res->status = b.status;
 	res->timed_out = b.timed_out;
 	res->interrupted = b.interrupted;
 	res->session_ended = !s->alive;
-	snprintf(res->message, sizeof(res->message), "%s%s", restart_note, msg);
+	snprintf(res->message, sizeof(res->message), "%s%s%s%s", restart_note, msg,
+	         msg[0] && left_running[0] ? "; " : "", left_running);
 	/* Trailing space of the note alone is noise. */
 	size_t ml = strlen(res->message);
 	while (ml > 0 && res->message[ml - 1] == ' ')

@@ -5,7 +5,9 @@
  * bytes survive:
  *
  *   exec-run [--sandbox P] [--timeout-ms N] [--max-output N] [--workspace D] BLOCK...
- *   BLOCK = LANG[+display][!MS|!/TEXT]:CODE
+ *   BLOCK = LANG[+display][!MS|!/TEXT]:CODE  or  wait:PATH
+ *     wait:PATH  no block: waits (up to 60 s) until PATH exists, so code
+ *             that signals through a file decides when the next block starts
  *     !MS     interrupt from SIGALRM after MS ms
  *     !/TEXT  interrupt (the same way) once the block's output holds TEXT:
  *             the code says when it is running, so no guess at the
@@ -24,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 #include "executors/exec.h"
 
@@ -116,6 +119,11 @@ int main(int argc, char **argv)
 			return 2;
 		}
 		*colon = '\0';
+		if (strcmp(argv[i], "wait") == 0) {
+			for (int k = 0; k < 6000 && access(colon + 1, F_OK) != 0; k++)
+				usleep(10000);
+			continue;
+		}
 		long alarm_ms = 0;
 		char *bang = strchr(argv[i], '!');
 		trigger = NULL;

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -213,10 +214,75 @@ void turn_set_stop(struct turn *t, const char *raw)
 		t->usage.stop = PROVIDER_STOP_OTHER;
 }
 
+/* What both wire formats accept as an id (Anthropic's pattern, its length
+ * bound), and what may become part of a file name. */
+static bool call_id_safe(const char *id)
+{
+	size_t n = strlen(id);
+	if (n == 0 || n > 64)
+		return false;
+	for (const char *p = id; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '_' || *p == '-'))
+			return false;
+	return true;
+}
+
+static bool call_id_in(const struct conv_message *m, size_t upto, const char *id)
+{
+	for (size_t i = 0; i < upto && i < m->n_blocks; i++) {
+		const struct conv_block *b = &m->blocks[i];
+		if ((b->type == CONV_TOOL_CALL && strcmp(b->id, id) == 0) ||
+		    (b->type == CONV_TOOL_RESULT && strcmp(b->call_id, id) == 0))
+			return true;
+	}
+	return false;
+}
+
+static bool call_id_taken(const struct conv *c, const struct conv_message *m, size_t upto,
+                          const char *id)
+{
+	for (size_t k = 0; k < c->n_messages; k++)
+		if (call_id_in(c->messages[k], SIZE_MAX, id))
+			return true;
+	return call_id_in(m, upto, id);
+}
+
+/*
+ * Each call's result is found by its id, so a model that repeats an id (in
+ * one answer or from an earlier one) would have one call answered with
+ * another's result: a denied click reported as run. Such ids, and ids that
+ * are not plain names (they end up in file names and the audit log), are
+ * replaced by fresh ones before anything sees the message, so the
+ * conversation, the audit log and the next request all agree.
+ */
+static bool unique_call_ids(const struct conv *c, struct conv_message *m)
+{
+	for (size_t i = 0; i < m->n_blocks; i++) {
+		struct conv_block *b = &m->blocks[i];
+		if (b->type != CONV_TOOL_CALL ||
+		    (call_id_safe(b->id) && !call_id_taken(c, m, i, b->id)))
+			continue;
+		char fresh[64];
+		unsigned extra = 0;
+		snprintf(fresh, sizeof(fresh), "dh_call_%zu_%zu", c->n_messages, i);
+		while (call_id_taken(c, m, m->n_blocks, fresh) && ++extra < 1000000)
+			snprintf(fresh, sizeof(fresh), "dh_call_%zu_%zu_%u", c->n_messages, i, extra);
+		char *dup = strdup(fresh);
+		if (dup == NULL)
+			return false;
+		free(b->id);
+		b->id = dup;
+	}
+	return true;
+}
+
 bool turn_append(struct turn *t, struct conv *c)
 {
 	if (!t->msg || t->msg->n_blocks == 0)
 		return true;
+	if (!unique_call_ids(c, t->msg))
+		return false;
 	struct conv_message *m = conv_add_message(c, CONV_ASSISTANT);
 	if (!m)
 		return false;

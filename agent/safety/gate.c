@@ -269,6 +269,28 @@ static void window_at(agent_gate *g, int x, int y, char *out, size_t len)
 	os_windows_free(w, n);
 }
 
+/*
+ * Where the preview of call `id` goes: beside the conversation, so it is
+ * kept with what it explains. The id is the model's text: only plain
+ * characters reach the file name (turn.c already renames odd ids).
+ */
+static void preview_path(agent_gate *g, const char *id, char *out, size_t size)
+{
+	static const char plain[] = "abcdefghijklmnopqrstuvwxyz"
+	                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_";
+	char name[65];
+	size_t k = 0;
+	for (const char *c = id; *c && k < sizeof(name) - 1; c++)
+		name[k++] = strchr(plain, *c) != NULL ? *c : '_';
+	name[k] = '\0';
+	char *dir = strdup((*g->conv)->path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash != NULL)
+		*slash = '\0';
+	snprintf(out, size, "%s/preview-%s.png", slash != NULL ? dir : ".", name);
+	free(dir);
+}
+
 static void show_details(agent_gate *g, const proposal *p)
 {
 	if (!p->has_action) {
@@ -316,16 +338,9 @@ static void show_details(agent_gate *g, const proposal *p)
 		                    ? desc : a->name;
 		os_image *img = vision_preview_capture(g->display, pts, n, label, 480, 320);
 		if (img != NULL) {
-			/* Beside the conversation, so it is kept with what it explains. */
-			char *dir = strdup((*g->conv)->path);
-			char *slash = dir ? strrchr(dir, '/') : NULL;
-			if (slash != NULL)
-				*slash = '\0';
-			snprintf(shot, sizeof(shot), "%s/preview-%s.png",
-			         slash != NULL ? dir : ".", p->id);
+			preview_path(g, p->id, shot, sizeof(shot));
 			if (!os_png_write_file(img, shot, NULL))
 				snprintf(shot, sizeof(shot), "(could not save: %s)", os_error());
-			free(dir);
 			os_image_destroy(img);
 		} else {
 			snprintf(shot, sizeof(shot), "(no preview: %s)", vision_error());

@@ -57,6 +57,7 @@ When no turn is left the server answers 500 {"error": {"message": "fakellm: no t
 """
 import json
 import os
+import re
 import socket
 import sys
 import threading
@@ -124,6 +125,70 @@ def arg_pieces(turn, call):
 
 def call_id(call, k):
     return call.get("id") or "call_%d" % (k + 1)
+
+
+# ---- what the real servers refuse ---------------------------------------------
+
+ANTHROPIC_ID = re.compile(r"^[a-zA-Z0-9_-]+$")
+
+
+def anthropic_tool_problem(messages):
+    """Anthropic's rules: tool_use ids unique in the request and plain; each
+    answered by a tool_result in the very next message, and each
+    tool_result answering a tool_use of the message before it."""
+    seen, prev_calls = set(), set()
+    for i, m in enumerate(messages):
+        blocks = m.get("content") if isinstance(m.get("content"), list) else []
+        calls = [b.get("id") for b in blocks if b.get("type") == "tool_use"]
+        answers = [b.get("tool_use_id") for b in blocks if b.get("type") == "tool_result"]
+        for a in answers:
+            if a not in prev_calls:
+                return "messages.%d: unexpected tool_use_id %r in tool_result blocks" % (i, a)
+        if prev_calls - set(answers):
+            return ("messages.%d: tool_use ids were found without tool_result blocks "
+                    "immediately after: %s" % (i, ", ".join(sorted(prev_calls - set(answers)))))
+        for c in calls:
+            if not isinstance(c, str) or not ANTHROPIC_ID.match(c):
+                return "messages.%d: tool_use.id: String should match pattern " \
+                       "'^[a-zA-Z0-9_-]+$'" % i
+            if c in seen:
+                return "messages.%d: tool_use ids must be unique: %r" % (i, c)
+            seen.add(c)
+        prev_calls = set(calls)
+    return None
+
+
+def openai_tool_problem(messages):
+    """OpenAI's rule: an assistant message with tool_calls is followed by
+    tool messages answering each tool_call_id, and a tool message answers
+    a call of the assistant message before it."""
+    pending, answered = set(), set()
+    for i, m in enumerate(messages):
+        if m.get("role") == "tool":
+            tid = m.get("tool_call_id")
+            if tid not in pending:
+                return ("messages.[%d].role: messages with role 'tool' must be a response "
+                        "to a preceeding message with 'tool_calls' (%r)" % (i, tid))
+            answered.add(tid)
+            continue
+        if pending - answered:
+            return ("An assistant message with 'tool_calls' must be followed by tool "
+                    "messages responding to each 'tool_call_id'. The following "
+                    "tool_call_ids did not have response messages: %s"
+                    % ", ".join(sorted(pending - answered)))
+        pending, answered = set(), set()
+        for c in m.get("tool_calls") or []:
+            pending.add(c.get("id"))
+    return None
+
+
+def request_problem(body, fmt):
+    messages = body.get("messages") if isinstance(body, dict) else None
+    if not isinstance(messages, list):
+        return None
+    if fmt == "anthropic":
+        return anthropic_tool_problem(messages)
+    return openai_tool_problem(messages)
 
 
 # ---- OpenAI ------------------------------------------------------------------
@@ -313,6 +378,11 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         if fmt is None:
             return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
+        problem = request_problem(body, fmt)
+        if problem:
+            # As the real servers do, before any turn is used up.
+            return self._send_json(400, {"type": "error", "error": {
+                "type": "invalid_request_error", "message": problem}})
         turn, fault = fake._next()
         if callable(turn):
             turn = turn(body, fmt)

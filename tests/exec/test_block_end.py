@@ -1,0 +1,107 @@
+"""A block cannot fake its own end (issue 10, class 12). The code lives in
+the same process as the driver, so it can learn the block's end marker
+(from the driver's frame, its variables, the blocks pipe) and write the end
+report itself while it keeps working: a thread, a child, or the main
+thread itself. The session must not take the report for the end while the
+interpreter is still running the block, must say when work the block
+started is still running, and must never put what that work prints later
+into another block's output without saying so. Every case runs real code
+in the real sandbox; the code signals through files when it is done, so no
+case depends on the machine's speed."""
+import os
+import sys
+import unittest
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import harness as h  # noqa: E402
+from execlib import have, run_blocks  # noqa: E402
+
+EARLIER = "output of an earlier block's background work"
+
+
+class ForgedEnd(unittest.TestCase):
+    def setUp(self):
+        self.dir = h.tmpdir()
+        self.flag = os.path.join(self.dir, "late-done")
+
+    def check(self, res, main_text):
+        for r in res:
+            self.assertNotIn("error", r, r)
+        first, second = res[0], res[1]
+        # The main thread's work after the forged report is the block's.
+        self.assertIn(main_text, first["output"], first)
+        # The late line is in the first block's output (its work was still
+        # running when the report came, and ended in time), or the first
+        # block says its work is still running and the second block shows
+        # the line only under the label.
+        if "late-line" not in first["output"]:
+            self.assertIn("still running", first["message"], first)
+            out = second["output"]
+            self.assertIn("late-line", out, second)
+            self.assertIn(EARLIER, out, second)
+            self.assertLess(out.index(EARLIER), out.index("late-line"), out)
+            self.assertTrue(out.rstrip().endswith("next"), out)
+        else:
+            self.assertNotIn("late-line", second["output"], second)
+
+    def test_python_thread(self):
+        code = ("import os, sys, threading, time\n"
+                "f = sys._getframe()\n"
+                "while 'marker' not in f.f_locals:\n"
+                "    f = f.f_back\n"
+                "marker = f.f_locals['marker']\n"
+                "def late():\n"
+                "    time.sleep(0.3)\n"
+                "    print('late-line', flush=True)\n"
+                "    open(%r, 'w').close()\n"
+                "threading.Thread(target=late).start()\n"
+                "os.write(4, marker + b' 0\\n')\n"
+                "time.sleep(0.2)\n"
+                "print('main-went-on', flush=True)\n" % self.flag)
+        res = run_blocks(["python:" + code, "wait:" + self.flag, "python:print('next')"],
+                         "--workspace", self.dir)
+        self.check(res, "main-went-on")
+
+    def test_shell_child(self):
+        # The driver's copy of the report pipe sits above fd 9 while the
+        # block runs; the marker is one of its variables.
+        code = ("for fd in $(ls /proc/$$/fd); do\n"
+                "  [ \"$fd\" -gt 9 ] && printf '%%s 0\\n' \"$__deskhand_marker\" >&$fd\n"
+                "done 2>/dev/null\n"
+                "(sleep 0.3; echo late-line; touch %s) &\n"
+                "sleep 0.2\n"
+                "echo main-went-on\n" % self.flag)
+        res = run_blocks(["shell:" + code, "wait:" + self.flag, "shell:echo next"],
+                         "--workspace", self.dir)
+        self.check(res, "main-went-on")
+
+    @unittest.skipUnless(have("node"), "node is not installed")
+    def test_javascript_reads_the_next_frame(self):
+        # The first block listens on the blocks pipe ahead of the driver:
+        # it sees the next frame's marker and reports that block's end
+        # before it has run; it also leaves a child printing.
+        first = ("const fs = require('fs');\n"
+                 "const sock = process._getActiveHandles().find((x) => x._handle &&"
+                 " x._handle.fd === 3);\n"
+                 "sock.prependListener('data', (d) => {\n"
+                 "  const m = d.toString('latin1').split(' ')[0];\n"
+                 "  fs.writeSync(4, m + ' 0\\n');\n"
+                 "});\n"
+                 "require('child_process').spawn('sh', ['-c', 'sleep 0.3; echo late-line;"
+                 " touch %s'], {stdio: ['ignore', 'inherit', 'inherit']});\n"
+                 "console.log('main-went-on');\n" % self.flag)
+        second = ("const t = Date.now(); while (Date.now() - t < 300) {}\n"
+                  "console.log('second-ran'); console.log('next');")
+        res = run_blocks(["javascript:" + first, "wait:" + self.flag,
+                          "javascript:" + second, "javascript:console.log('next')"],
+                         "--workspace", self.dir)
+        for r in res:
+            self.assertNotIn("error", r, r)
+        # The second block's own output is its own, not the next one's.
+        self.assertIn("second-ran", res[1]["output"], res[1])
+        self.assertNotIn("second-ran", res[2]["output"], res[2])
+        self.check([res[0], res[1]], "main-went-on")
+
+
+if __name__ == "__main__":
+    h.main()
