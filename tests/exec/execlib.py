@@ -3,9 +3,11 @@ library itself) and deskhand exec (the command), and finding what is
 left of a session once it is over."""
 import os
 import shutil
+import socket
 import stat
 import subprocess
 import tempfile
+import threading
 
 import harness as h
 
@@ -124,3 +126,27 @@ def as_nobody(nproc=4000, data=None):
     if data is not None:
         prefix.append("--data=%d" % data)
     return prefix + ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"]
+
+
+class Listener(threading.Thread):
+    """Accepts connections on a listening socket (by default TCP on the
+    host's loopback, on a free port), greets each client and counts them."""
+
+    def __init__(self, sock=None, greeting=b""):
+        super().__init__(daemon=True)
+        self.sock = sock if sock is not None else socket.create_server(("127.0.0.1", 0))
+        self.port = self.sock.getsockname()[1] if self.sock.family != socket.AF_UNIX else None
+        self.greeting = greeting
+        self.accepted = 0
+        self.start()
+
+    def run(self):
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            self.accepted += 1
+            if self.greeting:
+                c.sendall(self.greeting)
+            c.close()

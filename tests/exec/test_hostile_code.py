@@ -15,7 +15,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
-from execlib import SYSTEM_PATH, deskhand_exec, env_with, have, run_blocks  # noqa: E402
+from execlib import SYSTEM_PATH, Listener, deskhand_exec, env_with, have, run_blocks  # noqa: E402
 
 SECRET = "sk-hostile-0123456789"
 
@@ -181,24 +181,6 @@ class DisplayIsolation(unittest.TestCase):
         self.assertFalse(os.path.exists(self.marker))
 
 
-class Listener(threading.Thread):
-    """Accepts connections on a socket and counts them."""
-
-    def __init__(self, sock):
-        super().__init__(daemon=True)
-        self.sock = sock
-        self.accepted = 0
-
-    def run(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            c.close()
-
-
 def connect_code(kind, addr):
     return ("import socket\n"
             "s = socket.socket(socket.%s)\n"
@@ -229,11 +211,10 @@ class OtherDoors(unittest.TestCase):
             x.stop()
 
     def test_other_tcp_ports_stay_reachable(self):
-        srv = socket.create_server(("127.0.0.1", 0))
-        Listener(srv).start()
-        code = connect_code("AF_INET", ("127.0.0.1", srv.getsockname()[1]))
+        srv = Listener()
+        code = connect_code("AF_INET", ("127.0.0.1", srv.port))
         self.assertEqual(deskhand_exec("python", code).stdout, b"open\n")
-        srv.close()
+        srv.sock.close()
 
     def test_session_bus_on_a_path_socket(self):
         d = tempfile.mkdtemp(prefix="deskhand-bus-")
@@ -259,10 +240,9 @@ class OtherDoors(unittest.TestCase):
         unix = socket.socket(socket.AF_UNIX)
         unix.bind(path)
         unix.listen(4)
-        Listener(unix).start()
-        tcp = socket.create_server(("127.0.0.1", 0))
-        Listener(tcp).start()
-        port = tcp.getsockname()[1]
+        Listener(unix)
+        tcp = Listener()
+        port = tcp.port
         os.makedirs(os.path.join(home, ".dbus", "session-bus"))
         with open(os.path.join(home, ".dbus", "session-bus", "0123-0"), "w") as f:
             f.write("DBUS_SESSION_BUS_ADDRESS='unix:path=%s,guid=1'\n" % path)
@@ -273,7 +253,7 @@ class OtherDoors(unittest.TestCase):
         self.assertEqual(deskhand_exec("python", connect_code("AF_INET", ("127.0.0.1", port)),
                                        env=env).stdout, b"refused\n")
         unix.close()
-        tcp.close()
+        tcp.sock.close()
 
     def test_x_authority_file_is_hidden(self):
         home = tempfile.mkdtemp(prefix="deskhand-home-")

@@ -12,7 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
-from execlib import as_nobody, deskhand_exec, env_with, run_blocks  # noqa: E402
+from execlib import Listener, as_nobody, deskhand_exec, env_with, run_blocks  # noqa: E402
 
 DENIED_EPERM = [
     "ptrace", "process_vm_readv", "process_vm_writev",
@@ -125,33 +125,10 @@ class Seccomp(unittest.TestCase):
         self.assertNotEqual(limits["Max file size"][0], "unlimited")
 
 
-class Server(threading.Thread):
-    """A TCP server on the host's loopback that greets every client."""
-
-    def __init__(self):
-        super().__init__(daemon=True)
-        self.sock = socket.socket()
-        self.sock.bind(("127.0.0.1", 0))
-        self.sock.listen(8)
-        self.port = self.sock.getsockname()[1]
-        self.accepted = 0
-
-    def run(self):
-        while True:
-            try:
-                c, _ = self.sock.accept()
-            except OSError:
-                return
-            self.accepted += 1
-            c.sendall(b"hello from the host\n")
-            c.close()
-
-
 class Network(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.server = Server()
-        cls.server.start()
+        cls.server = Listener(greeting=b"hello from the host\n")
 
     @classmethod
     def tearDownClass(cls):
