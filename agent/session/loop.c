@@ -168,6 +168,11 @@ static bool open_audit(agent_session *s)
 		return false;
 	}
 	free(path);
+	/* Someone edited the history: say so every time, and never extend it. */
+	if (agent_audit_set_aside(s->gate.audit) != NULL)
+		agent_term_warning(s->term, "THE AUDIT LOG FAILS VERIFICATION: %s. It is kept as it is; "
+		                   "this session logs to %s", agent_audit_set_aside(s->gate.audit),
+		                   agent_audit_path(s->gate.audit));
 	return true;
 }
 
