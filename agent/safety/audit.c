@@ -47,9 +47,11 @@ struct agent_audit {
 	off_t end;         /* the log's size after this handle's last look */
 	char last[AGENT_AUDIT_HASH_HEX + 1]; /* the chain value the next line carries */
 	char *set_aside;   /* "PATH: line N: problem" of a log not extended, or NULL */
+	char *conv_path;   /* the last conversation record's path, or NULL */
+	char conv_sha[AGENT_AUDIT_HASH_HEX + 1];
 };
 
-void agent_audit_line_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1])
+void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1])
 {
 	struct sha256_ctx ctx;
 	uint8_t md[SHA256_DIGEST_SIZE];
@@ -78,7 +80,8 @@ static void audit_release(agent_audit *a)
 	a->fd = -1;
 	free(a->path);
 	free(a->head_path);
-	a->path = a->head_path = NULL;
+	free(a->conv_path); /* what a log set aside recorded is not this log's */
+	a->path = a->head_path = a->conv_path = NULL;
 }
 
 /*
@@ -130,7 +133,7 @@ static char *head_read(const char *head_path, size_t *len)
 }
 
 static bool verify_log(const char *text, size_t len, const char *head, size_t head_len,
-                       bool have_head, agent_audit_report *rep);
+                       bool have_head, agent_audit_report *rep, agent_audit *learn);
 static bool report(agent_audit_report *rep, int line, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
@@ -158,7 +161,7 @@ static bool audit_load(agent_audit *a, agent_audit_report *rep)
 	if (head == NULL && len == 0) /* a new log: its head says so from the start */
 		ok = head_write(a, 0, audit_seed, true) && agent_audit_verify(text, len, rep);
 	else
-		ok = verify_log(text, len, head, head_len, head != NULL, rep);
+		ok = verify_log(text, len, head, head_len, head != NULL, rep, a);
 	if (!ok && rep->problem[0] == '\0')
 		rep->bad_line = -1;
 	if (ok) {
@@ -253,6 +256,7 @@ agent_audit *agent_audit_open(const char *path)
 			           AUDIT_MAX_LOGS - 1, a->set_aside);
 	}
 	free(a->set_aside);
+	free(a->conv_path);
 	free(a);
 	return NULL;
 }
@@ -269,6 +273,7 @@ void agent_audit_close(agent_audit *a)
 	(void)fsync(a->fd);
 	audit_release(a);
 	free(a->set_aside);
+	free(a->conv_path);
 	free(a);
 }
 
@@ -450,7 +455,7 @@ static bool audit_current(agent_audit *a)
 static bool append_line(agent_audit *a, char *text, size_t n, bool sync)
 {
 	char next[AGENT_AUDIT_HASH_HEX + 1];
-	agent_audit_line_hash(text, n, next);
+	agent_audit_hash(text, n, next);
 	off_t before = a->end;
 	ssize_t w;
 	do
@@ -673,6 +678,38 @@ bool agent_audit_blocked(agent_audit *a, const char *id, agent_policy_kind kind,
 	return simple(a, "blocked", id, kind, "policy", reason, true);
 }
 
+/* Remembers the record the log now holds (NULL path: none). */
+static bool note_conversation(agent_audit *a, const char *path, const char *sha)
+{
+	char *copy = path != NULL ? strdup(path) : NULL;
+	if (path != NULL && copy == NULL)
+		return audit_fail("out of memory");
+	free(a->conv_path);
+	a->conv_path = copy;
+	snprintf(a->conv_sha, sizeof(a->conv_sha), "%s", sha != NULL ? sha : "");
+	return true;
+}
+
+bool agent_audit_conversation(agent_audit *a, const char *path, const char *sha256_hex)
+{
+	if (a == NULL)
+		return audit_fail("no audit log");
+	cJSON *o = line_new("conversation", NULL, 0);
+	if (o == NULL || !add_str(o, "path", path) ||
+	    cJSON_AddStringToObject(o, "sha256", sha256_hex) == NULL) {
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	return line_write(a, o, false) && note_conversation(a, path, sha256_hex);
+}
+
+const char *agent_audit_conversation_digest(const agent_audit *a, const char *path)
+{
+	if (a == NULL || a->conv_path == NULL || strcmp(a->conv_path, path) != 0)
+		return NULL;
+	return a->conv_sha;
+}
+
 bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,
                           int status, long duration_ms, const char *error)
 {
@@ -731,6 +768,8 @@ static bool valid_ts(const char *s)
 	return true;
 }
 
+static bool valid_hash(const char *s);
+
 static bool valid_kind(const char *s)
 {
 	for (unsigned k = 0; k < AGENT_POLICY_KIND_COUNT; k++)
@@ -741,7 +780,7 @@ static bool valid_kind(const char *s)
 
 static const char *const audit_events[] = {"session", "setting", "proposed", "scanned",
                                            "asked", "approved", "denied", "blocked",
-                                           "executed"};
+                                           "executed", "conversation"};
 
 /* What the verifier keeps between lines. */
 struct verifier {
@@ -750,6 +789,7 @@ struct verifier {
 	size_t n_ids, cap_ids;
 	char (*hashes)[AGENT_AUDIT_HASH_HEX + 1]; /* of each line so far */
 	size_t cap_hashes;
+	agent_audit *learn;                 /* told the last conversation record, or NULL */
 };
 
 static bool valid_hash(const char *s)
@@ -810,7 +850,7 @@ static bool note_hash(struct verifier *v, const char *line, size_t len, int line
 		v->hashes = grown;
 		v->cap_hashes = c;
 	}
-	agent_audit_line_hash(line, len, v->hashes[n - 1]);
+	agent_audit_hash(line, len, v->hashes[n - 1]);
 	return true;
 }
 
@@ -837,7 +877,12 @@ static bool check_line(agent_audit_report *rep, int lineno, const cJSON *o, cons
 		return report(rep, lineno, "missing or malformed \"ts\"");
 	if (!known)
 		return report(rep, lineno, "unknown or missing \"event\"");
-	if (strcmp(e, "session") != 0 && strcmp(e, "setting") != 0) {
+	if (strcmp(e, "conversation") == 0) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(o, "sha256");
+		if (!cJSON_IsString(path) || !cJSON_IsString(sha) || !valid_hash(sha->valuestring))
+			return report(rep, lineno, "conversation without a \"path\" and \"sha256\"");
+	} else if (strcmp(e, "session") != 0 && strcmp(e, "setting") != 0) {
 		if (!cJSON_IsString(id) || id->valuestring[0] == '\0')
 			return report(rep, lineno, "%s without an \"id\"", e);
 		if (!cJSON_IsString(kind) || !valid_kind(kind->valuestring))
@@ -925,7 +970,13 @@ static bool verify_line(struct verifier *v, const char *line, size_t llen, int l
 	const char *event = NULL;
 	bool ok = check_chain(v, o, lineno) && note_hash(v, line, llen + 1, lineno) &&
 	          check_line(v->rep, lineno, o, end, line + llen, &event);
-	if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0) {
+	if (ok && strcmp(event, "conversation") == 0 && v->learn != NULL) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(o, "sha256");
+		ok = note_conversation(v->learn, path->valuestring, sha->valuestring) ||
+		     report(v->rep, lineno, "out of memory");
+	} else if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0 &&
+	           strcmp(event, "conversation") != 0) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
 		struct id_state *st = id_state_of(v, id->valuestring, lineno);
 		ok = st != NULL && apply_event(v, st, event, o, lineno);
@@ -1007,10 +1058,12 @@ static bool check_head(const struct verifier *v, const char *head, size_t head_l
 }
 
 static bool verify_log(const char *text, size_t len, const char *head, size_t head_len,
-                       bool have_head, agent_audit_report *rep)
+                       bool have_head, agent_audit_report *rep, agent_audit *learn)
 {
 	memset(rep, 0, sizeof(*rep));
-	struct verifier v = {.rep = rep};
+	struct verifier v = {.rep = rep, .learn = learn};
+	if (learn != NULL)
+		(void)note_conversation(learn, NULL, NULL);
 	bool ok = verify_text(&v, text, len);
 	if (ok && !have_head)
 		ok = report(rep, 0, "the head file is missing: the end of the log cannot be checked");
@@ -1023,7 +1076,7 @@ static bool verify_log(const char *text, size_t len, const char *head, size_t he
 bool agent_audit_verify_head(const char *text, size_t len, const char *head, size_t head_len,
                              agent_audit_report *rep)
 {
-	return verify_log(text, len, head, head_len, head != NULL, rep);
+	return verify_log(text, len, head, head_len, head != NULL, rep, NULL);
 }
 
 bool agent_audit_verify_file(const char *path, agent_audit_report *rep)
@@ -1042,7 +1095,7 @@ bool agent_audit_verify_file(const char *path, agent_audit_report *rep)
 		ok = report(rep, 0, "cannot read %s: %s", hp.oom ? "the head file" : agent_buf_cstr(&hp),
 		            strerror(errno));
 	else
-		ok = verify_log(text, len, head, head_len, head != NULL, rep);
+		ok = verify_log(text, len, head, head_len, head != NULL, rep, NULL);
 	agent_buf_finish(&hp);
 	free(head);
 	free(text);

@@ -77,8 +77,8 @@ agent_audit *agent_audit_open(const char *path);
  * log in use, and the session line records this too. Owned by a.
  */
 const char *agent_audit_set_aside(const agent_audit *a);
-/* The chain value of one line: SHA-256 of its bytes (with its newline) in hex. */
-void agent_audit_line_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1]);
+/* SHA-256 of `len` bytes in hex: a line's chain value (with its newline), a file's digest. */
+void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1]);
 /* Closes (after a final fsync). NULL is a no-op. */
 void agent_audit_close(agent_audit *a);
 /* The path given to agent_audit_open(); owned by a. */
@@ -139,6 +139,17 @@ AGENT_AUDIT_CHECKED bool agent_audit_blocked(agent_audit *a, const char *id, age
 AGENT_AUDIT_CHECKED bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,
                           int status, long duration_ms, const char *error);
 
+/*
+ * The conversation file as deskhand just saved it: its path and SHA-256
+ * (not fsync'd). A resumed conversation is compared with the last such
+ * record for its path, so a message inserted into the file since shows
+ * (as strong as the log itself: see "Limits").
+ */
+AGENT_AUDIT_CHECKED bool agent_audit_conversation(agent_audit *a, const char *path,
+                                                  const char *sha256_hex);
+/* The SHA-256 last recorded for the conversation at `path`, or NULL. Owned by a. */
+const char *agent_audit_conversation_digest(const agent_audit *a, const char *path);
+
 /* ---- verification ------------------------------------------------------ */
 
 typedef struct agent_audit_report {
@@ -156,8 +167,9 @@ typedef struct agent_audit_report {
 /*
  * Checks a log's text (pure: no I/O). Every line must be a complete JSON
  * object ending in '\n' with a "prev" that continues the chain, a known
- * "event", a "ts" and (except session and setting lines) a string "id"
- * and a known "kind". Every "executed" line must come after an "approved"
+ * "event", a "ts" and (except session, setting and conversation lines) a
+ * string "id" and a known "kind"; a conversation line has a string "path"
+ * and a "sha256". Every "executed" line must come after an "approved"
  * line for the same id, with no "denied" or "blocked" line for that id
  * before it, and each approval allows one execution. Returns true when
  * the log passes; false with bad_line and problem set otherwise.

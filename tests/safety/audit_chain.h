@@ -38,7 +38,7 @@ static inline char *audit_chain(const char *text, size_t len, size_t *out_len)
 			memcpy(out + o, line, n);
 			o += n;
 		}
-		agent_audit_line_hash(out + start, o - start, prev);
+		agent_audit_hash(out + start, o - start, prev);
 		pos += n;
 	}
 	out[o] = '\0';

@@ -162,7 +162,7 @@ static void every_event_round_trips(void **state)
 		/* each line carries the hash of the one before it */
 		assert_string_equal(str(lines[i], "prev"), prev);
 		const char *nl = strchr(line, '\n');
-		agent_audit_line_hash(line, (size_t)(nl - line) + 1, prev);
+		agent_audit_hash(line, (size_t)(nl - line) + 1, prev);
 		line = nl + 1;
 		const char *ts = str(lines[i], "ts");
 		assert_int_equal(strlen(ts), 24); /* 2025-01-01T00:00:00.000Z */
@@ -542,7 +542,7 @@ static void tampering_is_detected(void **state)
 	expect_edit(&sm, e2, NULL, NULL, 2, "line 2 does not follow line 1");
 	/* a forged approval inserted as line 5, carrying line 4's hash as its prev */
 	char h4[AGENT_AUDIT_HASH_HEX + 1];
-	agent_audit_line_hash(sm.line[4], sm.len[4], h4);
+	agent_audit_hash(sm.line[4], sm.len[4], h4);
 	char forged[300];
 	snprintf(forged, sizeof(forged), "{\"ts\":\"2025-01-02T03:04:05.678Z\",\"event\":\"approved\","
 	         "\"id\":\"c1\",\"kind\":\"code\",\"by\":\"user\",\"reason\":\"\",\"prev\":\"%s\"}\n", h4);
@@ -569,7 +569,7 @@ static void tampering_is_detected(void **state)
 	expect_edit(&sm, e8, x8, NULL, 11, "changed or replaced");
 	/* a line added after the end, chained correctly */
 	char h11[AGENT_AUDIT_HASH_HEX + 1];
-	agent_audit_line_hash(sm.line[11], sm.len[11], h11);
+	agent_audit_hash(sm.line[11], sm.len[11], h11);
 	snprintf(forged, sizeof(forged), "{\"ts\":\"2025-01-02T03:04:05.678Z\",\"event\":\"asked\","
 	         "\"id\":\"c9\",\"kind\":\"code\",\"reason\":\"\",\"prev\":\"%s\"}\n", h11);
 	int e9[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -1, 0};
