@@ -152,6 +152,8 @@ static bool audit_load(agent_audit *a, agent_audit_report *rep)
 		return audit_fail("cannot read the audit log %s: %s", a->path, strerror(errno));
 	}
 	char *head = head_read(a->head_path, &head_len);
+	if (head == NULL && errno == EFBIG)
+		head = strdup(""), head_len = 0; /* no head is that long: a malformed one */
 	if (head == NULL && errno != ENOENT) {
 		free(text);
 		rep->bad_line = -1;

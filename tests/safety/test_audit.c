@@ -659,6 +659,19 @@ static void resume_continues_or_sets_aside(void **state)
 	assert_non_null(strstr(agent_audit_set_aside(a), "line 1: no \"prev\""));
 	assert_string_equal(agent_audit_path(a), path_in("old.2.jsonl"));
 	agent_audit_close(a);
+	/* an empty log whose head is planted, even a huge one, is not taken as new */
+	snprintf(old, sizeof(old), "%s", path_in("planted.jsonl"));
+	fclose(fopen(old, "w"));
+	char head_path[160];
+	snprintf(head_path, sizeof(head_path), "%s.head", old);
+	f = fopen(head_path, "w");
+	for (int i = 0; i < 1000; i++)
+		fputs("{\"lines\":0}", f);
+	fclose(f);
+	a = agent_audit_open(old);
+	assert_non_null(a);
+	assert_non_null(strstr(agent_audit_set_aside(a), "head file is malformed"));
+	agent_audit_close(a);
 }
 
 /* A line written behind a handle's back is not blessed by chaining to it. */
