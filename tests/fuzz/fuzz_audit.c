@@ -35,10 +35,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len;
 	char *chained = audit_chain((const char *)data, size, &len);
 	memset(&rep, 0x5a, sizeof(rep));
+	/* The chain's own reports begin so; the rules' quote ids, which may say anything. */
 	if (!check(agent_audit_verify(chained, len, &rep), &rep, true))
-		fuzz_check(strstr(rep.problem, "does not follow") == NULL &&
-		           strstr(rep.problem, "inserted") == NULL &&
-		           strstr(rep.problem, "first lines") == NULL,
+		fuzz_check(strncmp(rep.problem, "line ", 5) != 0 &&
+		           strncmp(rep.problem, "lines ", 6) != 0 &&
+		           strncmp(rep.problem, "the log does not begin", 22) != 0,
 		           "a chained log blamed on its chain: line %d: %s", rep.bad_line, rep.problem);
 	free(chained);
 

@@ -12,7 +12,7 @@
 #include "agent/safety/audit.h"
 
 /*
- * Every complete line that starts with '{' gets "prev" (the hash of the
+ * Every complete line whose first byte above ' ' is '{' gets "prev" (the hash of the
  * line before it as written here) as its first member; other lines and an
  * unfinished last line are copied as they are. Ownership: the caller frees.
  */
@@ -29,11 +29,17 @@ static inline char *audit_chain(const char *text, size_t len, size_t *out_len)
 		const char *line = text + pos;
 		const char *nl = memchr(line, '\n', len - pos);
 		size_t n = nl != NULL ? (size_t)(nl - line) + 1 : len - pos;
-		size_t start = o;
-		if (nl != NULL && line[0] == '{') {
-			o += (size_t)sprintf(out + o, "{\"prev\":\"%s\"%s", prev, line[1] == '}' ? "" : ",");
-			memcpy(out + o, line + 1, n - 1);
-			o += n - 1;
+		size_t start = o, lead = 0;
+		/* cJSON skips every byte up to ' ' before a value, so the line's object may start later */
+		while (lead < n && (unsigned char)line[lead] <= ' ')
+			lead++;
+		if (nl != NULL && lead < n && line[lead] == '{') {
+			memcpy(out + o, line, lead);
+			o += lead;
+			o += (size_t)sprintf(out + o, "{\"prev\":\"%s\"%s", prev,
+			                     line[lead + 1] == '}' ? "" : ",");
+			memcpy(out + o, line + lead + 1, n - lead - 1);
+			o += n - lead - 1;
 		} else {
 			memcpy(out + o, line, n);
 			o += n;
