@@ -64,6 +64,8 @@ int cmd_key(int argc, char **argv);
 int cmd_scan(int argc, char **argv);
 int cmd_exec(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
+/* deskhand audit verify: exits 0 all verify, 1 a log fails, 2 error (see cmd_audit.c). */
+int cmd_audit(int argc, char **argv);
 
 /* deskhand exec's arguments. */
 typedef struct cli_exec_args {

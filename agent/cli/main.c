@@ -30,6 +30,7 @@ static const struct command commands[] = {
 	{"scan", cmd_scan, "check code for dangerous operations (exit 0 clean, 1 findings, 2 error)"},
 	{"exec", cmd_exec, "run code from standard input in a sandboxed interpreter"},
 	{"doctor", cmd_doctor, "report which sandbox layers and profiles work here"},
+	{"audit", cmd_audit, "verify audit logs: hash chain, end and approvals (exit 1: tampered)"},
 };
 
 static void print_help(FILE *f)

@@ -11,9 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <nettle/sha2.h>
 
 #include "agent/safety/audit.h"
 #include "agent/util/textutil.h"
@@ -39,7 +42,192 @@ static bool audit_fail(const char *fmt, ...)
 struct agent_audit {
 	int fd;
 	char *path;
+	char *head_path;   /* path + ".head" */
+	size_t lines;      /* lines in the log */
+	off_t end;         /* the log's size after this handle's last look */
+	char last[AGENT_AUDIT_HASH_HEX + 1]; /* the chain value the next line carries */
+	char *set_aside;   /* "PATH: line N: problem" of a log not extended, or NULL */
+	char *conv_path;   /* the last conversation record's path, or NULL */
+	char conv_sha[AGENT_AUDIT_HASH_HEX + 1];
 };
+
+void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1])
+{
+	struct sha256_ctx ctx;
+	uint8_t md[SHA256_DIGEST_SIZE];
+	sha256_init(&ctx);
+	sha256_update(&ctx, len, (const uint8_t *)line);
+	sha256_digest(&ctx, sizeof(md), md);
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < sizeof(md); i++) {
+		hex[2 * i] = digits[md[i] >> 4];
+		hex[2 * i + 1] = digits[md[i] & 15];
+	}
+	hex[AGENT_AUDIT_HASH_HEX] = '\0';
+}
+
+/* The chain value before a log's first line. */
+static const char audit_seed[AGENT_AUDIT_HASH_HEX + 1] =
+	"0000000000000000000000000000000000000000000000000000000000000000";
+
+/* A set-aside log's successors: path.2.jsonl ... (path.N without ".jsonl"). */
+enum { AUDIT_MAX_LOGS = 100, AUDIT_MAX_SIZE = 1 << 30 };
+
+static void audit_release(agent_audit *a)
+{
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = -1;
+	free(a->path);
+	free(a->head_path);
+	free(a->conv_path); /* what a log set aside recorded is not this log's */
+	a->path = a->head_path = a->conv_path = NULL;
+}
+
+/*
+ * Replaces the head file: written beside it, then renamed, so a reader sees
+ * the old head or the new one. False (reason set) when it could not be.
+ */
+static bool head_write(const agent_audit *a, size_t lines, const char *last, bool sync)
+{
+	char text[128], tmp[PATH_MAX];
+	int n = snprintf(text, sizeof(text), "{\"lines\":%zu,\"last\":\"%s\"}\n", lines, last);
+	int t = snprintf(tmp, sizeof(tmp), "%s.tmp", a->head_path);
+	if (t < 0 || (size_t)t >= sizeof(tmp))
+		return audit_fail("the audit log's path is too long: %s", a->path);
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return audit_fail("cannot write %s: %s", tmp, strerror(errno));
+	ssize_t w;
+	do
+		w = write(fd, text, (size_t)n);
+	while (w < 0 && errno == EINTR);
+	bool ok = w == n && (!sync || fsync(fd) == 0);
+	int saved = w < 0 ? errno : EIO;
+	if (close(fd) != 0 && ok) {
+		ok = false;
+		saved = errno;
+	}
+	if (ok && rename(tmp, a->head_path) != 0) {
+		ok = false;
+		saved = errno;
+	}
+	if (!ok) {
+		(void)unlink(tmp);
+		return audit_fail("cannot write %s: %s", a->head_path, strerror(saved));
+	}
+	return true;
+}
+
+/* The head file's text (NULL with errno ENOENT when there is none). */
+static char *head_read(const char *head_path, size_t *len)
+{
+	int fd = open(head_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return NULL;
+	char *text = agent_read_fd(fd, 4096, len);
+	int saved = errno;
+	close(fd);
+	errno = saved;
+	return text;
+}
+
+static bool verify_log(const char *text, size_t len, const char *head, size_t head_len,
+                       bool have_head, agent_audit_report *rep, agent_audit *learn);
+static bool report(agent_audit_report *rep, int line, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Reads the log from the start and checks it against its head. True when
+ * it verifies (lines, last and end then describe it); false with rep set
+ * when it does not, false with rep->bad_line -1 when it could not be read.
+ */
+static bool audit_load(agent_audit *a, agent_audit_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	size_t len = 0, head_len = 0;
+	char *text = NULL;
+	if (lseek(a->fd, 0, SEEK_SET) < 0 || (text = agent_read_fd(a->fd, AUDIT_MAX_SIZE, &len)) == NULL) {
+		rep->bad_line = -1;
+		return audit_fail("cannot read the audit log %s: %s", a->path, strerror(errno));
+	}
+	char *head = head_read(a->head_path, &head_len);
+	if (head == NULL && errno == EFBIG)
+		head = strdup(""), head_len = 0; /* no head is that long: a malformed one */
+	if (head == NULL && errno != ENOENT) {
+		free(text);
+		rep->bad_line = -1;
+		return audit_fail("cannot read %s: %s", a->head_path, strerror(errno));
+	}
+	bool ok;
+	if (head == NULL && len == 0) /* a new log: its head says so from the start */
+		ok = head_write(a, 0, audit_seed, true) && agent_audit_verify(text, len, rep);
+	else
+		ok = verify_log(text, len, head, head_len, head != NULL, rep, a);
+	if (!ok && rep->problem[0] == '\0')
+		rep->bad_line = -1;
+	if (ok) {
+		a->lines = rep->lines;
+		memcpy(a->last, rep->last, sizeof(a->last));
+		a->end = (off_t)len;
+	}
+	free(head);
+	free(text);
+	return ok;
+}
+
+/* 1: `path` opened and verified; 0: it fails verification (rep says why); -1: error. */
+static int audit_try(agent_audit *a, char *path, agent_audit_report *rep)
+{
+	a->path = path;
+	a->head_path = malloc(strlen(path) + 6);
+	if (a->head_path == NULL) {
+		audit_release(a);
+		return audit_fail("out of memory"), -1;
+	}
+	strcpy(a->head_path, path);
+	strcat(a->head_path, ".head");
+	a->fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (a->fd < 0) {
+		audit_fail("cannot open the audit log %s: %s", path, strerror(errno));
+		audit_release(a);
+		return -1;
+	}
+	/* Another deskhand writing the same log must not interleave with the check. */
+	(void)flock(a->fd, LOCK_EX);
+	bool ok = audit_load(a, rep);
+	(void)flock(a->fd, LOCK_UN);
+	if (ok)
+		return 1;
+	if (rep->bad_line >= 0)
+		return 0; /* the caller says why, then lets go */
+	audit_release(a);
+	return -1;
+}
+
+/* The k-th log of a conversation: path itself, then path.k.jsonl. NULL: out of memory. */
+static char *numbered_path(const char *path, unsigned k)
+{
+	if (k == 1)
+		return strdup(path);
+	size_t n = strlen(path);
+	size_t stem = n > 6 && strcmp(path + n - 6, ".jsonl") == 0 ? n - 6 : n;
+	char *p = malloc(stem + 20);
+	if (p != NULL)
+		snprintf(p, stem + 20, "%.*s.%u.jsonl", (int)stem, path, k);
+	return p;
+}
+
+static char *describe(const char *path, const agent_audit_report *rep)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	if (rep->bad_line > 0)
+		agent_buf_printf(&b, "%s: line %d: %s", path, rep->bad_line, rep->problem);
+	else
+		agent_buf_printf(&b, "%s: %s", path, rep->problem);
+	return agent_buf_steal(&b);
+}
 
 agent_audit *agent_audit_open(const char *path)
 {
@@ -48,20 +236,36 @@ agent_audit *agent_audit_open(const char *path)
 		audit_fail("out of memory");
 		return NULL;
 	}
-	a->path = strdup(path);
-	if (a->path == NULL) {
-		audit_fail("out of memory");
-		free(a);
-		return NULL;
+	a->fd = -1;
+	for (unsigned k = 1; k <= AUDIT_MAX_LOGS; k++) {
+		char *p = numbered_path(path, k);
+		agent_audit_report rep;
+		int r = p != NULL ? audit_try(a, p, &rep) : (audit_fail("out of memory"), -1);
+		if (r > 0)
+			return a;
+		if (r < 0)
+			break;
+		/* A log that fails is kept as evidence and never extended. */
+		if (a->set_aside == NULL)
+			a->set_aside = describe(p, &rep);
+		audit_release(a);
+		if (a->set_aside == NULL) {
+			audit_fail("out of memory");
+			break;
+		}
+		if (k == AUDIT_MAX_LOGS)
+			audit_fail("%s and the %u logs after it all fail verification (%s)", path,
+			           AUDIT_MAX_LOGS - 1, a->set_aside);
 	}
-	a->fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (a->fd < 0) {
-		audit_fail("cannot open the audit log %s: %s", path, strerror(errno));
-		free(a->path);
-		free(a);
-		return NULL;
-	}
-	return a;
+	free(a->set_aside);
+	free(a->conv_path);
+	free(a);
+	return NULL;
+}
+
+const char *agent_audit_set_aside(const agent_audit *a)
+{
+	return a->set_aside;
 }
 
 void agent_audit_close(agent_audit *a)
@@ -69,8 +273,9 @@ void agent_audit_close(agent_audit *a)
 	if (a == NULL)
 		return;
 	(void)fsync(a->fd);
-	close(a->fd);
-	free(a->path);
+	audit_release(a);
+	free(a->set_aside);
+	free(a->conv_path);
 	free(a);
 }
 
@@ -118,12 +323,8 @@ static bool make_dirs(char *path)
 	return true;
 }
 
-char *agent_audit_default_path(const char *conversation_id)
+char *agent_audit_default_dir(void)
 {
-	if (conversation_id == NULL || !valid_conversation_id(conversation_id)) {
-		audit_fail("invalid conversation id (1-128 of A-Z a-z 0-9 . _ -, not starting with '.')");
-		return NULL;
-	}
 	char dir[PATH_MAX];
 	int k;
 	const char *xdg = getenv("XDG_DATA_HOME");
@@ -145,15 +346,30 @@ char *agent_audit_default_path(const char *conversation_id)
 		audit_fail("the data directory path is too long");
 		return NULL;
 	}
-	if (!make_dirs(dir))
-		return NULL;
-	size_t need = strlen(dir) + strlen(conversation_id) + 8;
-	char *path = malloc(need);
-	if (path == NULL) {
+	char *out = strdup(dir);
+	if (out == NULL)
 		audit_fail("out of memory");
+	return out;
+}
+
+char *agent_audit_default_path(const char *conversation_id)
+{
+	if (conversation_id == NULL || !valid_conversation_id(conversation_id)) {
+		audit_fail("invalid conversation id (1-128 of A-Z a-z 0-9 . _ -, not starting with '.')");
 		return NULL;
 	}
-	snprintf(path, need, "%s/%s.jsonl", dir, conversation_id);
+	char *dir = agent_audit_default_dir();
+	if (dir == NULL || !make_dirs(dir)) {
+		free(dir);
+		return NULL;
+	}
+	size_t need = strlen(dir) + strlen(conversation_id) + 8;
+	char *path = malloc(need);
+	if (path == NULL)
+		audit_fail("out of memory");
+	else
+		snprintf(path, need, "%s/%s.jsonl", dir, conversation_id);
+	free(dir);
 	return path;
 }
 
@@ -213,46 +429,93 @@ fail:
 	return NULL;
 }
 
-/* Writes the object as one line with one write(); consumes obj. */
+/*
+ * The handle's view of the log is current: when the size is not what this
+ * handle left (another handle or process wrote, or someone edited), the log
+ * is read again and must still verify before anything is chained to it.
+ */
+static bool audit_current(agent_audit *a)
+{
+	struct stat st;
+	if (fstat(a->fd, &st) != 0)
+		return audit_fail("cannot stat the audit log %s: %s", a->path, strerror(errno));
+	if (st.st_size == a->end)
+		return true;
+	agent_audit_report rep;
+	if (audit_load(a, &rep))
+		return true;
+	if (rep.bad_line < 0)
+		return false;
+	char *why = describe(a->path, &rep);
+	audit_fail("the audit log changed under deskhand and no longer verifies (%s); "
+	           "nothing more is added to it", why != NULL ? why : rep.problem);
+	free(why);
+	return false;
+}
+
+/* Appends one line and then the head; a failure takes the line back. */
+static bool append_line(agent_audit *a, char *text, size_t n, bool sync)
+{
+	char next[AGENT_AUDIT_HASH_HEX + 1];
+	agent_audit_hash(text, n, next);
+	off_t before = a->end;
+	ssize_t w;
+	do
+		w = write(a->fd, text, n);
+	while (w < 0 && errno == EINTR);
+	int saved = errno;
+	if (w < 0 || (size_t)w != n) {
+		/* A short write (disk full): take the partial line back. */
+		if (w > 0)
+			(void)ftruncate(a->fd, before);
+		if (w < 0)
+			return audit_fail("cannot write the audit log %s: %s", a->path, strerror(saved));
+		return audit_fail("cannot write the audit log %s: short write (%s)", a->path,
+		                  saved ? strerror(saved) : "disk full?");
+	}
+	if (sync && fsync(a->fd) != 0) {
+		audit_fail("cannot flush the audit log %s: %s", a->path, strerror(errno));
+		(void)ftruncate(a->fd, before);
+		return false;
+	}
+	/* A line the head does not cover would read as appended by someone else. */
+	if (!head_write(a, a->lines + 1, next, sync)) {
+		(void)ftruncate(a->fd, before);
+		return false;
+	}
+	a->lines++;
+	a->end = before + (off_t)n;
+	memcpy(a->last, next, sizeof(a->last));
+	return true;
+}
+
+/* Writes the object, chained to the line before, as one line with one write(); consumes obj. */
 static bool line_write(agent_audit *a, cJSON *obj, bool sync)
 {
-	bool ok = false;
+	bool ok = false, locked = false;
 	char *text = NULL;
 	if (obj == NULL) {
 		audit_fail("out of memory");
 		goto out;
 	}
-	text = cJSON_PrintUnformatted(obj);
-	if (text == NULL) {
+	if (flock(a->fd, LOCK_EX) != 0) {
+		audit_fail("cannot lock the audit log %s: %s", a->path, strerror(errno));
+		goto out;
+	}
+	locked = true;
+	if (!audit_current(a))
+		goto out;
+	if (cJSON_AddStringToObject(obj, "prev", a->last) == NULL ||
+	    (text = cJSON_PrintUnformatted(obj)) == NULL) {
 		audit_fail("out of memory");
 		goto out;
 	}
 	size_t n = strlen(text);
 	text[n] = '\n'; /* replaces the NUL; length tracked explicitly */
-	off_t before = lseek(a->fd, 0, SEEK_END);
-	ssize_t w;
-	do
-		w = write(a->fd, text, n + 1);
-	while (w < 0 && errno == EINTR);
-	if (w < 0) {
-		audit_fail("cannot write the audit log %s: %s", a->path, strerror(errno));
-		goto out;
-	}
-	if ((size_t)w != n + 1) {
-		/* A short write (disk full): take the partial line back. */
-		int saved = errno;
-		if (before >= 0)
-			(void)ftruncate(a->fd, before);
-		audit_fail("cannot write the audit log %s: short write (%s)", a->path,
-		           saved ? strerror(saved) : "disk full?");
-		goto out;
-	}
-	if (sync && fsync(a->fd) != 0) {
-		audit_fail("cannot flush the audit log %s: %s", a->path, strerror(errno));
-		goto out;
-	}
-	ok = true;
+	ok = append_line(a, text, n + 1, sync);
 out:
+	if (locked)
+		(void)flock(a->fd, LOCK_UN);
 	free(text);
 	cJSON_Delete(obj);
 	return ok;
@@ -289,7 +552,8 @@ bool agent_audit_session(agent_audit *a, const char *conversation_id,
 	cJSON *o = line_new("session", NULL, 0);
 	cJSON *set = settings_json(s);
 	if (o == NULL || set == NULL || !add_str(o, "conversation", conversation_id) ||
-	    cJSON_AddNumberToObject(o, "pid", (double)getpid()) == NULL) {
+	    cJSON_AddNumberToObject(o, "pid", (double)getpid()) == NULL ||
+	    (a->set_aside != NULL && !add_str(o, "set_aside", a->set_aside))) {
 		cJSON_Delete(set);
 		cJSON_Delete(o);
 		return line_write(a, NULL, false);
@@ -416,6 +680,38 @@ bool agent_audit_blocked(agent_audit *a, const char *id, agent_policy_kind kind,
 	return simple(a, "blocked", id, kind, "policy", reason, true);
 }
 
+/* Remembers the record the log now holds (NULL path: none). */
+static bool note_conversation(agent_audit *a, const char *path, const char *sha)
+{
+	char *copy = path != NULL ? strdup(path) : NULL;
+	if (path != NULL && copy == NULL)
+		return audit_fail("out of memory");
+	free(a->conv_path);
+	a->conv_path = copy;
+	snprintf(a->conv_sha, sizeof(a->conv_sha), "%s", sha != NULL ? sha : "");
+	return true;
+}
+
+bool agent_audit_conversation(agent_audit *a, const char *path, const char *sha256_hex)
+{
+	if (a == NULL)
+		return audit_fail("no audit log");
+	cJSON *o = line_new("conversation", NULL, 0);
+	if (o == NULL || !add_str(o, "path", path) ||
+	    cJSON_AddStringToObject(o, "sha256", sha256_hex) == NULL) {
+		cJSON_Delete(o);
+		return line_write(a, NULL, false);
+	}
+	return line_write(a, o, false) && note_conversation(a, path, sha256_hex);
+}
+
+const char *agent_audit_conversation_digest(const agent_audit *a, const char *path)
+{
+	if (a == NULL || a->conv_path == NULL || strcmp(a->conv_path, path) != 0)
+		return NULL;
+	return a->conv_sha;
+}
+
 bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,
                           int status, long duration_ms, const char *error)
 {
@@ -451,6 +747,13 @@ static bool report(agent_audit_report *rep, int line, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(rep->problem, sizeof(rep->problem), fmt, ap);
 	va_end(ap);
+	/* An id quoted from the log is the log writer's text: no terminal controls in it. */
+	for (unsigned char *c = (unsigned char *)rep->problem; *c != '\0'; c++) {
+		if (*c < 0x20 || *c == 0x7f)
+			*c = '?';
+		else if (*c == 0xc2 && c[1] >= 0x80 && c[1] <= 0x9f) /* C1 controls in UTF-8 */
+			c[0] = c[1] = '?';
+	}
 	return false;
 }
 
@@ -467,6 +770,8 @@ static bool valid_ts(const char *s)
 	return true;
 }
 
+static bool valid_hash(const char *s);
+
 static bool valid_kind(const char *s)
 {
 	for (unsigned k = 0; k < AGENT_POLICY_KIND_COUNT; k++)
@@ -477,14 +782,79 @@ static bool valid_kind(const char *s)
 
 static const char *const audit_events[] = {"session", "setting", "proposed", "scanned",
                                            "asked", "approved", "denied", "blocked",
-                                           "executed"};
+                                           "executed", "conversation"};
 
 /* What the verifier keeps between lines. */
 struct verifier {
 	agent_audit_report *rep;
 	struct id_state *ids;
 	size_t n_ids, cap_ids;
+	char (*hashes)[AGENT_AUDIT_HASH_HEX + 1]; /* of each line so far */
+	size_t cap_hashes;
+	agent_audit *learn;                 /* told the last conversation record, or NULL */
 };
+
+static bool valid_hash(const char *s)
+{
+	size_t n = 0;
+	for (; s[n] != '\0'; n++)
+		if (!((s[n] >= '0' && s[n] <= '9') || (s[n] >= 'a' && s[n] <= 'f')))
+			return false;
+	return n == AGENT_AUDIT_HASH_HEX;
+}
+
+/* The chain value after line k (1-based; 0: before the first line). */
+static const char *chain_at(const struct verifier *v, size_t k)
+{
+	return k == 0 ? audit_seed : v->hashes[k - 1];
+}
+
+/*
+ * The chain: line N carries the hash of line N-1. When it does not, an
+ * earlier line it does follow tells that lines were inserted; otherwise
+ * line N-1 was changed or lines after it removed.
+ */
+static bool check_chain(struct verifier *v, const cJSON *o, int lineno)
+{
+	const cJSON *prev = cJSON_GetObjectItemCaseSensitive(o, "prev");
+	if (!cJSON_IsString(prev) || !valid_hash(prev->valuestring))
+		return report(v->rep, lineno, "no \"prev\" hash: a line deskhand did not write, "
+		              "or a log from before the hash chain");
+	size_t before = (size_t)lineno - 1;
+	if (strcmp(prev->valuestring, chain_at(v, before)) == 0)
+		return true;
+	for (size_t k = before; k-- > 0;) {
+		if (strcmp(prev->valuestring, chain_at(v, k)) != 0)
+			continue;
+		char after[48] = "the start of the log";
+		if (k > 0)
+			snprintf(after, sizeof(after), "line %zu", k);
+		if (k + 1 == before)
+			return report(v->rep, (int)before, "line %zu was inserted: line %d follows %s",
+			              before, lineno, after);
+		return report(v->rep, (int)k + 1, "lines %zu-%zu were inserted: line %d follows %s",
+		              k + 1, before, lineno, after);
+	}
+	if (lineno == 1)
+		return report(v->rep, 1, "the log does not begin here: its first lines were removed");
+	return report(v->rep, lineno, "line %d does not follow line %zu: line %zu was changed, or "
+	              "lines after it were removed", lineno, before, before);
+}
+
+static bool note_hash(struct verifier *v, const char *line, size_t len, int lineno)
+{
+	size_t n = (size_t)lineno;
+	if (n > v->cap_hashes) {
+		size_t c = v->cap_hashes ? v->cap_hashes * 2 : 64;
+		void *grown = realloc(v->hashes, c * sizeof(*v->hashes));
+		if (grown == NULL)
+			return report(v->rep, lineno, "out of memory");
+		v->hashes = grown;
+		v->cap_hashes = c;
+	}
+	agent_audit_hash(line, len, v->hashes[n - 1]);
+	return true;
+}
 
 /*
  * The shape of one line: a JSON object alone on its line, a well-formed
@@ -509,7 +879,12 @@ static bool check_line(agent_audit_report *rep, int lineno, const cJSON *o, cons
 		return report(rep, lineno, "missing or malformed \"ts\"");
 	if (!known)
 		return report(rep, lineno, "unknown or missing \"event\"");
-	if (strcmp(e, "session") != 0 && strcmp(e, "setting") != 0) {
+	if (strcmp(e, "conversation") == 0) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(o, "sha256");
+		if (!cJSON_IsString(path) || !cJSON_IsString(sha) || !valid_hash(sha->valuestring))
+			return report(rep, lineno, "conversation without a \"path\" and \"sha256\"");
+	} else if (strcmp(e, "session") != 0 && strcmp(e, "setting") != 0) {
 		if (!cJSON_IsString(id) || id->valuestring[0] == '\0')
 			return report(rep, lineno, "%s without an \"id\"", e);
 		if (!cJSON_IsString(kind) || !valid_kind(kind->valuestring))
@@ -585,7 +960,7 @@ static bool apply_event(struct verifier *v, struct id_state *st, const char *eve
 	return true;
 }
 
-/* One line of the log (without its newline). */
+/* One line of the log (llen bytes and its newline). */
 static bool verify_line(struct verifier *v, const char *line, size_t llen, int lineno)
 {
 	const char *end = NULL;
@@ -595,8 +970,15 @@ static bool verify_line(struct verifier *v, const char *line, size_t llen, int l
 		return report(v->rep, lineno, "not a JSON object");
 	}
 	const char *event = NULL;
-	bool ok = check_line(v->rep, lineno, o, end, line + llen, &event);
-	if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0) {
+	bool ok = check_chain(v, o, lineno) && note_hash(v, line, llen + 1, lineno) &&
+	          check_line(v->rep, lineno, o, end, line + llen, &event);
+	if (ok && strcmp(event, "conversation") == 0 && v->learn != NULL) {
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(o, "path");
+		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(o, "sha256");
+		ok = note_conversation(v->learn, path->valuestring, sha->valuestring) ||
+		     report(v->rep, lineno, "out of memory");
+	} else if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0 &&
+	           strcmp(event, "conversation") != 0) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
 		struct id_state *st = id_state_of(v, id->valuestring, lineno);
 		ok = st != NULL && apply_event(v, st, event, o, lineno);
@@ -605,40 +987,119 @@ static bool verify_line(struct verifier *v, const char *line, size_t llen, int l
 	return ok;
 }
 
-bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep)
+static void verifier_finish(struct verifier *v)
 {
-	memset(rep, 0, sizeof(*rep));
-	struct verifier v = {.rep = rep};
+	for (size_t k = 0; k < v->n_ids; k++)
+		free(v->ids[k].id);
+	free(v->ids);
+	free(v->hashes);
+}
+
+/* The lines, the chain and the rules; v's hashes stay for the head's check. */
+static bool verify_text(struct verifier *v, const char *text, size_t len)
+{
+	agent_audit_report *rep = v->rep;
 	bool ok = true;
 	size_t pos = 0;
 	int lineno = 0;
 	while (pos < len && ok) {
+		if (lineno == INT_MAX)
+			return report(rep, lineno, "too many lines");
 		lineno++;
 		const char *line = text + pos;
 		const char *nl = memchr(line, '\n', len - pos);
-		if (nl == NULL) {
-			ok = report(rep, lineno, "incomplete last line (no newline)");
-			break;
-		}
+		if (nl == NULL)
+			return report(rep, lineno, "incomplete last line (no newline)");
 		size_t llen = (size_t)(nl - line);
 		pos += llen + 1;
 		rep->lines++;
-		ok = verify_line(&v, line, llen, lineno);
+		ok = verify_line(v, line, llen, lineno);
 	}
-	for (size_t k = 0; k < v.n_ids; k++)
-		free(v.ids[k].id);
-	free(v.ids);
+	if (ok)
+		memcpy(rep->last, chain_at(v, rep->lines), sizeof(rep->last));
 	return ok;
+}
+
+bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep)
+{
+	memset(rep, 0, sizeof(*rep));
+	struct verifier v = {.rep = rep};
+	bool ok = verify_text(&v, text, len);
+	verifier_finish(&v);
+	return ok;
+}
+
+/* The end of the log against its head: nothing cut off, changed or added at the end. */
+static bool check_head(const struct verifier *v, const char *head, size_t head_len)
+{
+	agent_audit_report *rep = v->rep;
+	cJSON *o = cJSON_ParseWithLength(head, head_len);
+	const cJSON *lines = cJSON_GetObjectItemCaseSensitive(o, "lines");
+	const cJSON *last = cJSON_GetObjectItemCaseSensitive(o, "last");
+	bool shaped = cJSON_IsNumber(lines) && lines->valuedouble >= 0 &&
+	              lines->valuedouble <= (double)INT_MAX &&
+	              lines->valuedouble == (double)(long)lines->valuedouble &&
+	              cJSON_IsString(last) && valid_hash(last->valuestring);
+	size_t want = shaped ? (size_t)lines->valuedouble : 0;
+	bool ok = false;
+	if (!shaped)
+		report(rep, 0, "the head file is malformed: the end of the log cannot be checked");
+	else if (want > rep->lines)
+		report(rep, (int)rep->lines + 1, "missing: the log ends after line %zu but its head "
+		       "records %zu lines (the end was cut off)", rep->lines, want);
+	else if (strcmp(chain_at(v, want), last->valuestring) != 0)
+		report(rep, want ? (int)want : 1, "line %zu is not the line the head records as the "
+		       "log's end: it was changed or replaced", want);
+	else if (want < rep->lines)
+		report(rep, (int)want + 1, "after the recorded end (line %zu): added by another "
+		       "writer, or deskhand stopped between a line and its head", want);
+	else
+		ok = true;
+	cJSON_Delete(o);
+	return ok;
+}
+
+static bool verify_log(const char *text, size_t len, const char *head, size_t head_len,
+                       bool have_head, agent_audit_report *rep, agent_audit *learn)
+{
+	memset(rep, 0, sizeof(*rep));
+	struct verifier v = {.rep = rep, .learn = learn};
+	if (learn != NULL)
+		(void)note_conversation(learn, NULL, NULL);
+	bool ok = verify_text(&v, text, len);
+	if (ok && !have_head)
+		ok = report(rep, 0, "the head file is missing: the end of the log cannot be checked");
+	else if (ok && have_head)
+		ok = check_head(&v, head, head_len);
+	verifier_finish(&v);
+	return ok;
+}
+
+bool agent_audit_verify_head(const char *text, size_t len, const char *head, size_t head_len,
+                             agent_audit_report *rep)
+{
+	return verify_log(text, len, head, head_len, head != NULL, rep, NULL);
 }
 
 bool agent_audit_verify_file(const char *path, agent_audit_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));
-	size_t len;
-	char *text = agent_read_file(path, SIZE_MAX / 2, &len);
+	size_t len, head_len = 0;
+	char *text = agent_read_file(path, AUDIT_MAX_SIZE, &len);
 	if (text == NULL)
 		return report(rep, 0, "cannot open %s: %s", path, strerror(errno));
-	bool ok = agent_audit_verify(text, len, rep);
+	agent_buf hp;
+	agent_buf_init(&hp);
+	agent_buf_printf(&hp, "%s.head", path);
+	char *head = hp.oom ? NULL : head_read(agent_buf_cstr(&hp), &head_len);
+	bool ok;
+	if (head == NULL && errno != ENOENT)
+		ok = report(rep, 0, "cannot read %s: %s", hp.oom ? "the head file" : agent_buf_cstr(&hp),
+		            strerror(errno));
+	else
+		ok = verify_log(text, len, head, head_len, head != NULL, rep, NULL);
+	agent_buf_finish(&hp);
+	free(head);
 	free(text);
 	return ok;
 }

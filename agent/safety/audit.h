@@ -15,6 +15,30 @@
  * denied, blocked and session lines are followed by fsync(). A caller must
  * treat a failed approval record as a denial: run nothing it could not log.
  *
+ * Tamper evidence: the lines form a hash chain. Each line carries "prev",
+ * the SHA-256 (64 lowercase hex digits) of the previous line's bytes with
+ * its newline; the first line's "prev" is 64 zeros. So changing, removing,
+ * inserting or reordering any line breaks the chain at the next line. The
+ * end of the log, which no later line vouches for, is held by a head file
+ * beside it, PATH.head: {"lines":N,"last":"<hash of line N>"}, replaced
+ * (write and rename) after every line, so a cut-off end, a changed last
+ * line and lines added after the end are seen too. A line whose head could
+ * not be written is taken back: a log deskhand wrote always matches it,
+ * except after a crash between the two writes (reported as a line after
+ * the recorded end).
+ *
+ * Limits, stated plainly: the chain is keyless. Whoever can rewrite the
+ * whole log and its head can recompute every hash, and an empty log
+ * without a head looks new. What stands against that is the data
+ * directory being out of the sandbox's reach (not visible in standard
+ * and strict); the chain makes any edit that does not redo all of it
+ * evident, and tells which line breaks it.
+ *
+ * Appending to a log that exists (a resumed conversation) first checks it
+ * against its head; a log that fails is kept untouched as evidence and
+ * never extended: the next of PATH.2.jsonl, PATH.3.jsonl ... that verifies
+ * or is new takes the lines, and agent_audit_set_aside() says why.
+ *
  * Error convention: functions return false or NULL and leave a reason in
  * agent_audit_error() (per thread). Nothing here prints or exits.
  */
@@ -33,14 +57,28 @@ const char *agent_audit_error(void);
 
 typedef struct agent_audit agent_audit;
 
+/* Hex digits of a chain value (SHA-256). */
+#define AGENT_AUDIT_HASH_HEX 64
+
 /*
- * Opens (creating 0600) `path` for appending. The directory must exist; a
- * symbolic link is refused (O_NOFOLLOW). One writer per file: a short
- * write is undone by truncating to the size before it, which assumes no
- * other process appends meanwhile (several handles in one thread are fine).
- * Ownership: the caller closes it with agent_audit_close().
+ * Opens (creating 0600, with its head) `path` for appending, after checking
+ * what it holds against its head (see "Appending" above: a log that fails
+ * is set aside, not extended). The directory must exist; a symbolic link
+ * is refused (O_NOFOLLOW). Writers take a lock (flock) around each line;
+ * a handle that finds the log grown or shrunk since its own last line
+ * reads and verifies it again before chaining to it, and refuses to write
+ * if it no longer verifies. Ownership: the caller closes it with
+ * agent_audit_close().
  */
 agent_audit *agent_audit_open(const char *path);
+/*
+ * NULL, or why the log at the path given to agent_audit_open() was not
+ * extended ("PATH: line N: problem"); agent_audit_path() then names the
+ * log in use, and the session line records this too. Owned by a.
+ */
+const char *agent_audit_set_aside(const agent_audit *a);
+/* SHA-256 of `len` bytes in hex: a line's chain value (with its newline), a file's digest. */
+void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1]);
 /* Closes (after a final fsync). NULL is a no-op. */
 void agent_audit_close(agent_audit *a);
 /* The path given to agent_audit_open(); owned by a. */
@@ -55,6 +93,8 @@ const char *agent_audit_path(const agent_audit *a);
  * Ownership: the caller frees the returned string. NULL on error.
  */
 char *agent_audit_default_path(const char *conversation_id);
+/* That directory, without creating it. Ownership: the caller frees. NULL on error. */
+char *agent_audit_default_dir(void);
 
 /* ---- events (each writes one line; false if it could not) ------------- */
 
@@ -99,6 +139,17 @@ AGENT_AUDIT_CHECKED bool agent_audit_blocked(agent_audit *a, const char *id, age
 AGENT_AUDIT_CHECKED bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,
                           int status, long duration_ms, const char *error);
 
+/*
+ * The conversation file as deskhand just saved it: its path and SHA-256
+ * (not fsync'd). A resumed conversation is compared with the last such
+ * record for its path, so a message inserted into the file since shows
+ * (as strong as the log itself: see "Limits").
+ */
+AGENT_AUDIT_CHECKED bool agent_audit_conversation(agent_audit *a, const char *path,
+                                                  const char *sha256_hex);
+/* The SHA-256 last recorded for the conversation at `path`, or NULL. Owned by a. */
+const char *agent_audit_conversation_digest(const agent_audit *a, const char *path);
+
 /* ---- verification ------------------------------------------------------ */
 
 typedef struct agent_audit_report {
@@ -106,21 +157,39 @@ typedef struct agent_audit_report {
 	size_t executed;      /* executed lines checked */
 	size_t by_user;       /* of those, approved by a human */
 	size_t by_policy;     /* of those, approved by the policy */
-	int bad_line;         /* first offending line (1-based), 0 if none */
+	int bad_line;         /* first offending line (1-based); 0 if none, or if the
+	                         problem is the head file or reading the log */
 	char problem[256];    /* what is wrong there; "" if nothing */
+	char last[AGENT_AUDIT_HASH_HEX + 1]; /* when it passes: the chain value after the
+	                                        last line (the next line's "prev") */
 } agent_audit_report;
 
 /*
  * Checks a log's text (pure: no I/O). Every line must be a complete JSON
- * object ending in '\n' with a known "event", a "ts" and (except session
- * and setting lines) a string "id" and a known "kind". Every "executed"
- * line must come after an "approved" line for the same id, with no
- * "denied" or "blocked" line for that id before it, and each approval
- * allows one execution. Returns true when the log passes; false with
- * bad_line and problem set otherwise.
+ * object ending in '\n' with a "prev" that continues the chain, a known
+ * "event", a "ts" and (except session, setting and conversation lines) a
+ * string "id" and a known "kind"; a conversation line has a string "path"
+ * and a "sha256". Every "executed" line must come after an "approved"
+ * line for the same id, with no "denied" or "blocked" line for that id
+ * before it, and each approval allows one execution. Returns true when
+ * the log passes; false with bad_line and problem set otherwise.
+ *
+ * bad_line for a broken chain is the first line that does not follow the
+ * line before it: a changed line k shows at k+1, removed lines at the line
+ * after the gap, swapped lines at the first of them. Inserted lines are
+ * named themselves when the line after them follows an earlier line. The
+ * end is not checked here (see agent_audit_verify_head).
  */
 bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep);
-/* agent_audit_verify() on a file (false with problem set if unreadable). */
+/*
+ * agent_audit_verify() and the end against the head file's text (NULL: no
+ * head file, itself a problem): lines cut off (bad_line: the first missing
+ * one), the last line changed (bad_line: it), lines after the recorded end
+ * (bad_line: the first of them), a malformed head (bad_line 0).
+ */
+bool agent_audit_verify_head(const char *text, size_t len, const char *head, size_t head_len,
+                             agent_audit_report *rep);
+/* agent_audit_verify_head() on a file and PATH.head (false with problem set if unreadable). */
 bool agent_audit_verify_file(const char *path, agent_audit_report *rep);
 
 #endif

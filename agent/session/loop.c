@@ -168,6 +168,11 @@ static bool open_audit(agent_session *s)
 		return false;
 	}
 	free(path);
+	/* Someone edited the history: say so every time, and never extend it. */
+	if (agent_audit_set_aside(s->gate.audit) != NULL)
+		agent_term_warning(s->term, "THE AUDIT LOG FAILS VERIFICATION: %s. It is kept as it is; "
+		                   "this session logs to %s", agent_audit_set_aside(s->gate.audit),
+		                   agent_audit_path(s->gate.audit));
 	return true;
 }
 
@@ -223,13 +228,55 @@ static void ev_retry(void *user, int attempt, long delay_ms, const char *why)
 	                   (double)delay_ms / 1000.0, attempt + 1);
 }
 
+/*
+ * The conversation file's SHA-256 as it is on disk, keyed by its real path
+ * (*real, which the caller frees). False if it cannot be read.
+ */
+static bool conv_file_digest(const char *path, char **real, char hex[AGENT_AUDIT_HASH_HEX + 1])
+{
+	size_t len;
+	char *text = agent_read_file(path, SIZE_MAX / 2, &len);
+	if (text == NULL || (*real = realpath(path, NULL)) == NULL) {
+		free(text);
+		return false;
+	}
+	agent_audit_hash(text, len, hex);
+	free(text);
+	return true;
+}
+
 static bool save(agent_session *s)
 {
-	if (conv_save(s->conv))
-		return true;
-	agent_term_error(s->term, "cannot save the conversation: %s", conv_error());
-	s->status = 1;
-	return false;
+	if (!conv_save(s->conv)) {
+		agent_term_error(s->term, "cannot save the conversation: %s", conv_error());
+		s->status = 1;
+		return false;
+	}
+	/* The audit log vouches for the file as saved: an edit since shows on resume. */
+	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = NULL;
+	bool ok = conv_file_digest(s->conv->path, &real, hex);
+	if (!ok)
+		agent_term_error(s->term, "cannot read back %s: %s", s->conv->path, strerror(errno));
+	else if (!(ok = agent_audit_conversation(s->gate.audit, real, hex)))
+		agent_term_error(s->term, "audit log: %s", agent_audit_error());
+	free(real);
+	if (!ok)
+		s->status = 1;
+	return ok;
+}
+
+/* A resumed conversation must be the file deskhand last saved. */
+static void check_resumed(agent_session *s)
+{
+	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = NULL;
+	if (s->conv->n_messages == 0 || !conv_file_digest(s->conv->path, &real, hex))
+		return;
+	const char *want = agent_audit_conversation_digest(s->gate.audit, real);
+	if (want != NULL && strcmp(want, hex) != 0)
+		agent_term_warning(s->term, "THE CONVERSATION FILE %s WAS CHANGED since deskhand last "
+		                   "saved it (its SHA-256 is not the one the audit log records): "
+		                   "messages in it may be forged", s->conv->path);
+	free(real);
 }
 
 /* Runs the tool calls of the model's last message; adds their results. */
@@ -820,6 +867,7 @@ int agent_main(int argc, char **argv)
 		                 agent_audit_error());
 		goto out;
 	}
+	check_resumed(&s);
 	if (opt.os && !open_desktop(&s))
 		goto out;
 	if (!build_prompt(&s))

@@ -2,8 +2,11 @@
  * agent/audit: every event written and read back as one JSON object per
  * line, file mode and append semantics, a line visible to other readers as
  * soon as the call returns (no buffering), a short write taken back, the
- * default path, and the verifier catching execution without approval and
- * after a denial.
+ * default path, the verifier catching execution without approval and
+ * after a denial, and the hash chain and head catching every edit of a
+ * written log (changed, removed, inserted, swapped, cut-off lines) with
+ * the line where it shows; a log that fails is set aside on resume, never
+ * extended.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -22,6 +25,8 @@
 #include <cmocka.h>
 
 #include "agent/safety/audit.h"
+#include "agent/util/textutil.h"
+#include "tests/safety/audit_chain.h"
 
 static char dir[64];
 
@@ -148,8 +153,17 @@ static void every_event_round_trips(void **state)
 		"session", "proposed", "scanned", "asked", "denied", "proposed", "asked", "approved",
 		"executed", "proposed", "approved", "executed", "blocked", "denied", "setting",
 	};
+	char prev[AGENT_AUDIT_HASH_HEX + 1];
+	memset(prev, '0', AGENT_AUDIT_HASH_HEX);
+	prev[AGENT_AUDIT_HASH_HEX] = '\0';
+	const char *line = text;
 	for (size_t i = 0; i < 15; i++) {
 		assert_string_equal(str(lines[i], "event"), events[i]);
+		/* each line carries the hash of the one before it */
+		assert_string_equal(str(lines[i], "prev"), prev);
+		const char *nl = strchr(line, '\n');
+		agent_audit_hash(line, (size_t)(nl - line) + 1, prev);
+		line = nl + 1;
 		const char *ts = str(lines[i], "ts");
 		assert_int_equal(strlen(ts), 24); /* 2025-01-01T00:00:00.000Z */
 		assert_int_equal(ts[10], 'T');
@@ -190,7 +204,19 @@ static void every_event_round_trips(void **state)
 	assert_int_equal(rep.executed, 2);
 	assert_int_equal(rep.by_user, 1);
 	assert_int_equal(rep.by_policy, 1);
+	assert_string_equal(rep.last, prev);
 	assert_true(agent_audit_verify_file(p, &rep));
+	/* the head holds the end */
+	char head_path[160];
+	snprintf(head_path, sizeof(head_path), "%s.head", p);
+	size_t head_len;
+	char *head = slurp(head_path, &head_len);
+	char want[160];
+	snprintf(want, sizeof(want), "{\"lines\":15,\"last\":\"%s\"}\n", prev);
+	assert_string_equal(head, want);
+	assert_int_equal(stat(head_path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	free(head);
 	for (size_t i = 0; i < n; i++)
 		cJSON_Delete(lines[i]);
 	free(text);
@@ -335,15 +361,19 @@ static void short_write_is_undone(void **state)
 	free(text);
 }
 
+/* Verifies the log after chaining its lines as deskhand would. */
 static void expect_verify(const char *log, bool ok, int bad_line, const char *needle)
 {
 	agent_audit_report rep;
-	bool got = agent_audit_verify(log, strlen(log), &rep);
+	size_t len;
+	char *chained = audit_chain(log, strlen(log), &len);
+	bool got = agent_audit_verify(chained, len, &rep);
 	if (got != ok)
-		fail_msg("verify returned %d for:\n%s\nproblem: %s", got, log, rep.problem);
+		fail_msg("verify returned %d for:\n%s\nproblem: %s", got, chained, rep.problem);
 	assert_int_equal(rep.bad_line, bad_line);
 	if (needle != NULL && strstr(rep.problem, needle) == NULL)
 		fail_msg("problem '%s' lacks '%s'", rep.problem, needle);
+	free(chained);
 }
 
 #define TS "\"ts\":\"2025-01-02T03:04:05.678Z\""
@@ -398,6 +428,276 @@ static void verifier_catches_violations(void **state)
 	agent_audit_report rep;
 	assert_false(agent_audit_verify_file(path_in("missing.jsonl"), &rep));
 	assert_non_null(strstr(rep.problem, "cannot open"));
+}
+
+/* A log as a conversation writes it: 11 lines, a denial and two runs. */
+static void write_sample(const char *p)
+{
+	agent_audit *a = agent_audit_open(p);
+	assert_non_null(a);
+	agent_policy_settings s = {false, AGENT_POLICY_SAFE_ASK, false};
+	assert_true(agent_audit_session(a, "conv", &s));                                     /* 1 */
+	assert_true(agent_audit_proposed_code(a, "c1", AGENT_POLICY_CODE, "shell", "rm -rf ~", 8));
+	assert_true(agent_audit_asked(a, "c1", AGENT_POLICY_CODE, "scan found rm -rf ~"));   /* 3 */
+	assert_true(agent_audit_denied(a, "c1", AGENT_POLICY_CODE, false, "user said no"));  /* 4 */
+	assert_true(agent_audit_proposed_code(a, "c2", AGENT_POLICY_CODE, "shell", "ls", 2));
+	assert_true(agent_audit_asked(a, "c2", AGENT_POLICY_CODE, "code needs your yes"));   /* 6 */
+	assert_true(agent_audit_approved(a, "c2", AGENT_POLICY_CODE, true, "yes"));          /* 7 */
+	assert_true(agent_audit_executed(a, "c2", AGENT_POLICY_CODE, 0, 5, NULL));           /* 8 */
+	assert_true(agent_audit_proposed_action(a, "t1", AGENT_POLICY_OS_OBSERVE, NULL));    /* 9 */
+	assert_true(agent_audit_approved(a, "t1", AGENT_POLICY_OS_OBSERVE, false, "look"));  /* 10 */
+	assert_true(agent_audit_executed(a, "t1", AGENT_POLICY_OS_OBSERVE, 0, 1, NULL));     /* 11 */
+	agent_audit_close(a);
+}
+
+enum { SAMPLE_LINES = 11 };
+
+struct sample {
+	char *text, *head;
+	size_t head_len;
+	const char *line[SAMPLE_LINES + 1]; /* line[k]: line k (1-based), with its newline */
+	size_t len[SAMPLE_LINES + 1];
+};
+
+static void sample_load(struct sample *sm, const char *p)
+{
+	size_t len;
+	sm->text = slurp(p, &len);
+	char hp[160];
+	snprintf(hp, sizeof(hp), "%s.head", p);
+	sm->head = slurp(hp, &sm->head_len);
+	const char *q = sm->text;
+	for (int k = 1; k <= SAMPLE_LINES; k++) {
+		const char *nl = strchr(q, '\n');
+		assert_non_null(nl);
+		sm->line[k] = q;
+		sm->len[k] = (size_t)(nl - q) + 1;
+		q = nl + 1;
+	}
+	assert_int_equal(*q, '\0');
+}
+
+/* The log with its lines in the given order (0 ends; negative: a line of text). */
+static void expect_edit(const struct sample *sm, const int *order, const char *const *extra,
+                        const char *head, int bad_line, const char *needle)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	for (size_t i = 0; order[i] != 0; i++) {
+		if (order[i] > 0)
+			agent_buf_append(&b, sm->line[order[i]], sm->len[order[i]]);
+		else
+			agent_buf_puts(&b, extra[-order[i] - 1]);
+	}
+	agent_audit_report rep;
+	if (head == NULL)
+		head = sm->head;
+	/* "": no head file */
+	bool ok = agent_audit_verify_head(b.data != NULL ? b.data : "", b.len,
+	                                  head[0] != '\0' ? head : NULL, strlen(head), &rep);
+	if (ok || rep.bad_line != bad_line || strstr(rep.problem, needle) == NULL)
+		fail_msg("edited log: verify %d, line %d, '%s'; wanted line %d, '%s'\n%s", ok,
+		         rep.bad_line, rep.problem, bad_line, needle, agent_buf_cstr(&b));
+	agent_buf_finish(&b);
+}
+
+/* Replaces the first `from` in line k by `to`. */
+static char *edited_line(const struct sample *sm, int k, const char *from, const char *to)
+{
+	char *l = strndup(sm->line[k], sm->len[k]);
+	char *at = strstr(l, from);
+	assert_non_null(at);
+	char *out = malloc(strlen(l) + strlen(to) + 1);
+	sprintf(out, "%.*s%s%s", (int)(at - l), l, to, at + strlen(from));
+	free(l);
+	return out;
+}
+
+/*
+ * Every way a block with write access could rewrite the history is seen,
+ * at the line where the chain breaks: changing a denial into a yes,
+ * removing its own proposal, inserting a forged approval (even one that
+ * carries a correct "prev"), swapping lines, cutting off the end,
+ * changing the last line, adding after the end, losing the head.
+ */
+static void tampering_is_detected(void **state)
+{
+	(void)state;
+	const char *p = path_in("tamper.jsonl");
+	write_sample(p);
+	struct sample sm;
+	sample_load(&sm, p);
+	agent_audit_report rep;
+	int all[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0};
+	assert_true(agent_audit_verify_head(sm.text, strlen(sm.text), sm.head, sm.head_len, &rep));
+	assert_int_equal(rep.lines, SAMPLE_LINES);
+
+	/* line 4: denied -> approved by the user: line 5 no longer follows it */
+	char *yes = edited_line(&sm, 4, "\"event\":\"denied\"", "\"event\":\"approved\"");
+	const char *const x1[] = {yes};
+	int e1[] = {1, 2, 3, -1, 5, 6, 7, 8, 9, 10, 11, 0};
+	expect_edit(&sm, e1, x1, NULL, 5, "line 4 was changed");
+	/* line 2 (the block's own proposal) removed */
+	int e2[] = {1, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0};
+	expect_edit(&sm, e2, NULL, NULL, 2, "line 2 does not follow line 1");
+	/* a forged approval inserted as line 5, carrying line 4's hash as its prev */
+	char h4[AGENT_AUDIT_HASH_HEX + 1];
+	agent_audit_hash(sm.line[4], sm.len[4], h4);
+	char forged[300];
+	snprintf(forged, sizeof(forged), "{\"ts\":\"2025-01-02T03:04:05.678Z\",\"event\":\"approved\","
+	         "\"id\":\"c1\",\"kind\":\"code\",\"by\":\"user\",\"reason\":\"\",\"prev\":\"%s\"}\n", h4);
+	const char *const x3[] = {forged};
+	int e3[] = {1, 2, 3, 4, -1, 5, 6, 7, 8, 9, 10, 11, 0};
+	expect_edit(&sm, e3, x3, NULL, 5, "line 5 was inserted");
+	/* ...and one with a made-up prev */
+	const char *const x4[] = {"{\"prev\":\"" "0123456789abcdef0123456789abcdef"
+	                          "0123456789abcdef0123456789abcdef\",\"ts\":\"x\"}\n"};
+	expect_edit(&sm, e3, x4, NULL, 5, "line 5 does not follow line 4");
+	/* two lines swapped */
+	int e5[] = {1, 2, 3, 4, 5, 7, 6, 8, 9, 10, 11, 0};
+	expect_edit(&sm, e5, NULL, NULL, 6, "line 6 does not follow line 5");
+	/* the first line removed */
+	int e6[] = {2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 0};
+	expect_edit(&sm, e6, NULL, NULL, 1, "first lines were removed");
+	/* the end cut off: the head still counts 11 */
+	int e7[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 0};
+	expect_edit(&sm, e7, NULL, NULL, 10, "cut off");
+	/* the last line changed */
+	char *last = edited_line(&sm, 11, "\"status\":0", "\"status\":1");
+	const char *const x8[] = {last};
+	int e8[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, -1, 0};
+	expect_edit(&sm, e8, x8, NULL, 11, "changed or replaced");
+	/* a line added after the end, chained correctly */
+	char h11[AGENT_AUDIT_HASH_HEX + 1];
+	agent_audit_hash(sm.line[11], sm.len[11], h11);
+	snprintf(forged, sizeof(forged), "{\"ts\":\"2025-01-02T03:04:05.678Z\",\"event\":\"asked\","
+	         "\"id\":\"c9\",\"kind\":\"code\",\"reason\":\"\",\"prev\":\"%s\"}\n", h11);
+	int e9[] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, -1, 0};
+	expect_edit(&sm, e9, x3, NULL, 12, "after the recorded end (line 11)");
+	/* the head lost, or made up */
+	expect_edit(&sm, all, NULL, "", 0, "head file is missing");
+	expect_edit(&sm, all, NULL, "{\"lines\":11}", 0, "head file is malformed");
+	assert_false(agent_audit_verify_head("", 0, NULL, 0, &rep));
+	/* the same through the file: the head beside it */
+	assert_true(agent_audit_verify_file(p, &rep));
+	FILE *f = fopen(p, "w");
+	fwrite(sm.text, 1, sm.len[1] + sm.len[2] + sm.len[3], f);
+	fclose(f);
+	assert_false(agent_audit_verify_file(p, &rep));
+	assert_int_equal(rep.bad_line, 4);
+	assert_non_null(strstr(rep.problem, "ends after line 3 but its head records 11"));
+	free(yes);
+	free(last);
+	free(sm.text);
+	free(sm.head);
+}
+
+/*
+ * Resuming a conversation continues the chain; a log that no longer
+ * verifies (edited, or from before the chain) is kept as it is and the
+ * lines go to PATH.2.jsonl, which a later resume extends.
+ */
+static void resume_continues_or_sets_aside(void **state)
+{
+	(void)state;
+	char p[128], p2[128];
+	snprintf(p, sizeof(p), "%s", path_in("resume.jsonl"));
+	snprintf(p2, sizeof(p2), "%s", path_in("resume.2.jsonl"));
+	write_sample(p);
+	agent_audit *a = agent_audit_open(p);
+	assert_non_null(a);
+	assert_null(agent_audit_set_aside(a));
+	assert_true(agent_audit_asked(a, "c3", AGENT_POLICY_CODE, "again"));
+	agent_audit_close(a);
+	agent_audit_report rep;
+	assert_true(agent_audit_verify_file(p, &rep));
+	assert_int_equal(rep.lines, SAMPLE_LINES + 1);
+
+	/* a denial turned into an approval */
+	size_t len;
+	char *text = slurp(p, &len);
+	char *at = strstr(text, "\"denied\"");
+	memcpy(at, "\"DENIED\"", 8);
+	FILE *f = fopen(p, "w");
+	fwrite(text, 1, len, f);
+	fclose(f);
+	a = agent_audit_open(p);
+	assert_non_null(a);
+	assert_non_null(agent_audit_set_aside(a));
+	assert_non_null(strstr(agent_audit_set_aside(a), "resume.jsonl: line 4:"));
+	assert_string_equal(agent_audit_path(a), p2);
+	agent_policy_settings s = {false, AGENT_POLICY_SAFE_ASK, false};
+	assert_true(agent_audit_session(a, "conv", &s));
+	agent_audit_close(a);
+	size_t len2;
+	char *kept = slurp(p, &len2);
+	assert_int_equal(len2, len);
+	assert_memory_equal(kept, text, len); /* the evidence untouched */
+	char *next = slurp(p2, &len2);
+	assert_non_null(strstr(next, "\"set_aside\":\""));
+	assert_true(agent_audit_verify_file(p2, &rep));
+	/* the next resume finds the first still broken and extends the second */
+	a = agent_audit_open(p);
+	assert_non_null(a);
+	assert_string_equal(agent_audit_path(a), p2);
+	assert_true(agent_audit_asked(a, "c4", AGENT_POLICY_CODE, "more"));
+	agent_audit_close(a);
+	assert_true(agent_audit_verify_file(p2, &rep));
+	assert_int_equal(rep.lines, 2);
+	free(text);
+	free(kept);
+	free(next);
+
+	/* a log without a chain (or without its head) is not extended either */
+	char old[128];
+	snprintf(old, sizeof(old), "%s", path_in("old.jsonl"));
+	f = fopen(old, "w");
+	fputs(L("asked", "a", ""), f);
+	fclose(f);
+	a = agent_audit_open(old);
+	assert_non_null(a);
+	assert_non_null(strstr(agent_audit_set_aside(a), "line 1: no \"prev\""));
+	assert_string_equal(agent_audit_path(a), path_in("old.2.jsonl"));
+	agent_audit_close(a);
+	/* an empty log whose head is planted, even a huge one, is not taken as new */
+	snprintf(old, sizeof(old), "%s", path_in("planted.jsonl"));
+	fclose(fopen(old, "w"));
+	char head_path[160];
+	snprintf(head_path, sizeof(head_path), "%s.head", old);
+	f = fopen(head_path, "w");
+	for (int i = 0; i < 1000; i++)
+		fputs("{\"lines\":0}", f);
+	fclose(f);
+	a = agent_audit_open(old);
+	assert_non_null(a);
+	assert_non_null(strstr(agent_audit_set_aside(a), "head file is malformed"));
+	agent_audit_close(a);
+}
+
+/* A line written behind a handle's back is not blessed by chaining to it. */
+static void foreign_line_stops_the_writer(void **state)
+{
+	(void)state;
+	const char *p = path_in("foreign.jsonl");
+	agent_audit *a = agent_audit_open(p);
+	assert_non_null(a);
+	assert_true(agent_audit_asked(a, "a", AGENT_POLICY_CODE, "one"));
+	size_t before;
+	free(slurp(p, &before));
+	FILE *f = fopen(p, "a");
+	fputs(L("approved", "a", ",\"by\":\"user\""), f);
+	fclose(f);
+	assert_false(agent_audit_approved(a, "b", AGENT_POLICY_CODE, true, "yes"));
+	assert_non_null(strstr(agent_audit_error(), "changed under deskhand"));
+	assert_non_null(strstr(agent_audit_error(), "line 2"));
+	size_t after;
+	free(slurp(p, &after));
+	assert_true(after > before);
+	assert_false(agent_audit_asked(a, "c", AGENT_POLICY_CODE, "three"));
+	size_t again;
+	free(slurp(p, &again));
+	assert_int_equal(again, after); /* nothing more added */
+	agent_audit_close(a);
 }
 
 static void default_path(void **state)
@@ -468,6 +768,9 @@ int main(void)
 		cmocka_unit_test(approval_survives_sudden_death),
 		cmocka_unit_test(short_write_is_undone),
 		cmocka_unit_test(verifier_catches_violations),
+		cmocka_unit_test(tampering_is_detected),
+		cmocka_unit_test(resume_continues_or_sets_aside),
+		cmocka_unit_test(foreign_line_stops_the_writer),
 		cmocka_unit_test(default_path),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
