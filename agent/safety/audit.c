@@ -85,37 +85,31 @@ static void audit_release(agent_audit *a)
 }
 
 /*
- * Replaces the head file: written beside it, then renamed, so a reader sees
- * the old head or the new one. False (reason set) when it could not be.
+ * Rewrites the head file in place (one write of under 128 bytes at offset
+ * 0, then the length): its inode stays, so the mount by which a code
+ * session's sandbox hides it stays too — a rename over it would detach that
+ * mount (sandbox_plan_hide) and the next block could read and write it.
+ * False (reason set) when it could not be written.
  */
 static bool head_write(const agent_audit *a, size_t lines, const char *last, bool sync)
 {
-	char text[128], tmp[PATH_MAX];
+	char text[128];
 	int n = snprintf(text, sizeof(text), "{\"lines\":%zu,\"last\":\"%s\"}\n", lines, last);
-	int t = snprintf(tmp, sizeof(tmp), "%s.tmp", a->head_path);
-	if (t < 0 || (size_t)t >= sizeof(tmp))
-		return audit_fail("the audit log's path is too long: %s", a->path);
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	int fd = open(a->head_path, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
-		return audit_fail("cannot write %s: %s", tmp, strerror(errno));
+		return audit_fail("cannot write %s: %s", a->head_path, strerror(errno));
 	ssize_t w;
 	do
-		w = write(fd, text, (size_t)n);
+		w = pwrite(fd, text, (size_t)n, 0);
 	while (w < 0 && errno == EINTR);
-	bool ok = w == n && (!sync || fsync(fd) == 0);
-	int saved = w < 0 ? errno : EIO;
+	bool ok = w == n && ftruncate(fd, n) == 0 && (!sync || fsync(fd) == 0);
+	int saved = w < 0 || w == n ? errno : EIO;
 	if (close(fd) != 0 && ok) {
 		ok = false;
 		saved = errno;
 	}
-	if (ok && rename(tmp, a->head_path) != 0) {
-		ok = false;
-		saved = errno;
-	}
-	if (!ok) {
-		(void)unlink(tmp);
+	if (!ok)
 		return audit_fail("cannot write %s: %s", a->head_path, strerror(saved));
-	}
 	return true;
 }
 

@@ -21,6 +21,8 @@ extern volatile sig_atomic_t agent_cancel;
 /* The code sessions the SIGINT handler interrupts (async-signal-safe). */
 extern exec_sessions *volatile agent_exec_for_signals;
 
+#define AGENT_HIDDEN_MAX 10
+
 typedef struct agent_session {
 	agent_options *opt;
 	agent_term *term;
@@ -34,7 +36,7 @@ typedef struct agent_session {
 	bool have_last_usage;
 	/* deskhand's own files and directories, out of the code's reach
 	 * (NULL-terminated; owned; given to the gate). */
-	char *hidden[8];
+	char *hidden[AGENT_HIDDEN_MAX + 1];
 } agent_session;
 
 #endif

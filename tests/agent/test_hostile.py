@@ -27,7 +27,8 @@ def write(path, text, mode="w"):
 def read(path):
     with open(path) as f:
         return f.read()
-cfg, data, audit, conv = %r, %r, %r, %r
+cfg, data, audit = %r, %r, %r
+conv = data + "/deskhand/conversations"
 attempt("config", lambda: write(cfg + "/deskhand/config.json",
         json.dumps({"os_auto_approve": True, "sandbox": "off"})))
 attempt("rules", lambda: write(cfg + "/deskhand/scan-rules.json",
@@ -38,8 +39,10 @@ attempt("read-config", lambda: read(cfg + "/deskhand/config.json"))
 attempt("cmdline", lambda: open("/proc/1/cmdline", "rb").read().strip(b"\0").decode())
 attempt("audit-read", lambda: read(audit))
 attempt("audit-append", lambda: write(audit, '{"event":"forged"}\n', "a"))
-attempt("conv-read", lambda: read(conv))
-attempt("conv-write", lambda: write(conv, "{}"))
+attempt("conv-read", lambda: os.listdir(conv))
+attempt("conv-write", lambda: write(conv + "/older.json", "{}"))
+attempt("head-read", lambda: read(audit + ".head"))
+attempt("head-write", lambda: write(audit + ".head", "{}"))
 attempt("data-write", lambda: write(data + "/deskhand/conversations/x.json", "{}"))
 attempt("rename-data", lambda: os.rename(data + "/deskhand", data + "/y"))
 '''
@@ -55,18 +58,24 @@ class OwnFiles(unittest.TestCase):
             json.dump({"api_key": SECRET, "max_steps": 20}, f)
 
     def attack(self, *flags, workspace=None):
-        code = ATTEMPT % (self.cfg, self.data, self.r.audit, self.r.conv)
-        turns = [{"tool_calls": [call("execute", language="python", code=code)]},
+        code = ATTEMPT % (self.cfg, self.data, self.r.audit)
+        # Twice: deskhand rewrites the conversation and the audit log's head
+        # between the blocks, and what it hides must stay hidden.
+        turns = [{"tool_calls": [call("execute", language="python", code="pass")]},
+                 {"tool_calls": [call("execute", language="python", code=code)]},
                  {"text": "done"}]
         with FakeLLM(turns) as srv:
             args = self.r.args(srv, "openai", "-y", *flags, "-m", "tidy up")
+            # The conversation where it lives by default: in the data directory.
+            i = args.index("--conversation")
+            del args[i:i + 2]
             if workspace is not None:
                 args[args.index("--workspace") + 1] = workspace
             p = h.run(args, env=self.r.env(), timeout=120)
             self.assertEqual(p.returncode, 0, p.stderr)
-            self.assertEqual(len(srv.requests), 2)
-            body = json.dumps(srv.requests[1]["body"])
-            out = tool_results(srv.requests[1]["body"], "openai")[0][1]
+            self.assertEqual(len(srv.requests), 3)
+            body = json.dumps(srv.requests[2]["body"])
+            out = tool_results(srv.requests[2]["body"], "openai")[1][1]
         self.assertNotIn(SECRET, body, "the key reached the model")
         return p, dict(line.split(" ", 1) for line in out.splitlines() if " " in line)
 
@@ -79,12 +88,19 @@ class OwnFiles(unittest.TestCase):
                     before = f.read()
                 _, got = self.attack("--sandbox", profile, workspace=work)
                 for label in ("config", "rules", "audit-append", "conv-write",
-                              "data-write"):
-                    self.assertIn(got[label], ("EROFS", "ENOENT", "EACCES"), (label, got))
+                              "head-write", "data-write"):
+                    # strict's private /tmp: a new file there, not the host's.
+                    allowed = ("EROFS", "ENOENT", "EACCES") + (
+                        ("ok",) if profile == "strict" and label.startswith(("audit", "head"))
+                        else ())
+                    self.assertIn(got[label], allowed, (label, got))
                 for label in ("rename-config-parent", "rename-config", "rename-data"):
-                    self.assertIn(got[label], ("EBUSY", "EROFS", "EACCES", "EXDEV"),
-                                  (label, got))
-                for label in ("read-config", "audit-read", "conv-read", "cmdline"):
+                    # Pinned as mount points; under strict, paths below /tmp
+                    # are gone with its private /tmp.
+                    allowed = ("EBUSY",) + (("ENOENT",) if profile == "strict" else ())
+                    self.assertIn(got[label], allowed, (label, got))
+                for label in ("read-config", "audit-read", "conv-read", "head-read",
+                              "cmdline"):
                     self.assertIn(got[label], ("''", "ENOENT", "EACCES"), (label, got))
                 # The host's files: as they were.
                 with open(os.path.join(self.cfg, "deskhand", "config.json")) as f:
@@ -93,10 +109,16 @@ class OwnFiles(unittest.TestCase):
                                                              "scan-rules.json")))
                 self.assertFalse(os.path.exists(self.cfg + ".old"))
                 self.assertTrue(os.path.isdir(os.path.join(self.data, "deskhand")))
+                v = h.run([h.binary(), "audit", "verify", self.r.audit], env=self.r.env())
+                self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
                 events = self.r.audit_events()
                 self.assertNotIn("forged", [e["event"] for e in events])
                 check_audit(self, events)
-                self.assertIn("messages", self.r.conversation())
+                convs = os.path.join(self.data, "deskhand", "conversations")
+                for name in os.listdir(convs):
+                    if name.endswith(".json"):
+                        with open(os.path.join(convs, name)) as f:
+                            self.assertIn("messages", json.load(f))
 
     def test_the_key_on_the_command_line_is_warned_about_and_kept_from_code(self):
         p, got = self.attack("--api-key", SECRET)
