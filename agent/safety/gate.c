@@ -73,6 +73,7 @@ typedef struct proposal {
 	/* computer */
 	agent_computer_action action;
 	bool has_action;
+	bool own_terminal;  /* the input would reach deskhand's own terminal */
 	/* the scan */
 	bool scanned;
 	agent_scan_result *scan;
@@ -242,7 +243,9 @@ static void show_proposal(agent_gate *g, const proposal *p)
 		agent_term_show_action(g->term, p->id, desc, json ? json : "{}");
 		free(json);
 	} else {
-		agent_term_show_code(g->term, p->id, p->language, p->code, p->display);
+		/* Without a sandbox every block reaches the display (policy rule 11). */
+		agent_term_show_code(g->term, p->id, p->language, p->code,
+		                     p->display || g->sandbox == SANDBOX_OFF);
 	}
 }
 
@@ -624,6 +627,8 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 		.os_auto_approve = g->settings.os_auto_approve,
 		.kill_tripped = kill_tripped,
 		.interactive = agent_term_interactive(g->term),
+		.own_terminal = p->own_terminal,
+		.unsandboxed = g->sandbox == SANDBOX_OFF,
 	};
 	return agent_policy_decide(&in);
 }
@@ -790,7 +795,8 @@ void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
 	 */
 	char kill_reason[160] = "";
 	bool tripped = false;
-	if (p.kind == AGENT_POLICY_OS_INPUT || p.kind == AGENT_POLICY_CODE_DISPLAY) {
+	if (p.kind == AGENT_POLICY_OS_INPUT || p.kind == AGENT_POLICY_CODE_DISPLAY ||
+	    (p.kind == AGENT_POLICY_CODE && g->sandbox == SANDBOX_OFF)) {
 		agent_policy_decision pre = decide(g, &p, false);
 		if (pre.verdict == AGENT_POLICY_RUN)
 			tripped = kill_switch(g, kill_reason, sizeof(kill_reason));
