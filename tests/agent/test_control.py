@@ -9,6 +9,7 @@ the fake model server, real code in the real sandbox, a private Xvfb.
 - 7: under --os-auto-approve, input aimed at deskhand's own terminal is
   still asked, and what deskhand's own action types there never reads as
   the user's line."""
+import json
 import os
 import re
 import shutil
@@ -37,6 +38,11 @@ def events_of(r, call_id):
 
 class SandboxOff(unittest.TestCase):
     """Class 9: --sandbox off -y drives the display unasked."""
+
+    def setUp(self):
+        # Away from the corners, where the kill switch would find it.
+        r = xi.deskhand(X, "move", 640, 400)
+        self.assertEqual(r.returncode, 0, r.stderr)
 
     def test_unsandboxed_block_is_asked_under_auto_run(self):
         r = Run()
@@ -70,6 +76,110 @@ class SandboxOff(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertTrue(os.path.exists(marker))
         check_audit(self, r.audit_events())
+
+
+
+# Clicks where the pointer is, for as long as it lives, and leaves a
+# process behind that only the end of the whole session tree ends.
+CLICKER = """import subprocess, time
+subprocess.Popen(["sleep", "%d"])
+while True:
+    subprocess.run(["xdotool", "click", "1"])
+    time.sleep(0.1)
+"""
+
+
+def lingering(tag):
+    """Processes whose command line is `sleep TAG`, wherever they run."""
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/cmdline" % pid, "rb") as f:
+                argv = f.read().split(b"\0")
+        except OSError:
+            continue
+        if argv[:2] == [b"sleep", str(tag).encode()]:
+            found.append(int(pid))
+    return found
+
+
+@unittest.skipUnless(shutil.which("xdotool"), "xdotool is not installed")
+class KillSwitchDuringRun(unittest.TestCase):
+    """Class 8: the kill switch does not stop code already running."""
+
+    def setUp(self):
+        self.rec = xi.Recorder(X)
+        xi.marker(self.rec, X, 101)
+        self.rec.reset()
+
+    def tearDown(self):
+        self.rec.stop()
+
+    def corner_stops(self, tag, *flags, batch=()):
+        r = Run()
+        turns = [{"tool_calls": [call("execute", language="python", display=True,
+                                      code=CLICKER % tag)] + list(batch)},
+                 {"text": "never"}]
+        answers = os.path.join(r.dir, "answers")
+        with open(answers, "wb") as f:
+            f.write(b"y\n")
+        outp, errp = os.path.join(r.dir, "out"), os.path.join(r.dir, "err")
+        with FakeLLM(turns) as srv, open(answers, "rb") as fin, \
+                open(outp, "wb") as fout, open(errp, "wb") as ferr:
+            proc = subprocess.Popen(r.args(srv, "openai", *flags, "-m", "go"),
+                                    env=r.env(X), stdin=fin, stdout=fout, stderr=ferr)
+            try:
+                # The approved block is clicking...
+                self.rec.wait_count(3, kinds=("press",), timeout=60)
+                # ...when the person pushes the pointer into a corner.
+                xi.deskhand(X, "move", 1279, 0)
+                # The block loops until its 120 s timeout unless stopped.
+                proc.wait(timeout=90)
+            finally:
+                if proc.poll() is None:
+                    proc.kill()
+                    proc.wait()
+        with open(outp, "rb") as f:
+            out = f.read()
+        with open(errp, "rb") as f:
+            err = f.read()
+        self.assertIn(b"Run this code?", out)
+        self.assertIn(b"kill switch", err)
+        self.assertIn(b"corner", err)
+        # A run nobody can take over ends, with a clear status.
+        self.assertNotEqual(proc.returncode, 0)
+        self.assertLess(proc.returncode, 128)
+        # Its whole process tree is gone, the background child included.
+        self.assertEqual(lingering(tag), [])
+        # No click after the switch: deskhand and its sandbox are gone.
+        before = len([e for e in xi.marker(self.rec, X, 202) if e["kind"] == "press"])
+        after = len([e for e in xi.marker(self.rec, X, 303) if e["kind"] == "press"])
+        self.assertEqual(before, after)
+        text = json_text(r.conversation())
+        self.assertIn("stopped by the kill switch", text)
+        ev = r.audit_events()
+        executed = [e for e in ev if e["event"] == "executed"]
+        self.assertEqual(len(executed), 1)
+        self.assertIn("kill switch", json_text(executed))
+        check_audit(self, ev)
+        return r, ev, text
+
+    def test_corner_stops_a_running_display_block(self):
+        # No --os: the gate watches through a connection of its own.
+        self.corner_stops(987601)
+
+    def test_corner_stops_the_block_and_the_rest_of_the_batch(self):
+        # Under the override, the click after the block would run unasked.
+        click = call("computer", action="left_click", coordinate=[100, 100])
+        r, ev, text = self.corner_stops(987602, "--os", "--os-auto-approve", batch=[click])
+        self.assertEqual([e["event"] for e in ev if e["event"] == "executed"], ["executed"])
+        self.assertIn("not run", text)
+
+
+def json_text(o):
+    return json.dumps(o)
 
 
 if __name__ == "__main__":
