@@ -75,7 +75,6 @@ typedef struct proposal {
 	/* computer */
 	agent_computer_action action;
 	bool has_action;
-	bool own_terminal;  /* the input would reach deskhand's own terminal */
 	/* the scan */
 	bool scanned;
 	agent_scan_result *scan;
@@ -584,6 +583,9 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 	                                          r.stopped ? "stopped by the kill switch" : NULL));
 	bool stopped = r.stopped && g->watch_tripped;
 	exec_result_finish(&r);
+	/* Code that reached the display may have typed into deskhand's terminal. */
+	if (p->display || g->sandbox == SANDBOX_OFF)
+		agent_term_discard_action_input(g->term);
 	if (stopped)
 		kill_switch_stopped_run(g);
 }
@@ -676,6 +678,9 @@ static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 	                                          (long)(agent_now_ms() - t0),
 	                                          res->is_error ? res->text : NULL));
 	agent_computer_result_finish(&r);
+	/* What it typed or pasted into deskhand's own terminal is not the user's. */
+	if (p->kind == AGENT_POLICY_OS_INPUT)
+		agent_term_discard_action_input(g->term);
 	/* find_text and zoom capture whole regions: keep no screenful around. */
 	os_capture_trim(g->display, CAPTURE_KEEP_BYTES);
 }
@@ -710,6 +715,89 @@ static bool kill_switch(agent_gate *g, char *reason, size_t len)
 	return k != AGENT_POLICY_KILL_NONE;
 }
 
+/* ---- deskhand's own terminal ------------------------------------------ */
+
+#define OWN_MAX_PIDS 512
+
+/* pid's parent, from /proc/PID/stat (after the name, which may hold ')'). */
+static int parent_of(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	size_t len = 0;
+	char *stat = agent_read_file(path, 4096, &len);
+	char *end = stat != NULL ? strrchr(stat, ')') : NULL;
+	int ppid = 0;
+	if (end == NULL || sscanf(end + 1, " %*c %d", &ppid) != 1)
+		ppid = 0;
+	free(stat);
+	return ppid;
+}
+
+/*
+ * deskhand's own terminal: the nearest of its ancestors that is an X
+ * client (xterm, gnome-terminal-server, ...), only while a terminal is on
+ * standard input. 0 when none is: a console, or a multiplexer or ssh in
+ * between, whose terminal window is not among the ancestors.
+ */
+static int own_terminal_pid(agent_gate *g)
+{
+	if (!isatty(STDIN_FILENO))
+		return 0;
+	int clients[OWN_MAX_PIDS];
+	size_t n = os_client_pids(g->display, clients, OWN_MAX_PIDS);
+	/* Without X-Resource, the windows' _NET_WM_PID. */
+	size_t nw = 0;
+	os_window *w = os_windows_list(g->display, &nw);
+	for (size_t i = 0; w != NULL && i < nw && n < OWN_MAX_PIDS; i++)
+		if (w[i].pid > 0)
+			clients[n++] = w[i].pid;
+	os_windows_free(w, nw);
+	int pid = getppid();
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		for (size_t i = 0; i < n; i++)
+			if (clients[i] == pid)
+				return pid;
+		pid = parent_of(pid);
+	}
+	return 0;
+}
+
+static bool is_key_action(agent_action k)
+{
+	return k == AGENT_ACTION_KEY || k == AGENT_ACTION_TYPE || k == AGENT_ACTION_HOLD_KEY;
+}
+
+/*
+ * Whether this input would reach deskhand's own terminal: the windows at
+ * its points (or under the pointer, for an action without one) and, for
+ * keys, the window they go to. Typed there, text reads as the user's line.
+ */
+static bool aims_at_own_terminal(agent_gate *g, const proposal *p)
+{
+	if (g->display == NULL || !p->has_action || p->kind != AGENT_POLICY_OS_INPUT)
+		return false;
+	int term = own_terminal_pid(g);
+	if (term <= 0)
+		return false;
+	const agent_computer_action *a = &p->action;
+	int owners[64];
+	size_t n = 0;
+	if (a->has_start)
+		n += os_point_owners(g->display, a->start_sx, a->start_sy, owners + n, 64 - n);
+	int x, y;
+	if (a->has_point)
+		n += os_point_owners(g->display, a->sx, a->sy, owners + n, 64 - n);
+	else if (os_pointer(g->display, &x, &y))
+		n += os_point_owners(g->display, x, y, owners + n, 64 - n);
+	if (is_key_action(a->kind))
+		n += os_keys_owners(g->display, owners + n, 64 - n);
+	for (size_t i = 0; i < n; i++)
+		if (owners[i] == term)
+			return true;
+	return false;
+}
+
 static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_tripped)
 {
 	agent_policy_input in = {
@@ -722,7 +810,7 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 		.os_auto_approve = g->settings.os_auto_approve,
 		.kill_tripped = kill_tripped,
 		.interactive = agent_term_interactive(g->term),
-		.own_terminal = p->own_terminal,
+		.own_terminal = aims_at_own_terminal(g, p),
 		.unsandboxed = g->sandbox == SANDBOX_OFF,
 	};
 	return agent_policy_decide(&in);
