@@ -299,6 +299,38 @@ class OwnTerminal(unittest.TestCase):
         self.assertIn("auto_run is off", asked[2].get("reason", ""))
         self.assertEqual(len([e for e in ev if e["event"] == "denied"]), 1)
 
+    @unittest.skipUnless(shutil.which("xprop"), "xprop is not installed")
+    def test_a_terminal_without_net_wm_pid_is_found_through_x_resource(self):
+        # Many terminals never set _NET_WM_PID; the X server still knows
+        # which process each client is.
+        r = Run()
+        turns = [
+            {"tool_calls": [call("computer", action="left_click", coordinate=[100, 100])]},
+            {"text": "ok"},
+        ]
+        title = "deskhand-no-pid"
+        with FakeLLM(turns) as srv:
+            term = TermLog(r, srv, "--os", "--os-auto-approve", title=title)
+            try:
+                rm = h.run(["xprop", "-name", title, "-remove", "_NET_WM_PID"], env=X.env())
+                self.assertEqual(rm.returncode, 0, rm.stderr)
+                got = h.run(["xprop", "-name", title, "_NET_WM_PID"], env=X.env())
+                self.assertIn(b"not found", got.stdout)
+                term.expect(rb"Type a task")
+                term.expect(rb"> ")
+                term.type("go\n")
+                term.expect(rb"Perform this action\?")
+                term.type("n\n")
+                term.expect(rb"ok")
+                term.expect(rb"> ")
+            finally:
+                term.finish()
+        ev = r.audit_events()
+        check_audit(self, ev)
+        self.assertEqual([e["event"] for e in ev if e.get("event") in
+                          ("asked", "denied", "executed")], ["asked", "denied"])
+        self.assertIn("own terminal", [e for e in ev if e["event"] == "asked"][0]["reason"])
+
 
 def json_text(o):
     return json.dumps(o)
