@@ -479,7 +479,6 @@ static void watch_begin(agent_gate *g, const proposal *p)
 	 * (an unasked block does not start; an asked one was approved with it
 	 * there): only a push into a corner during the run counts. */
 	g->watch_armed = !watch_corner(g);
-	g->watch_tripped = false;
 	g->watch_reason[0] = '\0';
 }
 

@@ -22,7 +22,9 @@
  *     always goes to a human with the findings shown, even under auto_run.
  *  8. Kill switch: before an action would run without a question, a pointer
  *     within 2 px of a real screen corner, or moved by someone since
- *     deskhand's last action, stops automatic control.
+ *     deskhand's last action, stops automatic control. While code runs,
+ *     the gate watches for a push into a corner and ends the block at once
+ *     (exec_config.watch), then stops automatic control the same way.
  *  9. Magic commands come only from the user's own input lines.
  * 10. Input aimed at deskhand's own terminal (its window under the target,
  *     or the window keys go to) needs a human yes even under
