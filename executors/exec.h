@@ -71,6 +71,10 @@ const char *exec_error(void);
 /* Status of a block that timed out (as timeout(1)) or was interrupted. */
 #define EXEC_STATUS_TIMEOUT 124
 #define EXEC_STATUS_INTERRUPTED 130
+/* Status of a block its watch stopped (128 + SIGKILL). */
+#define EXEC_STATUS_STOPPED 137
+/* How often a block's watch (exec_config.watch) is consulted. */
+#define EXEC_WATCH_MS 20
 
 typedef enum exec_lang {
 	EXEC_PYTHON,
@@ -153,6 +157,9 @@ typedef struct exec_result {
 	int status;
 	bool timed_out;
 	bool interrupted;
+	/* The watch (exec_config.watch) stopped the block: every process of the
+	 * session was killed at once, with no grace. */
+	bool stopped;
 	/* This block ran in a fresh interpreter because the previous one had
 	 * ended (crash, exit, timeout): earlier variables are gone. */
 	bool restarted;
@@ -189,6 +196,15 @@ typedef struct exec_config {
 	 * sandbox_plan_hide. The strings must outlive the sessions (a set
 	 * copies them). */
 	const char *const *hidden;
+	/*
+	 * Consulted every EXEC_WATCH_MS while a block runs, on the thread that
+	 * runs it (output floods included); true stops the block at once: every
+	 * process of the session is killed, no grace, result.stopped. It must
+	 * return quickly. NULL: no watch. What it watches (the agent's kill
+	 * switch) is none of the executors' business.
+	 */
+	bool (*watch)(void *user);
+	void *watch_user;
 } exec_config;
 
 /* Fills the defaults above. */

@@ -74,6 +74,8 @@ struct exec_session {
 	sandbox_profile profile;
 	unsigned timeout_ms;
 	size_t max_output;
+	bool (*watch)(void *user);
+	void *watch_user;
 	char *workspace;
 	char *interp;
 	char *argv[10];
@@ -906,6 +908,8 @@ static exec_session *session_create(exec_lang lang, bool display, const exec_con
 	s->profile = cfg->sandbox;
 	s->timeout_ms = cfg->timeout_ms ? cfg->timeout_ms : EXEC_DEFAULT_TIMEOUT_MS;
 	s->max_output = cfg->max_output ? cfg->max_output : EXEC_DEFAULT_MAX_OUTPUT;
+	s->watch = cfg->watch;
+	s->watch_user = cfg->watch_user;
 	s->uid = geteuid();
 	s->gid = getegid();
 	char *const *base = cfg->environ ? cfg->environ : environ;
@@ -1126,8 +1130,8 @@ struct block {
 	size_t hlen, sent, total;
 	unsigned long long since;  /* boot ticks when the code was sent */
 	exec_ctl_reader ctl;
-	long long deadline, grace_end;
-	bool interrupting, timed_out, interrupted;
+	long long deadline, grace_end, next_watch;
+	bool interrupting, timed_out, interrupted, stopped;
 	bool got_marker, ended, killed, have_wstatus;
 	bool done;                 /* reported, and the interpreter waits for more */
 	int status, wstatus;
@@ -1202,6 +1206,8 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 		p[n++] = (struct pollfd){s->code_fd, POLLOUT, 0};
 	}
 	long long until = b->interrupting ? b->grace_end : b->deadline;
+	if (s->watch != NULL && b->next_watch < until)
+		until = b->next_watch;
 	long long left = until - now_ms();
 	if (b->got_marker && left > SETTLE_POLL_MS)
 		left = SETTLE_POLL_MS;      /* reported: look again whether it is so */
@@ -1255,6 +1261,14 @@ static void run_block(exec_session *s, struct run_state *rs, struct block *b)
 			break;
 		}
 		long long now = now_ms();
+		if (s->watch != NULL && now >= b->next_watch) {
+			b->next_watch = now + EXEC_WATCH_MS;
+			if (s->watch(s->watch_user)) {
+				/* No grace: what the watch guards must end now. */
+				b->stopped = b->killed = true;
+				break;
+			}
+		}
 		if (!b->interrupting && now >= b->deadline) {
 			start_interrupt(s, b, now);
 			b->timed_out = true;
@@ -1301,7 +1315,12 @@ static void block_message(exec_session *s, struct block *b, const char *how,
 {
 	const char *lang = exec_lang_name(s->lang);
 	msg[0] = '\0';
-	if (b->timed_out) {
+	if (b->stopped) {
+		b->status = EXEC_STATUS_STOPPED;
+		snprintf(msg, size, "stopped at once: every process of the session was killed; "
+		         "the next block starts a fresh %s session", lang);
+		snprintf(s->ended_why, sizeof(s->ended_why), "was stopped at once");
+	} else if (b->timed_out) {
 		b->status = EXEC_STATUS_TIMEOUT;
 		snprintf(msg, size, "timed out after %u s: interrupted, then every process "
 		         "of the session was stopped; the next block starts a fresh %s session",
@@ -1396,6 +1415,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	res->status = b.status;
 	res->timed_out = b.timed_out;
 	res->interrupted = b.interrupted;
+	res->stopped = b.stopped;
 	res->session_ended = !s->alive;
 	snprintf(res->message, sizeof(res->message), "%s%s%s%s", restart_note, msg,
 	         msg[0] && left_running[0] ? "; " : "", left_running);

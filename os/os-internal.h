@@ -45,6 +45,10 @@ int os_x_trap_end(os_display *d, const char *what);
 /* True once the connection to the server was lost; os_error() says so. */
 bool os_display_dead(os_display *d);
 
+/* The pid of the client that created window w, as the X server knows it
+ * (X-Resource; clients on this machine); 0 when unknown. */
+int os_x_window_pid(os_display *d, Window w);
+
 /* Checks that (x,y) lies on the root window; sets os_error() otherwise. */
 bool os_point_on_screen(os_display *d, int x, int y);
 

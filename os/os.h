@@ -300,4 +300,21 @@ void os_windows_free(os_window *w, size_t count);
 /* Activates through _NET_ACTIVE_WINDOW; fails without an EWMH manager. */
 bool os_window_activate(os_display *d, uint32_t id);
 
+/*
+ * Who owns what input would reach (os/owners.c). A window's owner is the
+ * process of the client that created it (X-Resource, for clients on this
+ * machine) and its _NET_WM_PID when set. Each fills at most `max` distinct
+ * pids into `pids` and returns how many; 0 when nothing is known.
+ *
+ * os_client_pids: every X client of the server on this machine.
+ * os_point_owners: the windows at root point (x,y), from the top-level one
+ *   (a window manager's frame) down to the deepest.
+ * os_keys_owners: the window key events go to now, the focus window and
+ *   those holding it, or, when the focus follows the pointer, the windows
+ *   under the pointer.
+ */
+size_t os_client_pids(os_display *d, int *pids, size_t max);
+size_t os_point_owners(os_display *d, int x, int y, int *pids, size_t max);
+size_t os_keys_owners(os_display *d, int *pids, size_t max);
+
 #endif

@@ -126,7 +126,7 @@ static Window key_target(os_display *d)
 	return focus == d->root ? None : focus;
 }
 
-static int window_pid(os_display *d, Window w)
+int os_x_window_pid(os_display *d, Window w)
 {
 	int ev, err;
 	if (w == None || !XResQueryExtension(d->dpy, &ev, &err))
@@ -284,7 +284,7 @@ static bool far_client(int relay, const uint32_t *far, int nfar,
 bool os_peer_find(os_display *d, struct os_peer *p)
 {
 	os_peer_release(p);
-	int pid = window_pid(d, key_target(d));
+	int pid = os_x_window_pid(d, key_target(d));
 	if (pid <= 0 || pid == getpid())
 		return false;
 	p->diag_fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);

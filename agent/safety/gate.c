@@ -46,6 +46,8 @@ void agent_gate_finish(agent_gate *g)
 	g->exec = NULL;
 	agent_scan_rules_destroy(g->rules);
 	g->rules = NULL;
+	os_display_close(g->watch_display);
+	g->watch_display = NULL;
 }
 
 static void result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
@@ -243,7 +245,9 @@ static void show_proposal(agent_gate *g, const proposal *p)
 		free(desc);
 		free(json);
 	} else {
-		agent_term_show_code(g->term, p->id, p->language, p->code, p->display);
+		/* Without a sandbox every block reaches the display (policy rule 11). */
+		agent_term_show_code(g->term, p->id, p->language, p->code,
+		                     p->display || g->sandbox == SANDBOX_OFF);
 	}
 }
 
@@ -458,6 +462,86 @@ static void on_output(const char *chunk, size_t len, exec_stream stream, void *u
 	                  stream == EXEC_STDERR ? AGENT_TERM_STDERR : AGENT_TERM_STDOUT);
 }
 
+/* Whether the pointer is in a real screen corner now (the reason kept). */
+static bool watch_corner(agent_gate *g)
+{
+	int x, y;
+	if (g->watching == NULL || !os_pointer(g->watching, &x, &y))
+		return false;
+	agent_policy_point ptr = {x, y};
+	return agent_policy_killswitch(ptr, g->watch_monitors, g->watch_n, NULL, g->watch_reason,
+	                               sizeof(g->watch_reason)) != AGENT_POLICY_KILL_NONE;
+}
+
+/*
+ * The kill switch during a code run. Before the run: whether this block
+ * can reach a display to watch (granted one, or no sandbox), with the
+ * monitors read once. During it, every EXEC_WATCH_MS on this thread: the
+ * pointer in a real screen corner stops the block at once (the pointer's
+ * moving proves nothing while code may be driving it). Without --os, a
+ * display the block can reach gets a connection of its own.
+ */
+static void watch_begin(agent_gate *g, const proposal *p)
+{
+	g->watching = NULL;
+	g->watch_tripped = false;
+	g->watch_reason[0] = '\0';
+	os_display *d = g->display;
+	if (d == NULL && (p->display || g->sandbox == SANDBOX_OFF) && getenv("DISPLAY") != NULL) {
+		if (g->watch_display == NULL)
+			g->watch_display = os_display_open(NULL);
+		d = g->watch_display;
+	}
+	if (d == NULL)
+		return;
+	os_rect mons[16];
+	int n = os_monitors(d, mons, 16);
+	if (n > 16)
+		n = 16;
+	for (int i = 0; i < n; i++)
+		g->watch_monitors[i] = (agent_policy_rect){mons[i].x, mons[i].y, mons[i].width,
+		                                           mons[i].height};
+	g->watch_n = n > 0 ? (size_t)n : 0;
+	g->watching = d;
+	/* A pointer already resting in a corner was judged before the block
+	 * (an unasked block does not start; an asked one was approved with it
+	 * there): only a push into a corner during the run counts. */
+	g->watch_armed = !watch_corner(g);
+	g->watch_reason[0] = '\0';
+}
+
+/* exec_config.watch: true once the pointer is pushed into a corner. */
+static bool watch_run(void *user)
+{
+	agent_gate *g = user;
+	bool corner = watch_corner(g);
+	if (!corner)
+		g->watch_armed = true;
+	if (!corner || !g->watch_armed)
+		return false;
+	g->watch_tripped = true;
+	return true;
+}
+
+/* After the kill switch ended a run: automatic control stops, the rest of
+ * the batch does not run, and a run nobody can take over ends. */
+static void kill_switch_stopped_run(agent_gate *g)
+{
+	const char *note = agent_policy_settings_stop(&g->settings);
+	agent_term_warning(g->term, "%s: the running block was stopped — %s", g->watch_reason,
+	                   note);
+	g->stop_batch = true;
+	if (!agent_term_interactive(g->term))
+		g->end_run = true;
+	int x, y;
+	if (g->display != NULL && os_pointer(g->display, &x, &y)) {
+		/* Judge later moves from here. */
+		g->last_px = x;
+		g->last_py = y;
+		g->have_last_pointer = true;
+	}
+}
+
 static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 {
 	exec_lang lang;
@@ -469,6 +553,8 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 		cfg.max_output = g->max_output;
 		cfg.workspace = g->workspace;
 		cfg.hidden = g->hidden;
+		cfg.watch = watch_run;
+		cfg.watch_user = g;
 		g->exec = exec_sessions_create(&cfg);
 		if (g->exec == NULL) {
 			result_text(res, true, "cannot start the interpreter: %s", exec_error());
@@ -488,8 +574,10 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 	}
 	long long t0 = agent_now_ms();
 	exec_result r;
+	watch_begin(g, p);
 	bool ok = exec_sessions_run(g->exec, lang, p->display, p->code, strlen(p->code),
 	                            on_output, g, &r);
+	g->watching = NULL;
 	long dt = (long)(agent_now_ms() - t0);
 	if (!ok) {
 		result_text(res, true, "%s", exec_error());
@@ -502,7 +590,11 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 	if (r.restarted)
 		agent_buf_puts(&b, "[the interpreter had died and was restarted; earlier state is gone]\n");
 	agent_buf_append(&b, r.output, r.output_len);
-	if (r.message[0] != '\0')
+	if (r.stopped && g->watch_tripped)
+		agent_buf_printf(&b, "%s[stopped by the kill switch (%s): every process of the "
+		                 "block was killed at once; the next block starts a fresh session]",
+		                 b.len ? "\n" : "", g->watch_reason);
+	else if (r.message[0] != '\0')
 		agent_buf_printf(&b, "%s[%s]", b.len ? "\n" : "", r.message);
 	else if (r.timed_out)
 		agent_buf_printf(&b, "%s[timed out; the block was stopped]", b.len ? "\n" : "");
@@ -514,9 +606,16 @@ static void run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 		agent_buf_puts(&b, "[no output]");
 	free(res->text);
 	res->text = agent_buf_steal(&b);
-	res->is_error = r.status != 0 || r.timed_out || r.interrupted;
-	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, r.status, dt, NULL));
+	res->is_error = r.status != 0 || r.timed_out || r.interrupted || r.stopped;
+	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, r.status, dt,
+	                                          r.stopped ? "stopped by the kill switch" : NULL));
+	bool stopped = r.stopped && g->watch_tripped;
 	exec_result_finish(&r);
+	/* Code that reached the display may have typed into deskhand's terminal. */
+	if (p->display || g->sandbox == SANDBOX_OFF)
+		agent_term_discard_action_input(g->term);
+	if (stopped)
+		kill_switch_stopped_run(g);
 }
 
 bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
@@ -607,6 +706,9 @@ static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 	                                          (long)(agent_now_ms() - t0),
 	                                          res->is_error ? res->text : NULL));
 	agent_computer_result_finish(&r);
+	/* What it typed or pasted into deskhand's own terminal is not the user's. */
+	if (p->kind == AGENT_POLICY_OS_INPUT)
+		agent_term_discard_action_input(g->term);
 	/* find_text and zoom capture whole regions: keep no screenful around. */
 	os_capture_trim(g->display, CAPTURE_KEEP_BYTES);
 }
@@ -641,6 +743,89 @@ static bool kill_switch(agent_gate *g, char *reason, size_t len)
 	return k != AGENT_POLICY_KILL_NONE;
 }
 
+/* ---- deskhand's own terminal ------------------------------------------ */
+
+#define OWN_MAX_PIDS 512
+
+/* pid's parent, from /proc/PID/stat (after the name, which may hold ')'). */
+static int parent_of(int pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	size_t len = 0;
+	char *stat = agent_read_file(path, 4096, &len);
+	char *end = stat != NULL ? strrchr(stat, ')') : NULL;
+	int ppid = 0;
+	if (end == NULL || sscanf(end + 1, " %*c %d", &ppid) != 1)
+		ppid = 0;
+	free(stat);
+	return ppid;
+}
+
+/*
+ * deskhand's own terminal: the nearest of its ancestors that is an X
+ * client (xterm, gnome-terminal-server, ...), only while a terminal is on
+ * standard input. 0 when none is: a console, or a multiplexer or ssh in
+ * between, whose terminal window is not among the ancestors.
+ */
+static int own_terminal_pid(agent_gate *g)
+{
+	if (!isatty(STDIN_FILENO))
+		return 0;
+	int clients[OWN_MAX_PIDS];
+	size_t n = os_client_pids(g->display, clients, OWN_MAX_PIDS);
+	/* Without X-Resource, the windows' _NET_WM_PID. */
+	size_t nw = 0;
+	os_window *w = os_windows_list(g->display, &nw);
+	for (size_t i = 0; w != NULL && i < nw && n < OWN_MAX_PIDS; i++)
+		if (w[i].pid > 0)
+			clients[n++] = w[i].pid;
+	os_windows_free(w, nw);
+	int pid = getppid();
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		for (size_t i = 0; i < n; i++)
+			if (clients[i] == pid)
+				return pid;
+		pid = parent_of(pid);
+	}
+	return 0;
+}
+
+static bool is_key_action(agent_action k)
+{
+	return k == AGENT_ACTION_KEY || k == AGENT_ACTION_TYPE || k == AGENT_ACTION_HOLD_KEY;
+}
+
+/*
+ * Whether this input would reach deskhand's own terminal: the windows at
+ * its points (or under the pointer, for an action without one) and, for
+ * keys, the window they go to. Typed there, text reads as the user's line.
+ */
+static bool aims_at_own_terminal(agent_gate *g, const proposal *p)
+{
+	if (g->display == NULL || !p->has_action || p->kind != AGENT_POLICY_OS_INPUT)
+		return false;
+	int term = own_terminal_pid(g);
+	if (term <= 0)
+		return false;
+	const agent_computer_action *a = &p->action;
+	int owners[64];
+	size_t n = 0;
+	if (a->has_start)
+		n += os_point_owners(g->display, a->start_sx, a->start_sy, owners + n, 64 - n);
+	int x, y;
+	if (a->has_point)
+		n += os_point_owners(g->display, a->sx, a->sy, owners + n, 64 - n);
+	else if (os_pointer(g->display, &x, &y))
+		n += os_point_owners(g->display, x, y, owners + n, 64 - n);
+	if (is_key_action(a->kind))
+		n += os_keys_owners(g->display, owners + n, 64 - n);
+	for (size_t i = 0; i < n; i++)
+		if (owners[i] == term)
+			return true;
+	return false;
+}
+
 static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_tripped)
 {
 	agent_policy_input in = {
@@ -653,6 +838,8 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 		.os_auto_approve = g->settings.os_auto_approve,
 		.kill_tripped = kill_tripped,
 		.interactive = agent_term_interactive(g->term),
+		.own_terminal = aims_at_own_terminal(g, p),
+		.unsandboxed = g->sandbox == SANDBOX_OFF,
 	};
 	return agent_policy_decide(&in);
 }
@@ -819,7 +1006,8 @@ void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
 	 */
 	char kill_reason[160] = "";
 	bool tripped = false;
-	if (p.kind == AGENT_POLICY_OS_INPUT || p.kind == AGENT_POLICY_CODE_DISPLAY) {
+	if (p.kind == AGENT_POLICY_OS_INPUT || p.kind == AGENT_POLICY_CODE_DISPLAY ||
+	    (p.kind == AGENT_POLICY_CODE && g->sandbox == SANDBOX_OFF)) {
 		agent_policy_decision pre = decide(g, &p, false);
 		if (pre.verdict == AGENT_POLICY_RUN)
 			tripped = kill_switch(g, kill_reason, sizeof(kill_reason));

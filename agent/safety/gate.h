@@ -60,9 +60,21 @@ typedef struct agent_gate {
 	int last_px, last_py;                 /* where deskhand left the pointer */
 	bool end_run;                         /* the policy or a broken log ends the run */
 	bool audit_broken;                    /* a record failed: nothing more runs */
+	/* The kill switch stopped a run: the rest of the model's batch does not
+	 * run (the session clears this before each batch). */
+	bool stop_batch;
+	/* The kill switch watched during a code run (see run_code). */
+	os_display *watch_display;            /* own connection when there is no --os */
+	os_display *watching;                 /* the display watched now; NULL: none */
+	agent_policy_rect watch_monitors[16];
+	size_t watch_n;
+	bool watch_armed;                     /* the pointer was out of the corners */
+	bool watch_tripped;
+	char watch_reason[160];
 } agent_gate;
 
-/* Releases what the gate owns (code sessions, rules); NULL is a no-op. */
+/* Releases what the gate owns (code sessions, rules, the watch's display
+ * connection); NULL is a no-op. */
 void agent_gate_finish(agent_gate *g);
 
 /* The outcome of one tool call, ready for conv_msg_add_tool_result. */

@@ -105,21 +105,37 @@ static bool is_code(agent_policy_kind k)
 	return k == AGENT_POLICY_CODE || k == AGENT_POLICY_CODE_DISPLAY;
 }
 
+/* Rule 11: code outside any sandbox can reach the display like code given it. */
+static agent_policy_kind effective_kind(const agent_policy_input *in)
+{
+	if (in->kind == AGENT_POLICY_CODE && in->unsandboxed)
+		return AGENT_POLICY_CODE_DISPLAY;
+	return in->kind;
+}
+
 /* Whether a human must answer before this runs, findings aside. */
 static bool question_due(const agent_policy_input *in, const char **why)
 {
-	switch (in->kind) {
+	switch (effective_kind(in)) {
 	case AGENT_POLICY_CODE:
 		*why = "code needs your yes (auto_run is off)";
 		return !in->auto_run;
 	case AGENT_POLICY_CODE_DISPLAY:
 		if (!in->os_auto_approve) {
-			*why = "code with access to the display needs your yes";
+			*why = in->kind == AGENT_POLICY_CODE
+				? "with --sandbox off every block can reach the display: it needs your yes"
+				: "code with access to the display needs your yes";
 			return true;
 		}
 		*why = "code needs your yes (auto_run is off)";
 		return !in->auto_run;
 	case AGENT_POLICY_OS_INPUT:
+		if (in->own_terminal) {
+			/* Typed there, it would read as the user's own line. */
+			*why = "input aimed at deskhand's own terminal needs your yes, "
+			       "even under --os-auto-approve";
+			return true;
+		}
 		*why = "desktop input needs your yes";
 		return !in->os_auto_approve;
 	case AGENT_POLICY_OS_OBSERVE:
@@ -184,7 +200,7 @@ agent_policy_decision agent_policy_decide(const agent_policy_input *in)
 		return d;
 	}
 
-	switch (in->kind) {
+	switch (effective_kind(in)) {
 	case AGENT_POLICY_OS_OBSERVE:
 		return decision(AGENT_POLICY_RUN, "observation: runs without a question");
 	case AGENT_POLICY_CODE:

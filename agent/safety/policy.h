@@ -22,8 +22,16 @@
  *     always goes to a human with the findings shown, even under auto_run.
  *  8. Kill switch: before an action would run without a question, a pointer
  *     within 2 px of a real screen corner, or moved by someone since
- *     deskhand's last action, stops automatic control.
+ *     deskhand's last action, stops automatic control. While code runs,
+ *     the gate watches for a push into a corner and ends the block at once
+ *     (exec_config.watch), then stops automatic control the same way.
  *  9. Magic commands come only from the user's own input lines.
+ * 10. Input aimed at deskhand's own terminal (its window under the target,
+ *     or the window keys go to) needs a human yes even under
+ *     os_auto_approve: typed there, it would be read as the user's own line
+ *     (a magic command, a yes).
+ * 11. With no sandbox (--sandbox off) every code block can reach the
+ *     display: each one is treated as code with the display (rule 1).
  *
  * The caller's protocol for one proposed action (the single gate):
  *
@@ -125,6 +133,12 @@ typedef struct agent_policy_input {
 	/* A person can be handed control at a terminal. False for one-shot and
 	 * piped runs, where a tripped kill switch ends the run instead. */
 	bool interactive;
+	/* Rule 10: this OS input would reach deskhand's own terminal. Counts
+	 * for AGENT_POLICY_OS_INPUT only. */
+	bool own_terminal;
+	/* Rule 11: code runs without a sandbox, so AGENT_POLICY_CODE is
+	 * decided as AGENT_POLICY_CODE_DISPLAY. */
+	bool unsandboxed;
 } agent_policy_input;
 
 typedef struct agent_policy_decision {
@@ -175,7 +189,9 @@ typedef struct agent_policy_decision {
  *  - a question is due: OS input and code with the display unless
  *    os_auto_approve; code unless auto_run; code with the display needs
  *    both auto_run and os_auto_approve to run unasked (each flag waives only
- *    its own half); observations never ask;
+ *    its own half); observations never ask; OS input aimed at deskhand's
+ *    own terminal always asks; unsandboxed code counts as code with the
+ *    display;
  *  - otherwise the action would run unasked: if the kill switch tripped,
  *    ASK (interactive) or BLOCK with end_run (non-interactive), both with
  *    kill_tripped; else RUN.

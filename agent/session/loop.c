@@ -303,14 +303,16 @@ static bool run_tool_calls(agent_session *s, bool *any)
 		return false;
 	}
 	size_t k = 0;
+	s->gate.stop_batch = false;
 	for (size_t i = 0; i < m->n_blocks; i++) {
 		const struct conv_block *b = &m->blocks[i];
 		if (b->type != CONV_TOOL_CALL)
 			continue;
 		which[k] = b;
-		if (s->gate.end_run || agent_cancel) {
-			res[k].text = strdup(s->gate.end_run ? "not run: the run was stopped"
-			                                 : "not run: the user interrupted");
+		if (s->gate.end_run || s->gate.stop_batch || agent_cancel) {
+			res[k].text = strdup(s->gate.end_run || s->gate.stop_batch
+			                     ? "not run: the run was stopped"
+			                     : "not run: the user interrupted");
 			res[k].is_error = true;
 		} else {
 			agent_gate_tool_call(&s->gate, b, &res[k]);

@@ -38,6 +38,7 @@ struct agent_term {
 	volatile bool spinner_stop;
 	char spinner_label[64];
 	bool work_mode;         /* the terminal is held between prompts */
+	bool discard_at_read;   /* an action ran: discard its input before reading */
 };
 
 /*
@@ -573,6 +574,50 @@ void agent_term_spinner_stop(agent_term *t)
 
 /* ---- input ----------------------------------------------------------- */
 
+/* Discards what waits on the terminal; returns how many bytes it was. */
+static int discard_pending(agent_term *t)
+{
+	int pending = 0;
+	if (!t->tty_in || t->json)
+		return 0;
+	if (ioctl(STDIN_FILENO, FIONREAD, &pending) != 0 || pending <= 0)
+		return 0;
+	if (tcflush(STDIN_FILENO, TCIFLUSH) != 0)
+		return 0;
+	return pending;
+}
+
+/*
+ * A question counts only keys pressed after it appeared: text typed ahead
+ * for the next task, a "y" among it, must never answer a confirmation.
+ */
+static void discard_typeahead(agent_term *t)
+{
+	int pending = discard_pending(t);
+	if (pending > 0)
+		agent_term_notice(t, "%d typed-ahead character%s discarded: a question takes "
+		                  "only keys pressed after it appears", pending,
+		                  pending == 1 ? "" : "s");
+}
+
+/* Input that deskhand's own action typed into its own terminal. */
+static void discard_action_input(agent_term *t)
+{
+	int pending = discard_pending(t);
+	if (pending > 0)
+		agent_term_notice(t, "%d character%s discarded: they reached this terminal while "
+		                  "deskhand's own action ran, so they were not typed by you",
+		                  pending, pending == 1 ? "" : "s");
+}
+
+void agent_term_discard_action_input(agent_term *t)
+{
+	if (t == NULL || !t->tty_in || t->json)
+		return;
+	discard_action_input(t);
+	t->discard_at_read = true;
+}
+
 static char *read_plain_line(void)
 {
 	char *line = NULL;
@@ -593,6 +638,10 @@ char *agent_term_read_line(agent_term *t, const char *prompt)
 {
 	agent_term_spinner_stop(t);
 	agent_term_text_end(t);
+	if (t->discard_at_read) {
+		t->discard_at_read = false;
+		discard_action_input(t);
+	}
 #if DESKHAND_HAVE_LIBEDIT
 	if (t->tty_in && !t->json) {
 		char *line = readline(prompt);
@@ -618,22 +667,6 @@ static void trim(char *s)
 	memmove(s, s + lead, strlen(s + lead) + 1);
 	for (char *p = s; *p; p++)
 		*p = (char)tolower((unsigned char)*p);
-}
-
-/*
- * A question counts only keys pressed after it appeared: text typed ahead
- * for the next task, a "y" among it, must never answer a confirmation.
- */
-static void discard_typeahead(agent_term *t)
-{
-	int pending = 0;
-	if (ioctl(STDIN_FILENO, FIONREAD, &pending) != 0 || pending <= 0)
-		return;
-	if (tcflush(STDIN_FILENO, TCIFLUSH) != 0)
-		return;
-	agent_term_notice(t, "%d typed-ahead character%s discarded: a question takes "
-	                  "only keys pressed after it appears", pending,
-	                  pending == 1 ? "" : "s");
 }
 
 agent_term_answer agent_term_ask(agent_term *t, const char *id,

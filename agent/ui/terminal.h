@@ -117,6 +117,17 @@ void agent_term_tty_restore(void);
 char *agent_term_read_line(agent_term *t, const char *prompt);
 
 /*
+ * Call after each of deskhand's own actions that could reach its terminal
+ * (desktop input, code with the display): what arrived on the terminal
+ * meanwhile was typed or pasted by that action, not by the user, and must
+ * never read as the user's line (a magic command, a task, an answer). It is
+ * discarded now and once more before the next prompt or question reads
+ * (the terminal emulator may still be delivering it), with a notice.
+ * Off a terminal: nothing.
+ */
+void agent_term_discard_action_input(agent_term *t);
+
+/*
  * Shows a PNG file inline where the terminal can (kitty's graphics protocol,
  * iTerm2/WezTerm's inline images); elsewhere nothing (the caller has printed
  * the path). In --json mode an "image" event carries the path.

@@ -41,8 +41,13 @@ static bool rule5_findings(const agent_policy_input *in)
 /* Rules 1, 2, 3: whether a human yes is required for this kind. */
 static bool rules123_needs_yes(const agent_policy_input *in)
 {
-	bool os_half = in->kind == AGENT_POLICY_OS_INPUT || in->kind == AGENT_POLICY_CODE_DISPLAY;
+	/* Rule 11: code without a sandbox reaches the display too. */
+	bool os_half = in->kind == AGENT_POLICY_OS_INPUT || in->kind == AGENT_POLICY_CODE_DISPLAY ||
+	               (in->kind == AGENT_POLICY_CODE && in->unsandboxed);
 	bool code_half = in->kind == AGENT_POLICY_CODE || in->kind == AGENT_POLICY_CODE_DISPLAY;
+	/* Rule 10: nothing waives input aimed at deskhand's own terminal. */
+	if (in->kind == AGENT_POLICY_OS_INPUT && in->own_terminal)
+		return true;
 	/* Rule 1: only os_auto_approve waives the OS half. */
 	if (os_half && !in->os_auto_approve)
 		return true;
@@ -111,7 +116,9 @@ static size_t for_each_input(case_fn fn, void *ctx)
 	for (int sev = 0; sev < AGENT_SCAN_SEVERITY_COUNT; sev++)
 	for (int oa = 0; oa < 2; oa++)
 	for (int kt = 0; kt < 2; kt++)
-	for (int ia = 0; ia < 2; ia++) {
+	for (int ia = 0; ia < 2; ia++)
+	for (int ot = 0; ot < 2; ot++)
+	for (int un = 0; un < 2; un++) {
 		agent_policy_input in = {
 			.kind = (agent_policy_kind)kind,
 			.auto_run = ar,
@@ -122,6 +129,8 @@ static size_t for_each_input(case_fn fn, void *ctx)
 			.os_auto_approve = oa,
 			.kill_tripped = kt,
 			.interactive = ia,
+			.own_terminal = ot,
+			.unsandboxed = un,
 		};
 		agent_policy_decision d = agent_policy_decide(&in);
 		fn(&in, &d, ctx);
@@ -133,11 +142,12 @@ static size_t for_each_input(case_fn fn, void *ctx)
 static void describe(const agent_policy_input *in, char *buf, size_t size)
 {
 	snprintf(buf, size,
-	         "kind=%s auto_run=%d safe=%s scanned=%d findings=%u worst=%s os_auto=%d kill=%d interactive=%d",
+	         "kind=%s auto_run=%d safe=%s scanned=%d findings=%u worst=%s os_auto=%d kill=%d "
+	         "interactive=%d own_terminal=%d unsandboxed=%d",
 	         agent_policy_kind_name(in->kind), in->auto_run,
 	         agent_policy_safe_mode_name(in->safe_mode), in->scanned, in->findings,
 	         agent_scan_severity_name(in->worst), in->os_auto_approve, in->kill_tripped,
-	         in->interactive);
+	         in->interactive, in->own_terminal, in->unsandboxed);
 }
 
 static void check_oracle(const agent_policy_input *in, const agent_policy_decision *d, void *ctx)
@@ -169,7 +179,7 @@ static void truth_table_matches_oracle(void **state)
 	(void)state;
 	size_t bad = 0;
 	size_t n = for_each_input(check_oracle, &bad);
-	assert_int_equal(n, 4 * 2 * 3 * 2 * 3 * 5 * 2 * 2 * 2);
+	assert_int_equal(n, 4 * 2 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2);
 	assert_int_equal(bad, 0);
 }
 
@@ -193,6 +203,22 @@ static void check_properties(const agent_policy_input *in, const agent_policy_de
 	/* 1: input and display code never run unasked without os_auto_approve. */
 	PROP(!(run && (in->kind == AGENT_POLICY_OS_INPUT || in->kind == AGENT_POLICY_CODE_DISPLAY) &&
 	       !in->os_auto_approve), "rule 1");
+	/* 10: input aimed at deskhand's own terminal never runs unasked. */
+	PROP(!(run && in->kind == AGENT_POLICY_OS_INPUT && in->own_terminal), "rule 10");
+	/* 11: without a sandbox, no code runs unasked without os_auto_approve. */
+	PROP(!(run && is_code_kind(in->kind) && in->unsandboxed && !in->os_auto_approve),
+	     "rule 11");
+	/* Each of the two matters only for its own kinds. */
+	if (in->kind != AGENT_POLICY_OS_INPUT) {
+		agent_policy_input o2 = *in;
+		o2.own_terminal = !in->own_terminal;
+		PROP(agent_policy_decide(&o2).verdict == d->verdict, "own_terminal only for input");
+	}
+	if (in->kind != AGENT_POLICY_CODE) {
+		agent_policy_input o2 = *in;
+		o2.unsandboxed = !in->unsandboxed;
+		PROP(agent_policy_decide(&o2).verdict == d->verdict, "unsandboxed only for code");
+	}
 	/* 2: a clean observation with no kill switch runs, whatever else is set. */
 	PROP(!(in->kind == AGENT_POLICY_OS_OBSERVE && !rule5_findings(in) && !in->kill_tripped) || run,
 	     "rule 2");
@@ -266,6 +292,7 @@ static void check_two_phase(const agent_policy_input *in, const agent_policy_dec
 	if (in->findings > 0 && !(d2.verdict == AGENT_POLICY_ASK && d2.show_findings))
 		(*bad)++;
 	if (in->findings == 0 && in->auto_run && in->kind == AGENT_POLICY_CODE &&
+	    (!in->unsandboxed || in->os_auto_approve) &&
 	    !in->kill_tripped && d2.verdict != AGENT_POLICY_RUN)
 		(*bad)++;
 }
