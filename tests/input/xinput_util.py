@@ -9,8 +9,8 @@ import time
 import harness as h
 
 
-def deskhand(X, *args, input=None, timeout=60):
-    return h.run([h.binary()] + [str(a) for a in args], env=X.env(),
+def deskhand(X, *args, input=None, timeout=60, env=None):
+    return h.run([h.binary()] + [str(a) for a in args], env=X.env(**(env or {})),
                  input=input, timeout=timeout)
 
 
