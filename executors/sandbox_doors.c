@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "executors/sandbox-internal.h"
@@ -231,6 +232,24 @@ static int net_ruleset_for(const sandbox_plan *p)
 	return cached;
 }
 
+/* The child wipes these addresses blindly: only when the memory there is
+ * readable and holds what /proc/self/cmdline shows (read with
+ * process_vm_readv, which fails with EFAULT instead of crashing). */
+static bool arg_area_is_ours(unsigned long start, unsigned long end)
+{
+	char want[256], got[256];
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, want, sizeof(want));
+	close(fd);
+	if (n <= 0 || (unsigned long)n > end - start)
+		return false;
+	struct iovec local = {got, (size_t)n}, remote = {(void *)start, (size_t)n};
+	return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == n &&
+	       memcmp(want, got, (size_t)n) == 0;
+}
+
 /* Fields 48-51 of /proc/self/stat: where the kernel finds the strings of
  * /proc/PID/cmdline and /proc/PID/environ. */
 static void plan_arg_area(sandbox_plan *p)
@@ -255,7 +274,7 @@ static void plan_arg_area(sandbox_plan *p)
 	     tok = strtok_r(NULL, " ", &save))
 		if (++field >= 48)
 			v[got++] = strtoul(tok, NULL, 10);
-	if (got == 4 && v[0] < v[1] && v[2] <= v[3]) {
+	if (got == 4 && v[0] < v[1] && v[2] <= v[3] && arg_area_is_ours(v[0], v[1])) {
 		p->arg_start = v[0];
 		p->arg_end = v[1];
 		p->env_start = v[2];
