@@ -277,21 +277,15 @@ static bool rule(scmp_filter_ctx ctx, uint32_t action, const char *name,
 	return true;
 }
 
-static struct sock_filter *seccomp_prog;
-static unsigned short seccomp_prog_len;
-
-bool sandbox_seccomp_program(struct sock_fprog *out)
+/* A context that allows by default, its attributes set; the caller
+ * releases it. NULL: said why. */
+static scmp_filter_ctx seccomp_context(void)
 {
-	if (seccomp_prog != NULL) {
-		out->filter = seccomp_prog;
-		out->len = seccomp_prog_len;
-		return true;
-	}
-	bool ok = false;
-	int memfd = -1;
 	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
-	if (ctx == NULL)
-		return sandbox_fail("seccomp: cannot initialise libseccomp");
+	if (ctx == NULL) {
+		sandbox_fail("seccomp: cannot initialise libseccomp");
+		return NULL;
+	}
 	/* The same rules for the 32-bit ABIs a 64-bit process can still
 	 * reach; anything else gets ENOSYS rather than a kill. */
 	if (seccomp_arch_native() == SCMP_ARCH_X86_64) {
@@ -303,14 +297,21 @@ bool sandbox_seccomp_program(struct sock_fprog *out)
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH, SCMP_ACT_ERRNO(ENOSYS)) < 0 ||
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) < 0) {
 		sandbox_fail("seccomp: cannot set filter attributes");
-		goto out;
+		seccomp_release(ctx);
+		return NULL;
 	}
+	return ctx;
+}
+
+/* The calls denied whatever their arguments. */
+static bool seccomp_deny_calls(scmp_filter_ctx ctx)
+{
 	for (size_t i = 0; i < sizeof(denied_eperm) / sizeof(denied_eperm[0]); i++)
 		if (!rule(ctx, SCMP_ACT_ERRNO(EPERM), denied_eperm[i], 0, NULL))
-			goto out;
+			return false;
 	for (size_t i = 0; i < sizeof(denied_enosys) / sizeof(denied_enosys[0]); i++)
 		if (!rule(ctx, SCMP_ACT_ERRNO(ENOSYS), denied_enosys[i], 0, NULL))
-			goto out;
+			return false;
 	/* setgroups() as a no-op that succeeds, when deskhand (and so the code)
 	 * runs as root: such code is uid 0 without any capability, and programs
 	 * that believe they are root reset their groups before they start a
@@ -323,15 +324,21 @@ bool sandbox_seccomp_program(struct sock_fprog *out)
 		static const char *const groups[] = {"setgroups", "setgroups32"};
 		for (size_t i = 0; i < 2; i++)
 			if (!rule(ctx, SCMP_ACT_ERRNO(0), groups[i], 0, NULL))
-				goto out;
+				return false;
 	}
+	return true;
+}
+
+/* The calls denied for some arguments only. */
+static bool seccomp_deny_arguments(scmp_filter_ctx ctx)
+{
 	/* clone() with any namespace flag. (clone3 hides its flags in memory,
 	 * hence ENOSYS above.) */
 	for (size_t i = 0; i < sizeof(clone_ns_flags) / sizeof(clone_ns_flags[0]); i++) {
 		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_MASKED_EQ, clone_ns_flags[i],
 		                                clone_ns_flags[i]);
 		if (!rule(ctx, SCMP_ACT_ERRNO(EPERM), "clone", 1, &c))
-			goto out;
+			return false;
 	}
 	/* The terminal's input queue (typing into the user's shell) and the
 	 * console's selection: compared on the low 32 bits, which is all the
@@ -340,7 +347,7 @@ bool sandbox_seccomp_program(struct sock_fprog *out)
 	for (size_t i = 0; i < 2; i++) {
 		struct scmp_arg_cmp c = SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, ioctls[i]);
 		if (!rule(ctx, SCMP_ACT_ERRNO(EPERM), "ioctl", 1, &c))
-			goto out;
+			return false;
 	}
 	/* personality(): only PER_LINUX (0) and the query 0xffffffff pass.
 	 * libseccomp cannot put two tests on one argument, so "the low 32 bits
@@ -351,46 +358,61 @@ bool sandbox_seccomp_program(struct sock_fprog *out)
 		uint64_t one = 1ull << b, next = 1ull << ((b + 1) % 32);
 		struct scmp_arg_cmp c = SCMP_A0(SCMP_CMP_MASKED_EQ, one | next, one);
 		if (!rule(ctx, SCMP_ACT_ERRNO(EPERM), "personality", 1, &c))
-			goto out;
+			return false;
 	}
+	return true;
+}
 
-	memfd = memfd_create("deskhand-seccomp", MFD_CLOEXEC);
+/* The filter as a BPF program (libseccomp exports only to a file
+ * descriptor, hence the memfd) and its length in *len. malloc'ed, the
+ * caller's. NULL: said why. */
+static struct sock_filter *seccomp_export(scmp_filter_ctx ctx, unsigned short *len)
+{
+	int memfd = memfd_create("deskhand-seccomp", MFD_CLOEXEC);
 	if (memfd < 0) {
 		sandbox_fail("seccomp: memfd_create: %s", strerror(errno));
-		goto out;
+		return NULL;
 	}
+	struct sock_filter *prog = NULL;
 	int r = seccomp_export_bpf(ctx, memfd);
+	off_t size = r < 0 ? 0 : lseek(memfd, 0, SEEK_END);
 	if (r < 0) {
 		sandbox_fail("seccomp: cannot export the filter: %s", strerror(-r));
-		goto out;
-	}
-	off_t size = lseek(memfd, 0, SEEK_END);
-	if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
-	    size / (off_t)sizeof(struct sock_filter) > 0xffff) {
+	} else if (size <= 0 || size % (off_t)sizeof(struct sock_filter) != 0 ||
+	           size / (off_t)sizeof(struct sock_filter) > 0xffff) {
 		sandbox_fail("seccomp: the exported filter has an odd size (%lld bytes)",
 		             (long long)size);
-		goto out;
-	}
-	struct sock_filter *prog = malloc((size_t)size);
-	if (prog == NULL) {
+	} else if ((prog = malloc((size_t)size)) == NULL) {
 		sandbox_fail("seccomp: out of memory");
-		goto out;
-	}
-	if (pread(memfd, prog, (size_t)size, 0) != size) {
+	} else if (pread(memfd, prog, (size_t)size, 0) != size) {
 		free(prog);
+		prog = NULL;
 		sandbox_fail("seccomp: cannot read back the filter");
-		goto out;
+	} else {
+		*len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
 	}
-	seccomp_prog = prog;
-	seccomp_prog_len = (unsigned short)(size / (off_t)sizeof(struct sock_filter));
+	close(memfd);
+	return prog;
+}
+
+static struct sock_filter *seccomp_prog;   /* built once, kept for the process's life */
+static unsigned short seccomp_prog_len;
+
+bool sandbox_seccomp_program(struct sock_fprog *out)
+{
+	if (seccomp_prog == NULL) {
+		scmp_filter_ctx ctx = seccomp_context();
+		if (ctx == NULL)
+			return false;
+		if (seccomp_deny_calls(ctx) && seccomp_deny_arguments(ctx))
+			seccomp_prog = seccomp_export(ctx, &seccomp_prog_len);
+		seccomp_release(ctx);
+		if (seccomp_prog == NULL)
+			return false;
+	}
 	out->filter = seccomp_prog;
 	out->len = seccomp_prog_len;
-	ok = true;
-out:
-	if (memfd >= 0)
-		close(memfd);
-	seccomp_release(ctx);
-	return ok;
+	return true;
 }
 
 /* ---- kernel facts ----------------------------------------------------- */

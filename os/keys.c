@@ -399,89 +399,101 @@ static size_t *next_uses(const uint32_t *cps, size_t n)
 	return next;
 }
 
+/* The planner's slots, two per spare keycode, all free. */
+static bool slots_create(struct planner *pl)
+{
+	int nslots = 2 * pl->nspare;
+	if (nslots <= 0)
+		return true;
+	pl->slots = calloc((size_t)nslots, sizeof(*pl->slots));
+	if (pl->slots == NULL)
+		return os_fail("out of memory");
+	for (int i = 0; i < nslots; i++) {
+		pl->slots[i].last_round = pl->slots[i].last_stroke = -1;
+		pl->slots[i].next_use = SIZE_MAX;
+	}
+	return true;
+}
+
+/*
+ * The slot to rebind: among those this round does not type, the one whose
+ * character comes back last (or never): the fewest rebindings for the
+ * text (Belady's rule), least recently used on ties. -1: the round types
+ * them all.
+ */
+static int slot_to_evict(const struct planner *pl)
+{
+	int slot = -1;
+	for (int s = 0; s < 2 * pl->nspare; s++) {
+		const struct slot *c = &pl->slots[s];
+		if (c->last_round == pl->round)
+			continue;
+		if (slot < 0 || c->next_use > pl->slots[slot].next_use ||
+		    (c->next_use == pl->slots[slot].next_use &&
+		     c->last_stroke < pl->slots[slot].last_stroke))
+			slot = s;
+	}
+	return slot;
+}
+
+/* The slot that holds keysym ks, bound now if none does (in a new round
+ * when this one types every slot already). -1: failed, os_error says why. */
+static int slot_for(struct planner *pl, uint32_t ks)
+{
+	for (int s = 0; s < 2 * pl->nspare; s++)
+		if (pl->slots[s].keysym == ks)
+			return s;
+	int slot = -1;
+	for (int pass = 0; pass < 2 && slot < 0; pass++) {
+		slot = slot_to_evict(pl);
+		if (slot < 0 && !round_open(pl))
+			return -1;
+	}
+	if (!bind_slot(pl, slot, ks))
+		return -1;
+	return slot;
+}
+
+/* Plans character i of the text: its own key, or a spare one bound to it.
+ * next: next_uses() of the text. */
+static bool plan_char(struct planner *pl, const os_keymap *km, const uint32_t *cps,
+                      size_t i, const size_t *next)
+{
+	uint32_t ks = os_keysym_for_char(cps[i]);
+	if (ks == 0)
+		return os_fail("character %zu (U+%04X) is a control character that "
+		               "cannot be typed (only \\n and \\t are)", i + 1, cps[i]);
+	bool shift = false;
+	int code = os_keymap_find(km, ks, &shift);
+	if (code > 0)
+		return add_stroke(pl, (uint8_t)code, shift, false, i);
+	if (pl->nspare == 0)
+		return os_fail("character %zu (U+%04X) is not in the keymap and the "
+		               "keymap has no unused keycode to bind it to", i + 1, cps[i]);
+	int slot = slot_for(pl, ks);
+	if (slot < 0)
+		return false;
+	pl->slots[slot].last_round = pl->round;
+	pl->slots[slot].last_stroke = (long)i;
+	pl->slots[slot].next_use = next[i];
+	return add_stroke(pl, pl->spare[slot % pl->nspare], slot >= pl->nspare, true, i);
+}
+
 bool os_type_plan_make(const os_keymap *km, const uint8_t *spare, int nspare,
                        const uint32_t *cps, size_t n, os_type_plan *plan)
 {
 	memset(plan, 0, sizeof(*plan));
 	struct planner pl = {.plan = plan, .spare = spare, .nspare = nspare};
-	int nslots = 2 * nspare;
 	size_t *next = next_uses(cps, n);
-	if (next == NULL) {
-		os_fail("out of memory");
-		goto fail;
-	}
-	if (nslots > 0) {
-		pl.slots = calloc((size_t)nslots, sizeof(*pl.slots));
-		if (pl.slots == NULL) {
-			os_fail("out of memory");
-			goto fail;
-		}
-		for (int i = 0; i < nslots; i++) {
-			pl.slots[i].last_round = pl.slots[i].last_stroke = -1;
-			pl.slots[i].next_use = SIZE_MAX;
-		}
-	}
-	if (!round_open(&pl))
-		goto fail;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t ks = os_keysym_for_char(cps[i]);
-		if (ks == 0) {
-			os_fail("character %zu (U+%04X) is a control character that "
-			        "cannot be typed (only \\n and \\t are)", i + 1, cps[i]);
-			goto fail;
-		}
-		bool shift = false;
-		int code = os_keymap_find(km, ks, &shift);
-		if (code > 0) {
-			if (!add_stroke(&pl, (uint8_t)code, shift, false, i))
-				goto fail;
-			continue;
-		}
-		if (nslots == 0) {
-			os_fail("character %zu (U+%04X) is not in the keymap and the "
-			        "keymap has no unused keycode to bind it to", i + 1, cps[i]);
-			goto fail;
-		}
-		int slot = -1;
-		for (int s = 0; s < nslots && slot < 0; s++)
-			if (pl.slots[s].keysym == ks)
-				slot = s;
-		if (slot < 0) {
-			/*
-			 * Evict the slot, among those this round does not type, whose
-			 * character comes back last (or never): the fewest rebindings
-			 * for the text (Belady's rule), least recently used on ties.
-			 */
-			for (int pass = 0; pass < 2 && slot < 0; pass++) {
-				for (int s = 0; s < nslots; s++) {
-					const struct slot *c = &pl.slots[s];
-					if (c->last_round == pl.round)
-						continue;
-					if (slot < 0 || c->next_use > pl.slots[slot].next_use ||
-					    (c->next_use == pl.slots[slot].next_use &&
-					     c->last_stroke < pl.slots[slot].last_stroke))
-						slot = s;
-				}
-				if (slot < 0 && !round_open(&pl))
-					goto fail;
-			}
-			if (!bind_slot(&pl, slot, ks))
-				goto fail;
-		}
-		pl.slots[slot].last_round = pl.round;
-		pl.slots[slot].last_stroke = (long)i;
-		pl.slots[slot].next_use = next[i];
-		if (!add_stroke(&pl, pl.spare[slot % nspare], slot >= nspare, true, i))
-			goto fail;
-	}
+	bool ok = next != NULL ? true : os_fail("out of memory");
+	ok = ok && slots_create(&pl) && round_open(&pl);
+	for (size_t i = 0; i < n && ok; i++)
+		ok = plan_char(&pl, km, cps, i, next);
 	free(next);
 	free(pl.slots);
-	return true;
-fail:
-	free(next);
-	free(pl.slots);
-	os_type_plan_finish(plan);
-	return false;
+	if (!ok)
+		os_type_plan_finish(plan);
+	return ok;
 }
 
 void os_type_plan_finish(os_type_plan *plan)

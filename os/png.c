@@ -664,17 +664,14 @@ static void *queue_run(void *arg)
 	return NULL;
 }
 
-static bool encode(const os_image *img, struct sink *sink,
-                   const os_png_options *opt)
+/*
+ * How many bands to cut the image into, and in *threads how many threads
+ * compress them. A few bands per thread, so that a thread slowed down (a
+ * busy core, a band of noisy wallpaper next to one of flat text) does not
+ * hold the others up; each cut costs a re-filtered dictionary and 5 bytes.
+ */
+static int band_count(const os_image *img, int *threads)
 {
-	int level, filter;
-	if (!image_valid(img) || !options_resolve(opt, &level, &filter))
-		return false;
-	/*
-	 * A few bands per thread, so that a thread slowed down (a busy core,
-	 * a band of noisy wallpaper next to one of flat text) does not hold
-	 * the others up; each cut costs a re-filtered dictionary and 5 bytes.
-	 */
 	int nt = cpu_count();
 	if (nt > MAX_THREADS)
 		nt = MAX_THREADS;
@@ -685,9 +682,102 @@ static bool encode(const os_image *img, struct sink *sink,
 		nb = 1;
 	if (nt > nb)
 		nt = nb;
-	struct band bands[MAX_THREADS * 4];
+	*threads = nt;
+	return nb;
+}
+
+/* Compresses the bands on nt threads. The calling thread works too; a
+ * failed spawn just means fewer. */
+static void compress_bands(struct band *bands, int nb, int nt)
+{
 	pthread_t tid[MAX_THREADS];
 	bool started[MAX_THREADS] = {false};
+	struct queue q = {bands, nb, 0};
+	for (int i = 1; i < nt; i++)
+		started[i] = pthread_create(&tid[i], NULL, queue_run, &q) == 0;
+	queue_run(&q);
+	for (int i = 1; i < nt; i++)
+		if (started[i])
+			pthread_join(tid[i], NULL);
+}
+
+static const uint8_t png_signature[8] = {137, 80, 78, 71, 13, 10, 26, 10};
+
+#define IHDR_LEN 13
+
+/* A memory sink gets exactly the file's size: a doubling buffer would
+ * hold up to twice the PNG at the peak of every screenshot. */
+static void sink_reserve(struct sink *sink, const struct band *bands, int nb)
+{
+	if (sink->fd >= 0 || sink->cap != 0)
+		return;
+	size_t total = sizeof(png_signature) + 12 + IHDR_LEN + 12 + 2 + 4;
+	for (int i = 0; i < nb; i++)
+		total += 12 + bands[i].out_len;
+	sink->buf = malloc(total);
+	if (sink->buf != NULL)
+		sink->cap = total;
+}
+
+/* One IDAT chunk per band, the zlib header in the first and the stream's
+ * Adler-32 in the last. Each band's output is freed once written. */
+static bool put_idats(struct sink *sink, struct band *bands, int nb, uLong adler)
+{
+	/* zlib header: deflate, 32 KiB window, no dictionary, check bits. */
+	static const uint8_t zhead[2] = {0x78, 0x01};
+	uint8_t ztail[4];
+	be32(ztail, (uint32_t)adler);
+	bool ok = true;
+	for (int i = 0; i < nb && ok; i++) {
+		const uint8_t *parts[3];
+		size_t lens[3];
+		int n = 0;
+		if (i == 0) {
+			parts[n] = zhead;
+			lens[n++] = 2;
+		}
+		parts[n] = bands[i].out;
+		lens[n++] = bands[i].out_len;
+		if (i == nb - 1) {
+			parts[n] = ztail;
+			lens[n++] = 4;
+		}
+		ok = chunk_put(sink, "IDAT", parts, lens, n);
+		free(bands[i].out);
+		bands[i].out = NULL;
+	}
+	return ok;
+}
+
+/* The PNG file around the compressed bands. */
+static bool put_png(const os_image *img, struct sink *sink, struct band *bands, int nb)
+{
+	uLong adler = bands[0].adler;
+	for (int i = 1; i < nb; i++)
+		adler = adler32_combine(adler, bands[i].adler, (z_off_t)bands[i].in_len);
+	uint8_t ihdr[IHDR_LEN];
+	be32(ihdr, (uint32_t)img->width);
+	be32(ihdr + 4, (uint32_t)img->height);
+	ihdr[8] = 8;    /* bits per channel */
+	ihdr[9] = 2;    /* RGB */
+	ihdr[10] = ihdr[11] = ihdr[12] = 0;
+	const uint8_t *p[1] = {ihdr};
+	size_t l[1] = {sizeof(ihdr)};
+	sink_reserve(sink, bands, nb);
+	return sink_put(sink, png_signature, sizeof(png_signature)) &&
+	       chunk_put(sink, "IHDR", p, l, 1) && put_idats(sink, bands, nb, adler) &&
+	       chunk_put(sink, "IEND", NULL, NULL, 0);
+}
+
+static bool encode(const os_image *img, struct sink *sink,
+                   const os_png_options *opt)
+{
+	int level, filter;
+	if (!image_valid(img) || !options_resolve(opt, &level, &filter))
+		return false;
+	int nt;
+	int nb = band_count(img, &nt);
+	struct band bands[MAX_THREADS * 4];
 	memset(bands, 0, sizeof(bands));
 	for (int i = 0; i < nb; i++) {
 		bands[i] = (struct band){
@@ -700,67 +790,12 @@ static bool encode(const os_image *img, struct sink *sink,
 			.last = i == nb - 1,
 		};
 	}
-	struct queue q = {bands, nb, 0};
-	/* The calling thread works too; a failed spawn just means fewer. */
-	for (int i = 1; i < nt; i++)
-		started[i] = pthread_create(&tid[i], NULL, queue_run, &q) == 0;
-	queue_run(&q);
-	for (int i = 1; i < nt; i++)
-		if (started[i])
-			pthread_join(tid[i], NULL);
+	compress_bands(bands, nb, nt);
 	bool ok = true;
 	for (int i = 0; i < nb && ok; i++)
 		if (bands[i].error != NULL)
 			ok = os_fail("PNG encoding failed: %s", bands[i].error);
-	if (ok) {
-		uLong adler = bands[0].adler;
-		for (int i = 1; i < nb; i++)
-			adler = adler32_combine(adler, bands[i].adler,
-			                        (z_off_t)bands[i].in_len);
-		static const uint8_t sig[8] = {137, 80, 78, 71, 13, 10, 26, 10};
-		uint8_t ihdr[13];
-		be32(ihdr, (uint32_t)img->width);
-		be32(ihdr + 4, (uint32_t)img->height);
-		ihdr[8] = 8;    /* bits per channel */
-		ihdr[9] = 2;    /* RGB */
-		ihdr[10] = ihdr[11] = ihdr[12] = 0;
-		/* zlib header: deflate, 32 KiB window, no dictionary, check bits. */
-		static const uint8_t zhead[2] = {0x78, 0x01};
-		uint8_t ztail[4];
-		be32(ztail, (uint32_t)adler);
-		const uint8_t *p[1] = {ihdr};
-		size_t l[1] = {sizeof(ihdr)};
-		if (sink->fd < 0 && sink->cap == 0) {
-			/* Exactly the file's size: a doubling buffer would hold up to
-			 * twice the PNG at the peak of every screenshot. */
-			size_t total = sizeof(sig) + 12 + sizeof(ihdr) + 12 + 2 + 4;
-			for (int i = 0; i < nb; i++)
-				total += 12 + bands[i].out_len;
-			sink->buf = malloc(total);
-			if (sink->buf != NULL)
-				sink->cap = total;
-		}
-		ok = sink_put(sink, sig, sizeof(sig)) && chunk_put(sink, "IHDR", p, l, 1);
-		for (int i = 0; i < nb && ok; i++) {
-			const uint8_t *parts[3];
-			size_t lens[3];
-			int n = 0;
-			if (i == 0) {
-				parts[n] = zhead;
-				lens[n++] = 2;
-			}
-			parts[n] = bands[i].out;
-			lens[n++] = bands[i].out_len;
-			if (i == nb - 1) {
-				parts[n] = ztail;
-				lens[n++] = 4;
-			}
-			ok = chunk_put(sink, "IDAT", parts, lens, n);
-			free(bands[i].out);
-			bands[i].out = NULL;
-		}
-		ok = ok && chunk_put(sink, "IEND", NULL, NULL, 0);
-	}
+	ok = ok && put_png(img, sink, bands, nb);
 	for (int i = 0; i < nb; i++)
 		free(bands[i].out);
 	return ok;

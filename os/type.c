@@ -68,91 +68,114 @@ static const char *held_modifier_names(unsigned mods, char *buf, size_t size)
 	return buf;
 }
 
+/* Carrying out a plan (see run_plan). */
+struct type_run {
+	os_display *d;
+	int delay_ms;
+	uint32_t cur[256][2];           /* what each spare keycode holds now */
+	bool shift_down;
+	size_t since_drain;             /* keystrokes since the last drain */
+	size_t typed;
+};
+
+static void release_shift(struct type_run *tr)
+{
+	if (!tr->shift_down)
+		return;
+	XTestFakeKeyEvent(tr->d->dpy, (unsigned)tr->d->input->shift_code, False, CurrentTime);
+	tr->shift_down = false;
+}
+
+/*
+ * Before a round's bindings: a client decodes a keystroke with the binding
+ * current when it gets round to it, so a column is rebound only once the
+ * client has handled every keystroke typed with its old binding.
+ */
+static void settle_rebound_columns(struct type_run *tr, const os_type_plan *plan,
+                                   const os_type_round *round)
+{
+	uint8_t codes[256], cols[256];
+	int n = 0;
+	for (size_t b = 0; b < round->nbind; b++) {
+		const os_type_bind *bd = &plan->binds[round->first_bind + b];
+		uint8_t mask = 0;
+		for (int col = 0; col < 2; col++)
+			if (tr->cur[bd->code][col] != 0 && tr->cur[bd->code][col] != bd->syms[col])
+				mask |= (uint8_t)(1 << col);
+		if (mask != 0) {
+			codes[n] = bd->code;
+			cols[n++] = mask;
+		}
+	}
+	os_input_settle(tr->d, codes, cols, n);
+}
+
+/* The round's bindings, as one mapping change. */
+static bool bind_round(struct type_run *tr, const os_type_plan *plan,
+                       const os_type_round *round)
+{
+	os_x_trap_begin(tr->d);
+	for (size_t b = 0; b < round->nbind; b++) {
+		const os_type_bind *bd = &plan->binds[round->first_bind + b];
+		os_input_bind(tr->d, bd->code, bd->syms);
+		tr->cur[bd->code][0] = bd->syms[0];
+		tr->cur[bd->code][1] = bd->syms[1];
+	}
+	return os_x_trap_end(tr->d, "binding spare keycodes") == 0;
+}
+
+/* One keystroke, with Shift pressed or released first as it needs; every
+ * OS_TYPE_DRAIN_EVERY keystrokes the server's queue is drained. */
+static void type_stroke(struct type_run *tr, const os_type_stroke *s)
+{
+	os_display *d = tr->d;
+	if (s->shift != tr->shift_down) {
+		XTestFakeKeyEvent(d->dpy, (unsigned)d->input->shift_code, s->shift, CurrentTime);
+		tr->shift_down = s->shift;
+	}
+	XTestFakeKeyEvent(d->dpy, s->code, True, CurrentTime);
+	XTestFakeKeyEvent(d->dpy, s->code, False, CurrentTime);
+	if (s->spare)
+		os_input_used(d, s->code, s->shift ? 1 : 0);
+	tr->typed++;
+	if (++tr->since_drain == OS_TYPE_DRAIN_EVERY) {
+		tr->since_drain = 0;
+		release_shift(tr);
+		XSync(d->dpy, False);
+		os_input_epoch_end(d);
+		os_input_drain(d);
+	}
+	if (tr->delay_ms > 0) {
+		XFlush(d->dpy);
+		os_input_sleep_ms(tr->delay_ms);
+	}
+}
+
 /* Carries out one plan. Leaves Shift released; bindings are undone by the caller. */
 static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
                      size_t *typed)
 {
-	struct os_input_state *st = d->input;
-	uint32_t cur[256][2];           /* what each spare keycode holds now */
-	memset(cur, 0, sizeof(cur));
-	bool shift_down = false;
+	struct type_run tr = {.d = d, .delay_ms = delay_ms};
 	bool ok = true;
-	size_t since_drain = 0;
-	*typed = 0;
 	for (size_t r = 0; r < plan->nrounds && ok; r++) {
 		const os_type_round *round = &plan->rounds[r];
 		if (os_input_signal_caught() != 0)
 			break;
 		if (round->nbind > 0) {
-			/*
-			 * A client decodes a keystroke with the binding current when it
-			 * gets round to it: a column is rebound only once the client has
-			 * handled every keystroke typed with its old binding.
-			 */
-			uint8_t codes[256], cols[256];
-			int n = 0;
-			for (size_t b = 0; b < round->nbind; b++) {
-				const os_type_bind *bd = &plan->binds[round->first_bind + b];
-				uint8_t mask = 0;
-				for (int col = 0; col < 2; col++)
-					if (cur[bd->code][col] != 0 &&
-					    cur[bd->code][col] != bd->syms[col])
-						mask |= (uint8_t)(1 << col);
-				if (mask != 0) {
-					codes[n] = bd->code;
-					cols[n++] = mask;
-				}
-			}
-			os_input_settle(d, codes, cols, n);
+			settle_rebound_columns(&tr, plan, round);
 			if (os_input_signal_caught() != 0)
 				break;
-			os_x_trap_begin(d);
-			for (size_t b = 0; b < round->nbind; b++) {
-				const os_type_bind *bd = &plan->binds[round->first_bind + b];
-				os_input_bind(d, bd->code, bd->syms);
-				cur[bd->code][0] = bd->syms[0];
-				cur[bd->code][1] = bd->syms[1];
-			}
-			if (os_x_trap_end(d, "binding spare keycodes") != 0) {
+			if (!bind_round(&tr, plan, round)) {
 				ok = false;
 				break;
 			}
 		}
 		for (size_t k = 0; k < round->nstroke; k++) {
-			const os_type_stroke *s = &plan->strokes[round->first_stroke + k];
-			if (s->shift != shift_down) {
-				XTestFakeKeyEvent(d->dpy, (unsigned)st->shift_code, s->shift,
-				                  CurrentTime);
-				shift_down = s->shift;
-			}
-			XTestFakeKeyEvent(d->dpy, s->code, True, CurrentTime);
-			XTestFakeKeyEvent(d->dpy, s->code, False, CurrentTime);
-			if (s->spare)
-				os_input_used(d, s->code, s->shift ? 1 : 0);
-			(*typed)++;
-			if (++since_drain == OS_TYPE_DRAIN_EVERY) {
-				since_drain = 0;
-				if (shift_down) {
-					XTestFakeKeyEvent(d->dpy, (unsigned)st->shift_code,
-					                  False, CurrentTime);
-					shift_down = false;
-				}
-				XSync(d->dpy, False);
-				os_input_epoch_end(d);
-				os_input_drain(d);
-			}
-			if (delay_ms > 0) {
-				XFlush(d->dpy);
-				os_input_sleep_ms(delay_ms);
-			}
+			type_stroke(&tr, &plan->strokes[round->first_stroke + k]);
 			if (os_input_signal_caught() != 0)
 				break;
 		}
-		if (shift_down) {
-			XTestFakeKeyEvent(d->dpy, (unsigned)st->shift_code, False,
-			                  CurrentTime);
-			shift_down = false;
-		}
+		release_shift(&tr);
 		XSync(d->dpy, False);
 		if (os_display_dead(d)) {
 			ok = false;
@@ -160,71 +183,48 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
 		}
 		os_input_epoch_end(d);
 	}
+	*typed = tr.typed;
 	return ok;
 }
 
-bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms)
+/*
+ * Held modifiers would turn the text into shortcuts; a locked Caps Lock
+ * would change its case. The first is refused, the second lifted for
+ * the duration: *caps says whether it is locked.
+ */
+static bool keyboard_ready(os_display *d, bool *caps)
 {
-	uint32_t *cps = NULL;
-	size_t n = 0;
-	os_keymap km = {0};
-	os_type_plan plan = {0};
-	bool ok = false;
-
-	if (!decode_text(utf8, len, &cps, &n))
-		return false;
-	if (n == 0) {
-		free(cps);
-		return true;
-	}
-	struct os_input_state *st = os_input_state(d);
-	if (st == NULL)
-		goto out_cps;
-	if (!os_input_keymap(d, &km))
-		goto out_cps;
-	uint8_t spare[256];
-	int nspare = os_keymap_spare(&km, spare, 256);
-	if (nspare > 256)
-		nspare = 256;
-	if (!os_type_plan_make(&km, spare, nspare, cps, n, &plan))
-		goto out_km;
-	for (size_t i = 0; i < plan.nstrokes; i++) {
-		if (plan.strokes[i].shift && st->shift_code == 0) {
-			os_fail("the keymap has no Shift key");
-			goto out_plan;
-		}
-	}
-
-	/*
-	 * Held modifiers would turn the text into shortcuts; a locked Caps Lock
-	 * would change its case. The first is refused, the second lifted for
-	 * the duration.
-	 */
 	XkbStateRec xs;
-	if (XkbGetState(d->dpy, XkbUseCoreKbd, &xs) != Success) {
-		os_fail("cannot read the keyboard state of %s", d->name);
-		goto out_plan;
-	}
+	if (XkbGetState(d->dpy, XkbUseCoreKbd, &xs) != Success)
+		return os_fail("cannot read the keyboard state of %s", d->name);
 	unsigned held = (unsigned)(xs.base_mods | xs.latched_mods) &
 	                (ShiftMask | ControlMask | Mod1Mask | Mod3Mask | Mod4Mask |
 	                 Mod5Mask);
 	if (held != 0) {
 		char names[96];
-		os_fail("cannot type while modifier keys are held down (%s): "
-		        "release them first", held_modifier_names(held, names,
-		                                                   sizeof(names)));
-		goto out_plan;
+		return os_fail("cannot type while modifier keys are held down (%s): "
+		               "release them first", held_modifier_names(held, names,
+		                                                          sizeof(names)));
 	}
-	bool caps = (xs.locked_mods & LockMask) != 0;
-	if (plan.nspare > 0)
-		os_input_find_peer(d);
+	*caps = (xs.locked_mods & LockMask) != 0;
+	return true;
+}
 
+/*
+ * Runs the plan with the signals that would leave the keymap changed
+ * caught and Caps Lock lifted, then puts the keymap and Caps Lock back.
+ * The first error is the one reported; a signal ends typing early and
+ * the error says how far it got (n: the characters of the text).
+ */
+static bool run_plan_guarded(os_display *d, const os_type_plan *plan, int delay_ms,
+                             bool caps, size_t n)
+{
 	struct os_signal_guard g;
 	os_input_signals_begin(&g);
 	if (caps)
 		XkbLockModifiers(d->dpy, XkbUseCoreKbd, LockMask, 0);
 	size_t typed = 0;
-	ok = run_plan(d, &plan, delay_ms, &typed);
+	bool ok = run_plan(d, plan, delay_ms, &typed);
 	char reason[512];
 	if (!ok)
 		snprintf(reason, sizeof(reason), "%s", os_error());
@@ -242,12 +242,51 @@ bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms)
 		ok = os_fail("typing interrupted by signal %d after %zu of %zu "
 		             "characters; the keymap is restored", sig, typed, n);
 	os_input_signals_end(&g);
+	return ok;
+}
 
-out_plan:
-	os_type_plan_finish(&plan);
-out_km:
+/* Checks that the keymap and the keyboard's state allow the plan, then
+ * types it. */
+static bool type_plan(os_display *d, const os_type_plan *plan, int delay_ms, size_t n)
+{
+	for (size_t i = 0; i < plan->nstrokes; i++)
+		if (plan->strokes[i].shift && d->input->shift_code == 0)
+			return os_fail("the keymap has no Shift key");
+	bool caps = false;
+	if (!keyboard_ready(d, &caps))
+		return false;
+	if (plan->nspare > 0)
+		os_input_find_peer(d);
+	return run_plan_guarded(d, plan, delay_ms, caps, n);
+}
+
+/* Plans the n code points on the current keymap and types them. */
+static bool type_codepoints(os_display *d, const uint32_t *cps, size_t n, int delay_ms)
+{
+	os_keymap km = {0};
+	if (os_input_state(d) == NULL || !os_input_keymap(d, &km))
+		return false;
+	uint8_t spare[256];
+	int nspare = os_keymap_spare(&km, spare, 256);
+	if (nspare > 256)
+		nspare = 256;
+	os_type_plan plan = {0};
+	bool ok = os_type_plan_make(&km, spare, nspare, cps, n, &plan);
+	if (ok) {
+		ok = type_plan(d, &plan, delay_ms, n);
+		os_type_plan_finish(&plan);
+	}
 	free((void *)km.syms);
-out_cps:
+	return ok;
+}
+
+bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms)
+{
+	uint32_t *cps = NULL;
+	size_t n = 0;
+	if (!decode_text(utf8, len, &cps, &n))
+		return false;
+	bool ok = n == 0 || type_codepoints(d, cps, n, delay_ms);
 	free(cps);
 	return ok;
 }

@@ -633,142 +633,208 @@ static bool js_regex_allowed(const struct norm *n)
 	return false;
 }
 
-static void normalize_js(struct norm *n, const unsigned char *s, size_t len)
-{
+/* The JavaScript lexer's state while normalizing (see normalize_js). */
+struct js_lex {
+	struct norm *n;
+	const unsigned char *s;
+	size_t len, i;
+	int line;
 	/* Open brackets: 'J' joins lines (parentheses, brackets, object
 	 * literals), 'B' keeps them (blocks), 'T' is a template's ${. */
 	char stack[JS_STACK];
-	size_t sp = 0;
-	int line = 1;
-	size_t i = 0;
-	bool in_template = false;
-	while (i < len) {
-		unsigned char c = s[i];
-		if (in_template) {
-			if (c == '\\' && i + 1 < len) {
-				if (s[i + 1] == '\n')
-					line++;
-				emit(n, c, line);
-				emit(n, s[i + 1], line);
-				i += 2;
-				continue;
-			}
-			if (c == '\n') {
-				emit(n, '\n', line);
-				line++;
-				i++;
-				continue;
-			}
-			emit(n, c, line);
-			i++;
-			if (c == '`') {
-				in_template = false;
-			} else if (c == '$' && i < len && s[i] == '{') {
-				emit(n, '{', line);
-				i++;
-				if (sp < JS_STACK)
-					stack[sp++] = 'T';
-				in_template = false;
-			}
-			continue;
+	size_t sp;
+	bool in_template;            /* in a template literal's text, not its ${...} */
+};
+
+static void js_open(struct js_lex *x, char kind)
+{
+	if (x->sp < JS_STACK)
+		x->stack[x->sp++] = kind;
+}
+
+/* Whether a line break here only continues an expression. */
+static bool js_joining(const struct js_lex *x)
+{
+	return x->sp > 0 && x->stack[x->sp - 1] == 'J';
+}
+
+/* One character (or escape) of a template literal's text; "${" leaves
+ * the text for an expression, which its '}' resumes (js_bracket). */
+static void js_template_step(struct js_lex *x)
+{
+	const unsigned char *s = x->s;
+	unsigned char c = s[x->i];
+	if (c == '\\' && x->i + 1 < x->len) {
+		if (s[x->i + 1] == '\n')
+			x->line++;
+		emit(x->n, c, x->line);
+		emit(x->n, s[x->i + 1], x->line);
+		x->i += 2;
+		return;
+	}
+	if (c == '\n') {
+		emit(x->n, '\n', x->line);
+		x->line++;
+		x->i++;
+		return;
+	}
+	emit(x->n, c, x->line);
+	x->i++;
+	if (c == '`') {
+		x->in_template = false;
+	} else if (c == '$' && x->i < x->len && s[x->i] == '{') {
+		emit(x->n, '{', x->line);
+		x->i++;
+		js_open(x, 'T');
+		x->in_template = false;
+	}
+}
+
+/*
+ * At a line or block comment: skips it. A block comment still separates
+ * what surrounds it: a blank, or a line break if it spanned lines where
+ * lines are not joined. False: no comment starts here.
+ */
+static bool js_skip_comment(struct js_lex *x)
+{
+	const unsigned char *s = x->s;
+	size_t i = x->i, len = x->len;
+	if (s[i] != '/' || i + 1 >= len || (s[i + 1] != '/' && s[i + 1] != '*'))
+		return false;
+	if (s[i + 1] == '/') {
+		while (x->i < len && s[x->i] != '\n')
+			x->i++;
+		return true;
+	}
+	bool nl = false;
+	i += 2;
+	while (i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/')) {
+		if (s[i] == '\n') {
+			x->line++;
+			nl = true;
 		}
-		if (c == '/' && i + 1 < len && s[i + 1] == '/') {
-			while (i < len && s[i] != '\n')
-				i++;
-			continue;
-		}
-		if (c == '/' && i + 1 < len && s[i + 1] == '*') {
-			bool nl = false;
-			i += 2;
-			while (i < len && !(s[i] == '*' && i + 1 < len && s[i + 1] == '/')) {
-				if (s[i] == '\n') {
-					line++;
-					nl = true;
-				}
-				i++;
-			}
-			i = i < len ? i + 2 : len;
-			emit(n, nl && !(sp > 0 && stack[sp - 1] == 'J') ? '\n' : ' ', line);
-			continue;
-		}
-		if (c == '/' && js_regex_allowed(n)) {
-			bool cls = false;
-			emit(n, c, line);
-			i++;
-			while (i < len && s[i] != '\n') {
-				unsigned char d = s[i];
-				if (d == '\\' && i + 1 < len && s[i + 1] != '\n') {
-					emit(n, d, line);
-					emit(n, s[i + 1], line);
-					i += 2;
-					continue;
-				}
-				emit(n, d, line);
-				i++;
-				if (d == '[')
-					cls = true;
-				else if (d == ']')
-					cls = false;
-				else if (d == '/' && !cls)
-					break;
-			}
-			continue;
-		}
-		if (c == '\'' || c == '"') {
-			emit(n, c, line);
-			i++;
-			while (i < len && s[i] != '\n') {
-				unsigned char d = s[i];
-				if (d == '\\' && i + 1 < len) {
-					if (s[i + 1] == '\n')
-						line++;
-					else {
-						emit(n, d, line);
-						emit(n, s[i + 1], line);
-					}
-					i += 2;
-					continue;
-				}
-				emit(n, d, line);
-				i++;
-				if (d == c)
-					break;
-			}
-			continue;
-		}
-		if (c == '`') {
-			emit(n, c, line);
-			i++;
-			in_template = true;
-			continue;
-		}
-		if (c == '(' || c == '[') {
-			if (sp < JS_STACK)
-				stack[sp++] = 'J';
-		} else if (c == '{') {
-			char p = last_emitted(n);
-			bool object = p != 0 && strchr("(,=:[?", p) != NULL;
-			if (sp < JS_STACK)
-				stack[sp++] = object ? 'J' : 'B';
-		} else if (c == ')' || c == ']' || c == '}') {
-			if (sp > 0) {
-				char top = stack[--sp];
-				if (top == 'T' && c == '}') {
-					emit(n, c, line);
-					i++;
-					in_template = true;
-					continue;
-				}
-			}
-		}
-		if (c == '\n') {
-			emit(n, sp > 0 && stack[sp - 1] == 'J' ? ' ' : '\n', line);
-			line++;
-			i++;
-			continue;
-		}
-		emit(n, c, line);
 		i++;
+	}
+	x->i = i < len ? i + 2 : len;
+	emit(x->n, nl && !js_joining(x) ? '\n' : ' ', x->line);
+	return true;
+}
+
+/* A regular expression literal, copied up to its closing slash (not one
+ * inside a character class) or the end of the line. */
+static void js_copy_regex(struct js_lex *x)
+{
+	const unsigned char *s = x->s;
+	bool cls = false;
+	emit(x->n, s[x->i], x->line);
+	x->i++;
+	while (x->i < x->len && s[x->i] != '\n') {
+		unsigned char d = s[x->i];
+		if (d == '\\' && x->i + 1 < x->len && s[x->i + 1] != '\n') {
+			emit(x->n, d, x->line);
+			emit(x->n, s[x->i + 1], x->line);
+			x->i += 2;
+			continue;
+		}
+		emit(x->n, d, x->line);
+		x->i++;
+		if (d == '[')
+			cls = true;
+		else if (d == ']')
+			cls = false;
+		else if (d == '/' && !cls)
+			break;
+	}
+}
+
+/* A quoted string, copied up to its closing quote or the end of the
+ * line; an escaped newline continues it without breaking the line. */
+static void js_copy_string(struct js_lex *x)
+{
+	const unsigned char *s = x->s;
+	unsigned char q = s[x->i];
+	emit(x->n, q, x->line);
+	x->i++;
+	while (x->i < x->len && s[x->i] != '\n') {
+		unsigned char d = s[x->i];
+		if (d == '\\' && x->i + 1 < x->len) {
+			if (s[x->i + 1] == '\n') {
+				x->line++;
+			} else {
+				emit(x->n, d, x->line);
+				emit(x->n, s[x->i + 1], x->line);
+			}
+			x->i += 2;
+			continue;
+		}
+		emit(x->n, d, x->line);
+		x->i++;
+		if (d == q)
+			break;
+	}
+}
+
+/*
+ * Keeps the bracket stack. An object literal's '{' follows an operator
+ * or an opening bracket; a block's does not. True: c closed a template's
+ * ${...} and was consumed, the template's text resumes.
+ */
+static bool js_bracket(struct js_lex *x, unsigned char c)
+{
+	if (c == '(' || c == '[') {
+		js_open(x, 'J');
+	} else if (c == '{') {
+		char p = last_emitted(x->n);
+		bool object = p != 0 && strchr("(,=:[?", p) != NULL;
+		js_open(x, object ? 'J' : 'B');
+	} else if ((c == ')' || c == ']' || c == '}') && x->sp > 0) {
+		char top = x->stack[--x->sp];
+		if (top == 'T' && c == '}') {
+			emit(x->n, c, x->line);
+			x->i++;
+			x->in_template = true;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* A regular expression, string or template literal starting at c,
+ * copied as it is. False: none starts here. */
+static bool js_copy_literal(struct js_lex *x, unsigned char c)
+{
+	if (c == '/' && js_regex_allowed(x->n)) {
+		js_copy_regex(x);
+	} else if (c == '\'' || c == '"') {
+		js_copy_string(x);
+	} else if (c == '`') {
+		emit(x->n, c, x->line);
+		x->i++;
+		x->in_template = true;
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static void normalize_js(struct norm *n, const unsigned char *s, size_t len)
+{
+	struct js_lex x = {.n = n, .s = s, .len = len, .line = 1};
+	while (x.i < len) {
+		if (x.in_template) {
+			js_template_step(&x);
+			continue;
+		}
+		unsigned char c = s[x.i];
+		if (js_skip_comment(&x) || js_copy_literal(&x, c) || js_bracket(&x, c))
+			continue;
+		if (c == '\n') {
+			emit(n, js_joining(&x) ? ' ' : '\n', x.line);
+			x.line++;
+		} else {
+			emit(n, c, x.line);
+		}
+		x.i++;
 	}
 }
 
@@ -1067,15 +1133,8 @@ static const char *const rule_keys[] = {
 	"requires", "scope", "caseless", "examples", "disabled", "comment",
 };
 
-static bool parse_rule(const struct loader *ld_in, const cJSON *obj, struct rule **out)
+static bool known_rule_keys(const struct loader *ld, const cJSON *obj)
 {
-	struct loader ld = *ld_in;
-	*out = NULL;
-	if (!cJSON_IsObject(obj))
-		return rule_fail(&ld, "must be an object");
-	const cJSON *early_id = cJSON_GetObjectItemCaseSensitive(obj, "id");
-	if (cJSON_IsString(early_id))
-		ld.id = early_id->valuestring; /* names the rule in the messages below */
 	const cJSON *item;
 	cJSON_ArrayForEach(item, obj) {
 		bool known = false;
@@ -1083,15 +1142,123 @@ static bool parse_rule(const struct loader *ld_in, const cJSON *obj, struct rule
 			if (strcmp(item->string, rule_keys[k]) == 0)
 				known = true;
 		if (!known)
-			return rule_fail(&ld, "unknown key \"%s\"", item->string);
+			return rule_fail(ld, "unknown key \"%s\"", item->string);
 	}
+	return true;
+}
+
+/* "languages": the rule's language bits; the first one is the examples'
+ * default language. */
+static bool parse_rule_languages(const struct loader *ld, const cJSON *obj, struct rule *r)
+{
+	const cJSON *langs = cJSON_GetObjectItemCaseSensitive(obj, "languages");
+	if (!cJSON_IsArray(langs) || cJSON_GetArraySize(langs) == 0)
+		return rule_fail(ld, "\"languages\" must be a non-empty array "
+		                     "(\"shell\", \"python\", \"javascript\")");
+	bool first = true;
+	const cJSON *item;
+	cJSON_ArrayForEach(item, langs) {
+		agent_scan_lang l;
+		if (!cJSON_IsString(item) || !agent_scan_lang_parse(item->valuestring, &l))
+			return rule_fail(ld, "\"languages\": unknown language %s%s%s",
+			                 cJSON_IsString(item) ? "\"" : "",
+			                 cJSON_IsString(item) ? item->valuestring : "(not a string)",
+			                 cJSON_IsString(item) ? "\"" : "");
+		r->langs |= 1u << l;
+		if (first)
+			r->first_lang = l;
+		first = false;
+	}
+	return true;
+}
+
+/* "severity", "message", "scope", "caseless" (into *caseless, for the
+ * patterns) and "comment". */
+static bool parse_rule_settings(const struct loader *ld, const cJSON *obj, struct rule *r,
+                                bool *caseless)
+{
+	const cJSON *sev = cJSON_GetObjectItemCaseSensitive(obj, "severity");
+	if (!cJSON_IsString(sev) || !agent_scan_severity_parse(sev->valuestring, &r->severity))
+		return rule_fail(ld, "\"severity\" must be \"low\", \"medium\", \"high\" or \"critical\"");
+
+	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(obj, "message");
+	if (!cJSON_IsString(msg) || msg->valuestring[0] == '\0')
+		return rule_fail(ld, "\"message\" must be a non-empty string");
+	r->message = strdup(msg->valuestring);
+	if (r->message == NULL)
+		return scan_fail("out of memory");
+
+	const cJSON *scope = cJSON_GetObjectItemCaseSensitive(obj, "scope");
+	if (scope != NULL) {
+		if (cJSON_IsString(scope) && strcmp(scope->valuestring, "line") == 0)
+			r->scope = SCOPE_LINE;
+		else if (cJSON_IsString(scope) && strcmp(scope->valuestring, "file") == 0)
+			r->scope = SCOPE_FILE;
+		else
+			return rule_fail(ld, "\"scope\" must be \"line\" or \"file\"");
+	}
+
+	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(obj, "caseless");
+	if (cl != NULL && !cJSON_IsBool(cl))
+		return rule_fail(ld, "\"caseless\" must be true or false");
+	*caseless = cJSON_IsTrue(cl);
+
+	const cJSON *comment = cJSON_GetObjectItemCaseSensitive(obj, "comment");
+	if (comment != NULL && !cJSON_IsString(comment))
+		return rule_fail(ld, "\"comment\" must be a string");
+	return true;
+}
+
+static bool compile_rule_patterns(const struct loader *ld, const cJSON *obj, struct rule *r,
+                                  bool caseless)
+{
+	return compile_list(ld, cJSON_GetObjectItemCaseSensitive(obj, "patterns"), "patterns",
+	                    true, caseless, &r->patterns) &&
+	       compile_list(ld, cJSON_GetObjectItemCaseSensitive(obj, "unless"), "unless",
+	                    false, caseless, &r->unless) &&
+	       compile_list(ld, cJSON_GetObjectItemCaseSensitive(obj, "unless_line"),
+	                    "unless_line", false, caseless, &r->unless_line) &&
+	       compile_list(ld, cJSON_GetObjectItemCaseSensitive(obj, "requires"), "requires",
+	                    false, caseless, &r->requires);
+}
+
+/* "examples": {"flag": [...], "clean": [...]}, both optional. */
+static bool parse_rule_examples(const struct loader *ld, const cJSON *obj, struct rule *r)
+{
+	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(obj, "examples");
+	if (ex == NULL)
+		return true;
+	if (!cJSON_IsObject(ex))
+		return rule_fail(ld, "\"examples\" must be an object {\"flag\": [...], \"clean\": [...]}");
+	const cJSON *item;
+	cJSON_ArrayForEach(item, ex) {
+		if (strcmp(item->string, "flag") != 0 && strcmp(item->string, "clean") != 0)
+			return rule_fail(ld, "\"examples\": unknown key \"%s\"", item->string);
+	}
+	return load_examples(ld, cJSON_GetObjectItemCaseSensitive(ex, "flag"), "flag",
+	                     r->first_lang, &r->flag, &r->n_flag) &&
+	       load_examples(ld, cJSON_GetObjectItemCaseSensitive(ex, "clean"), "clean",
+	                     r->first_lang, &r->clean, &r->n_clean);
+}
+
+/* One rule of the array. *out, once set, is the caller's to rule_free()
+ * even when this fails. */
+static bool parse_rule(const struct loader *ld_in, const cJSON *obj, struct rule **out)
+{
+	struct loader ld = *ld_in;
+	*out = NULL;
+	if (!cJSON_IsObject(obj))
+		return rule_fail(&ld, "must be an object");
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(obj, "id");
+	if (cJSON_IsString(id))
+		ld.id = id->valuestring; /* names the rule in the messages below */
+	if (!known_rule_keys(&ld, obj))
+		return false;
 	if (!cJSON_IsString(id))
 		return rule_fail(&ld, "\"id\" must be a string");
 	if (!valid_id(id->valuestring))
 		return rule_fail(&ld, "\"id\" \"%s\" must be lower-case letters, digits, '.', '-', '_' "
 		                      "(starting with a letter, at most 64)", id->valuestring);
-	ld.id = id->valuestring;
 
 	struct rule *r = calloc(1, sizeof(*r));
 	if (r == NULL)
@@ -1108,80 +1275,9 @@ static bool parse_rule(const struct loader *ld_in, const cJSON *obj, struct rule
 		r->disabled = true;
 		return true; /* nothing else is needed to remove a rule */
 	}
-
-	const cJSON *langs = cJSON_GetObjectItemCaseSensitive(obj, "languages");
-	if (!cJSON_IsArray(langs) || cJSON_GetArraySize(langs) == 0)
-		return rule_fail(&ld, "\"languages\" must be a non-empty array "
-		                      "(\"shell\", \"python\", \"javascript\")");
-	bool first = true;
-	cJSON_ArrayForEach(item, langs) {
-		agent_scan_lang l;
-		if (!cJSON_IsString(item) || !agent_scan_lang_parse(item->valuestring, &l))
-			return rule_fail(&ld, "\"languages\": unknown language %s%s%s",
-			                 cJSON_IsString(item) ? "\"" : "",
-			                 cJSON_IsString(item) ? item->valuestring : "(not a string)",
-			                 cJSON_IsString(item) ? "\"" : "");
-		r->langs |= 1u << l;
-		if (first)
-			r->first_lang = l;
-		first = false;
-	}
-
-	const cJSON *sev = cJSON_GetObjectItemCaseSensitive(obj, "severity");
-	if (!cJSON_IsString(sev) || !agent_scan_severity_parse(sev->valuestring, &r->severity))
-		return rule_fail(&ld, "\"severity\" must be \"low\", \"medium\", \"high\" or \"critical\"");
-
-	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(obj, "message");
-	if (!cJSON_IsString(msg) || msg->valuestring[0] == '\0')
-		return rule_fail(&ld, "\"message\" must be a non-empty string");
-	r->message = strdup(msg->valuestring);
-	if (r->message == NULL)
-		return scan_fail("out of memory");
-
-	const cJSON *scope = cJSON_GetObjectItemCaseSensitive(obj, "scope");
-	if (scope != NULL) {
-		if (cJSON_IsString(scope) && strcmp(scope->valuestring, "line") == 0)
-			r->scope = SCOPE_LINE;
-		else if (cJSON_IsString(scope) && strcmp(scope->valuestring, "file") == 0)
-			r->scope = SCOPE_FILE;
-		else
-			return rule_fail(&ld, "\"scope\" must be \"line\" or \"file\"");
-	}
-
-	const cJSON *cl = cJSON_GetObjectItemCaseSensitive(obj, "caseless");
-	if (cl != NULL && !cJSON_IsBool(cl))
-		return rule_fail(&ld, "\"caseless\" must be true or false");
-	bool caseless = cJSON_IsTrue(cl);
-
-	const cJSON *comment = cJSON_GetObjectItemCaseSensitive(obj, "comment");
-	if (comment != NULL && !cJSON_IsString(comment))
-		return rule_fail(&ld, "\"comment\" must be a string");
-
-	if (!compile_list(&ld, cJSON_GetObjectItemCaseSensitive(obj, "patterns"), "patterns",
-	                  true, caseless, &r->patterns) ||
-	    !compile_list(&ld, cJSON_GetObjectItemCaseSensitive(obj, "unless"), "unless",
-	                  false, caseless, &r->unless) ||
-	    !compile_list(&ld, cJSON_GetObjectItemCaseSensitive(obj, "unless_line"),
-	                  "unless_line", false, caseless, &r->unless_line) ||
-	    !compile_list(&ld, cJSON_GetObjectItemCaseSensitive(obj, "requires"), "requires",
-	                  false, caseless, &r->requires))
-		return false;
-
-	const cJSON *ex = cJSON_GetObjectItemCaseSensitive(obj, "examples");
-	if (ex != NULL) {
-		if (!cJSON_IsObject(ex))
-			return rule_fail(&ld, "\"examples\" must be an object {\"flag\": [...], \"clean\": [...]}");
-		cJSON_ArrayForEach(item, ex) {
-			if (strcmp(item->string, "flag") != 0 && strcmp(item->string, "clean") != 0)
-				return rule_fail(&ld, "\"examples\": unknown key \"%s\"", item->string);
-		}
-		if (!load_examples(&ld, cJSON_GetObjectItemCaseSensitive(ex, "flag"), "flag",
-		                   r->first_lang, &r->flag, &r->n_flag) ||
-		    !load_examples(&ld, cJSON_GetObjectItemCaseSensitive(ex, "clean"), "clean",
-		                   r->first_lang, &r->clean, &r->n_clean))
-			return false;
-	}
-	return true;
+	bool caseless = false;
+	return parse_rule_languages(&ld, obj, r) && parse_rule_settings(&ld, obj, r, &caseless) &&
+	       compile_rule_patterns(&ld, obj, r, caseless) && parse_rule_examples(&ld, obj, r);
 }
 
 static ssize_t find_rule(const agent_scan_rules *r, const char *id)
@@ -1192,20 +1288,37 @@ static ssize_t find_rule(const agent_scan_rules *r, const char *id)
 	return -1;
 }
 
-bool agent_scan_rules_add_json(agent_scan_rules *r, const char *json, size_t len,
-                               const char *name)
+/* A rules document's outer shape: an object with "version" 1, a "rules"
+ * array and perhaps a "comment". */
+static bool rules_doc_shape(const cJSON *doc, const char *name)
 {
-	bool ok = false;
-	struct rule **parsed = NULL;
-	size_t n_parsed = 0;
-	const char *end = NULL;
-	cJSON *doc = NULL;
+	if (!cJSON_IsObject(doc))
+		return scan_fail("%s: the top level must be a JSON object with \"version\" and \"rules\"",
+		                 name);
+	const cJSON *item;
+	cJSON_ArrayForEach(item, doc) {
+		if (strcmp(item->string, "version") != 0 && strcmp(item->string, "rules") != 0 &&
+		    strcmp(item->string, "comment") != 0)
+			return scan_fail("%s: unknown top-level key \"%s\"", name, item->string);
+	}
+	const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
+	if (!cJSON_IsNumber(version) || version->valuedouble != 1)
+		return scan_fail("%s: \"version\" must be 1", name);
+	if (!cJSON_IsArray(cJSON_GetObjectItemCaseSensitive(doc, "rules")))
+		return scan_fail("%s: \"rules\" must be an array", name);
+	return true;
+}
 
+/* The parsed document, of the right shape; the caller owns it
+ * (cJSON_Delete). NULL: scan_fail() said why. */
+static cJSON *parse_rules_doc(const char *json, size_t len, const char *name)
+{
 	if (len > AGENT_SCAN_MAX_INPUT) {
 		scan_fail("%s: too large (%zu bytes)", name, len);
-		goto out;
+		return NULL;
 	}
-	doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (doc == NULL) {
 		size_t off = end != NULL && end >= json && end <= json + len ? (size_t)(end - json) : 0;
 		int line, col;
@@ -1214,72 +1327,61 @@ bool agent_scan_rules_add_json(agent_scan_rules *r, const char *json, size_t len
 			scan_fail("%s: empty file, expected a JSON object", name);
 		else
 			scan_fail("%s:%d:%d: malformed JSON", name, line, col);
-		goto out;
+		return NULL;
 	}
-	if (!cJSON_IsObject(doc)) {
-		scan_fail("%s: the top level must be a JSON object with \"version\" and \"rules\"", name);
-		goto out;
+	if (!rules_doc_shape(doc, name)) {
+		cJSON_Delete(doc);
+		return NULL;
 	}
-	const cJSON *item;
-	cJSON_ArrayForEach(item, doc) {
-		if (strcmp(item->string, "version") != 0 && strcmp(item->string, "rules") != 0 &&
-		    strcmp(item->string, "comment") != 0) {
-			scan_fail("%s: unknown top-level key \"%s\"", name, item->string);
-			goto out;
-		}
-	}
-	const cJSON *version = cJSON_GetObjectItemCaseSensitive(doc, "version");
-	if (!cJSON_IsNumber(version) || version->valuedouble != 1) {
-		scan_fail("%s: \"version\" must be 1", name);
-		goto out;
-	}
-	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(doc, "rules");
-	if (!cJSON_IsArray(rules)) {
-		scan_fail("%s: \"rules\" must be an array", name);
-		goto out;
-	}
-	int n = cJSON_GetArraySize(rules);
-	parsed = calloc((size_t)n + 1, sizeof(*parsed));
-	if (parsed == NULL) {
-		scan_fail("out of memory");
-		goto out;
-	}
+	return doc;
+}
+
+/*
+ * Parses the "rules" array into parsed[] (room for all of them), counting
+ * in *n_parsed what the caller must free even on failure. Refuses an id
+ * twice in the document, and disabling a rule r does not have.
+ */
+static bool parse_rules(const agent_scan_rules *r, const cJSON *rules, const char *name,
+                        struct rule **parsed, size_t *n_parsed)
+{
 	int index = 0;
+	const cJSON *item;
 	cJSON_ArrayForEach(item, rules) {
 		struct loader ld = {name, ++index, NULL};
 		struct rule *rule = NULL;
 		if (!parse_rule(&ld, item, &rule)) {
 			rule_free(rule);
-			goto out;
+			return false;
 		}
-		parsed[n_parsed++] = rule;
-		for (size_t k = 0; k + 1 < n_parsed; k++) {
-			if (strcmp(parsed[k]->id, rule->id) == 0) {
-				ld.id = rule->id;
-				rule_fail(&ld, "duplicate id (also rule %zu)", k + 1);
-				goto out;
-			}
-		}
-		if (rule->disabled && find_rule(r, rule->id) < 0) {
-			ld.id = rule->id;
-			rule_fail(&ld, "disables a rule that does not exist");
-			goto out;
-		}
+		parsed[(*n_parsed)++] = rule;
+		ld.id = rule->id;
+		for (size_t k = 0; k + 1 < *n_parsed; k++)
+			if (strcmp(parsed[k]->id, rule->id) == 0)
+				return rule_fail(&ld, "duplicate id (also rule %zu)", k + 1);
+		if (rule->disabled && find_rule(r, rule->id) < 0)
+			return rule_fail(&ld, "disables a rule that does not exist");
 	}
+	return true;
+}
 
-	/* Everything parsed: merge (cannot fail past the allocation). */
+/*
+ * Merges the parsed rules into r, taking them out of parsed[] (r owns
+ * them then): a disabled one removes its id, a known id is replaced in
+ * place, a new one appended. Fails only before r's rules change.
+ */
+static bool merge_rules(agent_scan_rules *r, struct rule **parsed, size_t n_parsed,
+                        const char *name)
+{
 	if (r->n + n_parsed > r->cap) {
 		size_t cap = r->n + n_parsed + 16;
 		struct rule **v = realloc(r->v, cap * sizeof(*v));
-		if (v == NULL) {
-			scan_fail("out of memory");
-			goto out;
-		}
+		if (v == NULL)
+			return scan_fail("out of memory");
 		r->v = v;
 		r->cap = cap;
 	}
 	if (!origin_add(r, name))
-		goto out;
+		return false;
 	for (size_t k = 0; k < n_parsed; k++) {
 		struct rule *rule = parsed[k];
 		parsed[k] = NULL;
@@ -1298,13 +1400,29 @@ bool agent_scan_rules_add_json(agent_scan_rules *r, const char *json, size_t len
 			r->v[r->n++] = rule;
 		}
 	}
-	ok = true;
-out:
-	if (parsed != NULL) {
-		for (size_t k = 0; k < n_parsed; k++)
-			rule_free(parsed[k]);
-		free(parsed);
-	}
+	return true;
+}
+
+/* All or nothing: the document's rules are merged only once every one of
+ * them has parsed. */
+bool agent_scan_rules_add_json(agent_scan_rules *r, const char *json, size_t len,
+                               const char *name)
+{
+	cJSON *doc = parse_rules_doc(json, len, name);
+	if (doc == NULL)
+		return false;
+	const cJSON *rules = cJSON_GetObjectItemCaseSensitive(doc, "rules");
+	size_t n_parsed = 0;
+	struct rule **parsed = calloc((size_t)cJSON_GetArraySize(rules) + 1, sizeof(*parsed));
+	bool ok;
+	if (parsed == NULL)
+		ok = scan_fail("out of memory");
+	else
+		ok = parse_rules(r, rules, name, parsed, &n_parsed) &&
+		     merge_rules(r, parsed, n_parsed, name);
+	for (size_t k = 0; k < n_parsed; k++)
+		rule_free(parsed[k]);
+	free(parsed);
 	cJSON_Delete(doc);
 	return ok;
 }
@@ -1553,6 +1671,16 @@ struct results {
 	bool oom;
 };
 
+static void results_free(struct results *res)
+{
+	for (size_t k = 0; k < res->n; k++) {
+		free((char *)res->v[k].rule_id);
+		free((char *)res->v[k].message);
+		free((char *)res->v[k].excerpt);
+	}
+	free(res->v);
+}
+
 static char *make_excerpt(const char *s, size_t len)
 {
 	enum { MAX = 120 };
@@ -1639,6 +1767,116 @@ static void limit_finding(struct matcher *m, struct results *res, const struct r
 	add_finding(res, "scanner.limit", AGENT_SCAN_MEDIUM, line, msg, "", 0);
 }
 
+/* One rule's pass over the normalised text (see run_rule). */
+struct rule_run {
+	struct matcher *m;
+	const struct rule *rule;
+	const struct norm *n;
+	struct results cand;   /* owned: results_free() */
+	bool limited;          /* a regex limit stopped the pass */
+	int limited_line;
+};
+
+static void run_stop(struct rule_run *rr, size_t off)
+{
+	rr->limited = true;
+	rr->limited_line = norm_line_at(rr->n, off);
+}
+
+/* A file-scope match text[s, e): matches may span lines, so "unless_line"
+ * looks at the line [ls, le) where the match starts. */
+static void file_match(struct rule_run *rr, size_t s, size_t e, size_t ls, size_t le)
+{
+	const char *t = rr->n->text;
+	enum mres u = any_matches(rr->m, &rr->rule->unless, t + s, e - s);
+	if (u == M_NO)
+		u = any_matches(rr->m, &rr->rule->unless_line, t + ls, le - ls);
+	if (u == M_LIMIT)
+		run_stop(rr, s);
+	else if (u == M_NO)
+		add_finding(&rr->cand, rr->rule->id, rr->rule->severity, norm_line_at(rr->n, s),
+		            rr->rule->message, t + s, e - s);
+}
+
+/* Line scope: every match within the logical line [ls, le) from the one
+ * at s on, with the line as the whole subject. */
+static void line_matches(struct rule_run *rr, const pcre2_code *code, size_t ls, size_t le,
+                         size_t s)
+{
+	const struct rule *rule = rr->rule;
+	const char *line = rr->n->text + ls;
+	size_t llen = le - ls;
+	size_t lpos = s - ls;
+	while (lpos <= llen) {
+		size_t a, b;
+		enum mres lr = search(rr->m, code, line, llen, lpos, &a, &b);
+		if (lr == M_NO)
+			break;
+		if (lr == M_LIMIT) {
+			run_stop(rr, ls);
+			break;
+		}
+		enum mres u = any_matches(rr->m, &rule->unless, line + a, b - a);
+		if (u == M_NO)
+			u = any_matches(rr->m, &rule->unless_line, line, llen);
+		if (u == M_LIMIT) {
+			run_stop(rr, ls + a);
+			break;
+		}
+		if (u == M_NO)
+			add_finding(&rr->cand, rule->id, rule->severity, norm_line_at(rr->n, ls + a),
+			            rule->message, line + a, b - a);
+		lpos = b > a ? b : a + 1;
+	}
+}
+
+/* Every match of one of the rule's patterns, as candidates. */
+static void pattern_matches(struct rule_run *rr, const pcre2_code *code)
+{
+	const char *t = rr->n->text;
+	size_t len = rr->n->len;
+	size_t pos = 0;
+	while (pos <= len && !rr->limited) {
+		size_t s, e;
+		enum mres r = search(rr->m, code, t, len, pos, &s, &e);
+		if (r == M_NO)
+			break;
+		if (r == M_LIMIT) {
+			run_stop(rr, pos);
+			break;
+		}
+		size_t ls = s, le = s;
+		while (ls > 0 && t[ls - 1] != '\n')
+			ls--;
+		while (le < len && t[le] != '\n')
+			le++;
+		if (rr->rule->scope == SCOPE_FILE) {
+			file_match(rr, s, e, ls, le);
+			pos = e > s ? e : s + 1;
+		} else {
+			line_matches(rr, code, ls, le, s);
+			pos = le + 1;
+		}
+	}
+}
+
+/* Whether each of the rule's "requires" patterns matches somewhere. One
+ * that hits a regex limit is reported (at the first candidate's line)
+ * and counts as not matching. */
+static bool requirements_met(struct rule_run *rr, struct results *res)
+{
+	const struct rule *rule = rr->rule;
+	for (size_t q = 0; q < rule->requires.n; q++) {
+		struct pattern_list one = {&rule->requires.v[q], 1};
+		enum mres r = any_matches(rr->m, &one, rr->n->text, rr->n->len);
+		if (r == M_LIMIT)
+			limit_finding(rr->m, res, rule, rr->cand.v[0].line);
+		if (r != M_YES)
+			return false;
+	}
+	return true;
+}
+
 /*
  * Runs one rule over the normalised text. Candidate findings go to a
  * scratch list first: the rule's "requires" patterns are checked once a
@@ -1647,108 +1885,21 @@ static void limit_finding(struct matcher *m, struct results *res, const struct r
 static void run_rule(struct matcher *m, const struct rule *rule, const struct norm *n,
                      struct results *res)
 {
-	struct results cand = {0};
-	const char *t = n->text;
-	size_t len = n->len;
-	bool limited = false;
-	int limited_line = 1;
-
-	for (size_t p = 0; p < rule->patterns.n && !limited; p++) {
-		const pcre2_code *code = rule->patterns.v[p];
-		size_t pos = 0;
-		while (pos <= len && !limited) {
-			size_t s, e;
-			enum mres r = search(m, code, t, len, pos, &s, &e);
-			if (r == M_NO)
-				break;
-			if (r == M_LIMIT) {
-				limited = true;
-				limited_line = norm_line_at(n, pos);
-				break;
-			}
-			size_t ls = s, le = s;
-			while (ls > 0 && t[ls - 1] != '\n')
-				ls--;
-			while (le < len && t[le] != '\n')
-				le++;
-			if (rule->scope == SCOPE_FILE) {
-				/* Matches may span lines; "unless_line" looks at the
-				 * line where the match starts. */
-				enum mres u = any_matches(m, &rule->unless, t + s, e - s);
-				if (u == M_NO)
-					u = any_matches(m, &rule->unless_line, t + ls, le - ls);
-				if (u == M_LIMIT) {
-					limited = true;
-					limited_line = norm_line_at(n, s);
-					break;
-				}
-				if (u == M_NO)
-					add_finding(&cand, rule->id, rule->severity, norm_line_at(n, s),
-					            rule->message, t + s, e - s);
-				pos = e > s ? e : s + 1;
-				continue;
-			}
-			/* Line scope: every match within this logical line, with the
-			 * line as the whole subject. */
-			const char *line = t + ls;
-			size_t llen = le - ls;
-			size_t lpos = s - ls;
-			while (lpos <= llen) {
-				size_t a, b;
-				enum mres lr = search(m, code, line, llen, lpos, &a, &b);
-				if (lr == M_NO)
-					break;
-				if (lr == M_LIMIT) {
-					limited = true;
-					limited_line = norm_line_at(n, ls);
-					break;
-				}
-				enum mres u = any_matches(m, &rule->unless, line + a, b - a);
-				if (u == M_NO)
-					u = any_matches(m, &rule->unless_line, line, llen);
-				if (u == M_LIMIT) {
-					limited = true;
-					limited_line = norm_line_at(n, ls + a);
-					break;
-				}
-				if (u == M_NO) {
-					add_finding(&cand, rule->id, rule->severity,
-					            norm_line_at(n, ls + a), rule->message, line + a, b - a);
-				}
-				lpos = b > a ? b : a + 1;
-			}
-			pos = le + 1;
-		}
-	}
-
-	if (limited) {
-		limit_finding(m, res, rule, limited_line);
-	} else if (cand.n > 0) {
-		bool all = true;
-		for (size_t q = 0; q < rule->requires.n && all; q++) {
-			struct pattern_list one = {&rule->requires.v[q], 1};
-			enum mres r = any_matches(m, &one, t, len);
-			if (r == M_LIMIT) {
-				limit_finding(m, res, rule, cand.v[0].line);
-				all = false;
-			} else if (r == M_NO) {
-				all = false;
-			}
-		}
-		for (size_t k = 0; all && k < cand.n; k++) {
-			const agent_scan_finding *f = &cand.v[k];
+	struct rule_run rr = {.m = m, .rule = rule, .n = n, .limited_line = 1};
+	for (size_t p = 0; p < rule->patterns.n && !rr.limited; p++)
+		pattern_matches(&rr, rule->patterns.v[p]);
+	if (rr.limited) {
+		limit_finding(m, res, rule, rr.limited_line);
+	} else if (rr.cand.n > 0 && requirements_met(&rr, res)) {
+		for (size_t k = 0; k < rr.cand.n; k++) {
+			const agent_scan_finding *f = &rr.cand.v[k];
 			add_finding(res, f->rule_id, f->severity, f->line, f->message, f->excerpt,
 			            strlen(f->excerpt));
 		}
 	}
-	if (cand.oom)
+	if (rr.cand.oom)
 		res->oom = true;
-	for (size_t k = 0; k < cand.n; k++) {
-		free((char *)cand.v[k].rule_id);
-		free((char *)cand.v[k].message);
-		free((char *)cand.v[k].excerpt);
-	}
-	free(cand.v);
+	results_free(&rr.cand);
 }
 
 static int finding_cmp(const void *pa, const void *pb)
@@ -1832,12 +1983,7 @@ static agent_scan_result *scan_with(const agent_scan_rules *r, const struct rule
 	res.v = NULL;
 	res.n = 0;
 done:
-	for (size_t k = 0; k < res.n; k++) {
-		free((char *)res.v[k].rule_id);
-		free((char *)res.v[k].message);
-		free((char *)res.v[k].excerpt);
-	}
-	free(res.v);
+	results_free(&res);
 	matcher_finish(&m);
 	norm_free(&n);
 	return out;

@@ -368,113 +368,126 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* What is left after the text, string and switch options: a command-line
+ * option not known, or one missing its value. Always false. */
+static bool refuse_option(int c, char **argv)
+{
+	if (c == ':')
+		return fail("option %s needs a value", argv[optind - 1]);
+	if (optopt != 0)
+		return fail("unknown option -%c", optopt);
+	return fail("unknown option %s", argv[optind - 1]);
+}
+
+/* The options with a number (or size) in a range, then refuse_option(). */
+static bool apply_number_option(agent_options *o, int c, char **argv)
+{
+	switch (c) {
+	case OPT_MAX_OUTPUT:
+		return parse_long("--max-output", optarg, 100, 10000000, &o->max_output);
+	case OPT_MAX_STEPS:
+		return parse_long("--max-steps", optarg, 1, 100000, &o->max_steps);
+	case OPT_KEEP_IMAGES:
+		return parse_long("--keep-images", optarg, 0, 100, &o->keep_images);
+	case OPT_CONTEXT_WINDOW:
+		return parse_long("--context-window", optarg, 1000, 100000000, &o->context_window);
+	case OPT_MAX_TOKENS:
+		return parse_long("--max-tokens", optarg, 1, 1000000, &o->max_tokens);
+	case OPT_SCREEN_MAX:
+		return parse_size("--screen-max", optarg, &o->screen_max_w, &o->screen_max_h);
+	case OPT_MONITOR:
+		return parse_long("--monitor", optarg, 0, 64, &o->monitor);
+	case OPT_SETTLE_MS:
+		return parse_long("--settle-ms", optarg, 0, 60000, &o->settle_ms);
+	default:
+		return refuse_option(c, argv);
+	}
+}
+
+/* One option (c from getopt_long, its value in optarg): the text and
+ * switch options here, the rest in apply_number_option(). False: refused,
+ * fail() said why. */
+static bool apply_option(agent_options *o, int c, char **argv)
+{
+	switch (c) {
+	case OPT_PROVIDER:
+		if (!check_enum("--provider", optarg, providers))
+			return false;
+		set_str(&o->provider, optarg);
+		break;
+	case OPT_MODEL: set_str(&o->model, optarg); break;
+	case OPT_API_BASE: set_str(&o->api_base, optarg); break;
+	case OPT_API_KEY:
+		set_str(&o->api_key, optarg);
+		o->api_key_from_flag = true;
+		break;
+	case OPT_SCRIPT: set_str(&o->script, optarg); break;
+	case 'y':
+		o->auto_run = true;
+		o->auto_run_from_flag = true;
+		break;
+	case OPT_SAFE_MODE:
+		if (!check_enum("--safe-mode", optarg, safe_modes))
+			return false;
+		set_str(&o->safe_mode, optarg);
+		o->safe_mode_from_flag = true;
+		break;
+	case OPT_OS: o->os = true; break;
+	case OPT_OS_AUTO_APPROVE: o->os_auto_approve = true; break;
+	case OPT_SANDBOX:
+		if (!check_enum("--sandbox", optarg, sandboxes))
+			return false;
+		set_str(&o->sandbox, optarg);
+		break;
+	case OPT_CONVERSATION: set_str(&o->conversation, optarg); break;
+	case OPT_CONVERSATIONS: o->list_conversations = true; break;
+	case OPT_AUDIT: set_str(&o->audit, optarg); break;
+	case OPT_JSON: o->json = true; break;
+	case OPT_VERSION: o->version = true; break;
+	case 'h': o->help = true; break;
+	case 'm': set_str(&o->message, optarg); break;
+	case OPT_WORKSPACE: set_str(&o->workspace, optarg); break;
+	case OPT_GRID: o->grid = true; break;
+	case OPT_CONFIG: break; /* read before parsing; see agent_main */
+	case OPT_NO_PROMPT_CACHE: o->prompt_cache = false; break;
+	default:
+		return apply_number_option(o, c, argv);
+	}
+	return true;
+}
+
+/* The arguments after the options, joined with spaces, are the message. */
+static bool message_from_arguments(agent_options *o, int first, int argc, char **argv)
+{
+	if (o->message != NULL)
+		return fail("give the message either with -m or as an argument, not both");
+	size_t total = 0;
+	for (int i = first; i < argc; i++)
+		total += strlen(argv[i]) + 1;
+	char *msg = malloc(total);
+	if (msg == NULL)
+		return fail("out of memory");
+	msg[0] = '\0';
+	for (int i = first; i < argc; i++) {
+		if (i > first)
+			strcat(msg, " ");
+		strcat(msg, argv[i]);
+	}
+	free(o->message);
+	o->message = msg;   /* o owns it: agent_options_finish() */
+	return true;
+}
+
 bool agent_options_parse(agent_options *o, int argc, char **argv)
 {
 	optind = 1;
 	opterr = 0;
 	int c;
 	/* "+" stops at the first positional so the message can hold dashes. */
-	while ((c = getopt_long(argc, argv, "+:yhm:", long_opts, NULL)) != -1) {
-		switch (c) {
-		case OPT_PROVIDER:
-			if (!check_enum("--provider", optarg, providers))
-				return false;
-			set_str(&o->provider, optarg);
-			break;
-		case OPT_MODEL: set_str(&o->model, optarg); break;
-		case OPT_API_BASE: set_str(&o->api_base, optarg); break;
-		case OPT_API_KEY:
-			set_str(&o->api_key, optarg);
-			o->api_key_from_flag = true;
-			break;
-		case OPT_SCRIPT: set_str(&o->script, optarg); break;
-		case 'y':
-			o->auto_run = true;
-			o->auto_run_from_flag = true;
-			break;
-		case OPT_SAFE_MODE:
-			if (!check_enum("--safe-mode", optarg, safe_modes))
-				return false;
-			set_str(&o->safe_mode, optarg);
-			o->safe_mode_from_flag = true;
-			break;
-		case OPT_OS: o->os = true; break;
-		case OPT_OS_AUTO_APPROVE: o->os_auto_approve = true; break;
-		case OPT_SANDBOX:
-			if (!check_enum("--sandbox", optarg, sandboxes))
-				return false;
-			set_str(&o->sandbox, optarg);
-			break;
-		case OPT_CONVERSATION: set_str(&o->conversation, optarg); break;
-		case OPT_CONVERSATIONS: o->list_conversations = true; break;
-		case OPT_AUDIT: set_str(&o->audit, optarg); break;
-		case OPT_MAX_OUTPUT:
-			if (!parse_long("--max-output", optarg, 100, 10000000, &o->max_output))
-				return false;
-			break;
-		case OPT_MAX_STEPS:
-			if (!parse_long("--max-steps", optarg, 1, 100000, &o->max_steps))
-				return false;
-			break;
-		case OPT_KEEP_IMAGES:
-			if (!parse_long("--keep-images", optarg, 0, 100, &o->keep_images))
-				return false;
-			break;
-		case OPT_CONTEXT_WINDOW:
-			if (!parse_long("--context-window", optarg, 1000, 100000000, &o->context_window))
-				return false;
-			break;
-		case OPT_MAX_TOKENS:
-			if (!parse_long("--max-tokens", optarg, 1, 1000000, &o->max_tokens))
-				return false;
-			break;
-		case OPT_JSON: o->json = true; break;
-		case OPT_VERSION: o->version = true; break;
-		case 'h': o->help = true; break;
-		case 'm': set_str(&o->message, optarg); break;
-		case OPT_WORKSPACE: set_str(&o->workspace, optarg); break;
-		case OPT_SCREEN_MAX:
-			if (!parse_size("--screen-max", optarg, &o->screen_max_w, &o->screen_max_h))
-				return false;
-			break;
-		case OPT_MONITOR:
-			if (!parse_long("--monitor", optarg, 0, 64, &o->monitor))
-				return false;
-			break;
-		case OPT_GRID: o->grid = true; break;
-		case OPT_SETTLE_MS:
-			if (!parse_long("--settle-ms", optarg, 0, 60000, &o->settle_ms))
-				return false;
-			break;
-		case OPT_CONFIG: break; /* read before parsing; see agent_main */
-		case OPT_NO_PROMPT_CACHE: o->prompt_cache = false; break;
-		case ':':
-			return fail("option %s needs a value", argv[optind - 1]);
-		default:
-			if (optopt != 0)
-				return fail("unknown option -%c", optopt);
-			return fail("unknown option %s", argv[optind - 1]);
-		}
-	}
-	if (optind < argc) {
-		if (o->message != NULL)
-			return fail("give the message either with -m or as an argument, not both");
-		size_t total = 0;
-		for (int i = optind; i < argc; i++)
-			total += strlen(argv[i]) + 1;
-		char *msg = malloc(total);
-		if (msg == NULL)
-			return fail("out of memory");
-		msg[0] = '\0';
-		for (int i = optind; i < argc; i++) {
-			if (i > optind)
-				strcat(msg, " ");
-			strcat(msg, argv[i]);
-		}
-		free(o->message);
-		o->message = msg;
-	}
-	return true;
+	while ((c = getopt_long(argc, argv, "+:yhm:", long_opts, NULL)) != -1)
+		if (!apply_option(o, c, argv))
+			return false;
+	return optind >= argc || message_from_arguments(o, optind, argc, argv);
 }
 
 bool agent_options_validate(const agent_options *o)
