@@ -674,29 +674,6 @@ bool conv_save(struct conv *c)
 	return ok;
 }
 
-/* Creates each missing directory of `path` with mode 0700. */
-static bool mkdirs(const char *path)
-{
-	char *p = strdup(path);
-	if (!p)
-		return conv_fail("out of memory");
-	for (char *s = p + 1;; s++) {
-		if (*s != '/' && *s != '\0')
-			continue;
-		char saved = *s;
-		*s = '\0';
-		if (mkdir(p, 0700) != 0 && errno != EEXIST) {
-			conv_fail("cannot create %s: %s", p, strerror(errno));
-			free(p);
-			return false;
-		}
-		*s = saved;
-		if (saved == '\0')
-			break;
-	}
-	free(p);
-	return true;
-}
 
 char *conv_image_file(const struct conv *c, const struct conv_image *img)
 {
@@ -931,27 +908,20 @@ fail:
 
 char *conv_default_dir(void)
 {
-	const char *xdg = getenv("XDG_DATA_HOME");
-	const char *home = getenv("HOME");
-	char *dir = NULL;
-	int r;
-	if (xdg && xdg[0] == '/')
-		r = asprintf(&dir, "%s/deskhand/conversations", xdg);
-	else if (home && home[0] == '/')
-		r = asprintf(&dir, "%s/.local/share/deskhand/conversations", home);
-	else {
+	char base[PATH_MAX - 16], dir[PATH_MAX];
+	if (!agent_own_dir(AGENT_DIR_DATA, base, sizeof(base))) {
 		conv_fail("neither XDG_DATA_HOME nor HOME is set to an absolute path");
 		return NULL;
 	}
-	if (r < 0) {
+	snprintf(dir, sizeof(dir), "%s/conversations", base);
+	if (!agent_make_dirs(dir)) {
+		conv_fail("cannot create %s: %s", dir, strerror(errno));
+		return NULL;
+	}
+	char *out = strdup(dir);
+	if (out == NULL)
 		conv_fail("out of memory");
-		return NULL;
-	}
-	if (!mkdirs(dir)) {
-		free(dir);
-		return NULL;
-	}
-	return dir;
+	return out;
 }
 
 char *conv_new_path(const char *dir)

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -294,56 +293,19 @@ static bool valid_conversation_id(const char *id)
 	return true;
 }
 
-/* mkdir -p with mode 0700 for what it creates. */
-static bool make_dirs(char *path)
-{
-	for (char *p = path + 1;; p++) {
-		if (*p != '/' && *p != '\0')
-			continue;
-		char saved = *p;
-		*p = '\0';
-		if (mkdir(path, 0700) != 0 && errno != EEXIST) {
-			audit_fail("cannot create %s: %s", path, strerror(errno));
-			*p = saved;
-			return false;
-		}
-		*p = saved;
-		if (saved == '\0')
-			break;
-	}
-	struct stat st;
-	if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-		return audit_fail("%s is not a directory", path);
-	return true;
-}
-
 char *agent_audit_default_dir(void)
 {
-	char dir[PATH_MAX];
-	int k;
-	const char *xdg = getenv("XDG_DATA_HOME");
-	if (xdg != NULL && xdg[0] == '/') {
-		k = snprintf(dir, sizeof(dir), "%s/deskhand/audit", xdg);
-	} else {
-		const char *home = getenv("HOME");
-		if (home == NULL || home[0] != '/') {
-			struct passwd *pw = getpwuid(getuid());
-			home = pw != NULL ? pw->pw_dir : NULL;
-		}
-		if (home == NULL) {
-			audit_fail("no home directory: set HOME or XDG_DATA_HOME");
-			return NULL;
-		}
-		k = snprintf(dir, sizeof(dir), "%s/.local/share/deskhand/audit", home);
-	}
-	if (k < 0 || (size_t)k >= sizeof(dir)) {
-		audit_fail("the data directory path is too long");
+	char dir[PATH_MAX - 8], out[PATH_MAX];
+	if (!agent_own_dir(AGENT_DIR_DATA, dir, sizeof(dir))) {
+		audit_fail(errno == ENOENT ? "no home directory: set HOME or XDG_DATA_HOME"
+		                           : "the data directory path is too long");
 		return NULL;
 	}
-	char *out = strdup(dir);
-	if (out == NULL)
+	snprintf(out, sizeof(out), "%s/audit", dir);
+	char *path = strdup(out);
+	if (path == NULL)
 		audit_fail("out of memory");
-	return out;
+	return path;
 }
 
 char *agent_audit_default_path(const char *conversation_id)
@@ -353,10 +315,13 @@ char *agent_audit_default_path(const char *conversation_id)
 		return NULL;
 	}
 	char *dir = agent_audit_default_dir();
-	if (dir == NULL || !make_dirs(dir)) {
+	if (dir != NULL && !agent_make_dirs(dir)) {
+		audit_fail("cannot create %s: %s", dir, strerror(errno));
 		free(dir);
 		return NULL;
 	}
+	if (dir == NULL)
+		return NULL;
 	size_t need = strlen(dir) + strlen(conversation_id) + 8;
 	char *path = malloc(need);
 	if (path == NULL)

@@ -123,13 +123,9 @@ agent_term *agent_term_create(bool json)
 	 * Setting the line editor up sets the terminal's modes: not from a
 	 * background job (it would stop); its first prompt does it later. */
 	if (t->tty_in && !json && tty_in_foreground()) {
-		const char *xdg = getenv("XDG_DATA_HOME");
-		const char *home = getenv("HOME");
-		char path[4096] = "";
-		if (xdg != NULL && xdg[0] == '/')
-			snprintf(path, sizeof(path), "%s/deskhand/history", xdg);
-		else if (home != NULL && home[0] == '/')
-			snprintf(path, sizeof(path), "%s/.local/share/deskhand/history", home);
+		char dir[4000], path[4096] = "";
+		if (agent_own_dir(AGENT_DIR_DATA, dir, sizeof(dir)))
+			snprintf(path, sizeof(path), "%s/history", dir);
 		using_history();
 		stifle_history(1000);
 		if (path[0] != '\0') {

@@ -1,7 +1,6 @@
 /* agent/util/textutil — UTF-8 repair and a string buffer; see textutil.h. */
 #include <errno.h>
 #include <fcntl.h>
-#include <pwd.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -253,11 +252,6 @@ bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size)
 	} else {
 		const char *home = getenv("HOME");
 		if (home == NULL || home[0] != '/') {
-			struct passwd *pw = getpwuid(getuid());
-			home = pw != NULL && pw->pw_dir != NULL && pw->pw_dir[0] == '/'
-			       ? pw->pw_dir : NULL;
-		}
-		if (home == NULL) {
 			errno = ENOENT;
 			return false;
 		}

@@ -135,9 +135,9 @@ typedef enum agent_dir_kind {
 
 /*
  * The one place that knows where deskhand keeps its files. A relative XDG
- * value is ignored (as the specification says); the home is $HOME when
- * absolute, else the password database's. Writes the path into buf. False
- * with errno ENOENT (no home) or ENAMETOOLONG. Creates nothing.
+ * value is ignored (as the specification says), and so is a relative
+ * $HOME. Writes the path into buf. False with errno ENOENT (no absolute
+ * home) or ENAMETOOLONG. Creates nothing.
  */
 bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size);
 

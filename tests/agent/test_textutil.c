@@ -6,8 +6,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "agent/util/textutil.h"
@@ -118,6 +120,48 @@ static void test_read_fd(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* The one place that knows deskhand's directories: XDG first, then an
+ * absolute HOME; relative values count for nothing. */
+static void test_own_dirs(void **state)
+{
+	(void)state;
+	char buf[256];
+	setenv("XDG_CONFIG_HOME", "/x/config", 1);
+	setenv("XDG_DATA_HOME", "relative", 1);
+	setenv("HOME", "/home/someone", 1);
+	assert_true(agent_own_dir(AGENT_DIR_CONFIG, buf, sizeof(buf)));
+	assert_string_equal(buf, "/x/config/deskhand");
+	assert_true(agent_own_dir(AGENT_DIR_DATA, buf, sizeof(buf)));
+	assert_string_equal(buf, "/home/someone/.local/share/deskhand");
+	assert_false(agent_own_dir(AGENT_DIR_DATA, buf, 10));
+	assert_int_equal(errno, ENAMETOOLONG);
+	unsetenv("XDG_CONFIG_HOME");
+	setenv("HOME", "not/absolute", 1);
+	assert_false(agent_own_dir(AGENT_DIR_CONFIG, buf, sizeof(buf)));
+	assert_int_equal(errno, ENOENT);
+
+	char dir[] = "/tmp/deskhand-dirs-XXXXXX", deep[256];
+	assert_non_null(mkdtemp(dir));
+	snprintf(deep, sizeof(deep), "%s/a/b/c", dir);
+	assert_true(agent_make_dirs(deep));
+	assert_true(agent_make_dirs(deep));           /* already there */
+	struct stat st;
+	assert_int_equal(stat(deep, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0700);
+	snprintf(buf, sizeof(buf), "%s/file", dir);
+	FILE *f = fopen(buf, "w");
+	assert_non_null(f);
+	fclose(f);
+	assert_false(agent_make_dirs(buf));
+	assert_int_equal(errno, ENOTDIR);
+	unlink(buf);
+	for (int i = 0; i < 3; i++) {
+		rmdir(deep);
+		*strrchr(deep, '/') = '\0';
+	}
+	rmdir(dir);
+}
+
 static void test_sleep_notices_cancel(void **state)
 {
 	(void)state;
@@ -138,6 +182,7 @@ int main(void)
 		cmocka_unit_test(test_buf),
 		cmocka_unit_test(test_buf_truncate_reset_and_sticky_oom),
 		cmocka_unit_test(test_read_fd),
+		cmocka_unit_test(test_own_dirs),
 		cmocka_unit_test(test_sleep_notices_cancel),
 	};
 	return cmocka_run_group_tests_name("textutil", tests, NULL, NULL);
