@@ -17,22 +17,7 @@
 #include "agent/llm/conversation.h"
 #include "agent/util/textutil.h"
 
-static _Thread_local char conv_err_buf[512];
-
-const char *conv_error(void)
-{
-	return conv_err_buf;
-}
-
-__attribute__((format(printf, 1, 2)))
-static bool conv_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(conv_err_buf, sizeof(conv_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+AGENT_ERROR_TEXT(static, conv_err, conv_error, conv_fail)
 
 static char *dup_utf8(const char *s)
 {
@@ -825,7 +810,7 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 
 struct conv *conv_load(const char *path)
 {
-	conv_err_buf[0] = '\0';
+	conv_err.text[0] = '\0';
 	char *text = read_file(path, NULL);
 	if (!text)
 		return NULL;
@@ -837,7 +822,7 @@ struct conv *conv_load(const char *path)
 struct conv *conv_parse(const char *path, const char *text)
 {
 	struct conv *c = NULL;
-	conv_err_buf[0] = '\0';
+	conv_err.text[0] = '\0';
 	cJSON *root = cJSON_Parse(text);
 	if (!root) {
 		conv_fail("%s is not valid JSON", path);

@@ -20,21 +20,7 @@
 #include "agent/util/textutil.h"
 #include "config.h"
 
-static _Thread_local char provider_err_buf[1024];
-
-const char *provider_error(void)
-{
-	return provider_err_buf;
-}
-
-bool provider_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(provider_err_buf, sizeof(provider_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+AGENT_ERROR_TEXT(, provider_err, provider_error, provider_fail)
 
 static const char *const kind_names[] = {
 	[PROVIDER_OPENAI] = "openai",
@@ -605,7 +591,7 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 	memset(usage, 0, sizeof(*usage));
 	usage->input_tokens = usage->output_tokens = -1;
 	usage->cache_read_tokens = usage->cache_write_tokens = -1;
-	provider_err_buf[0] = '\0';
+	provider_err.text[0] = '\0';
 	if (p->kind == PROVIDER_SCRIPT)
 		return script_turn(p->script, c, ev, usage);
 

@@ -20,23 +20,7 @@
 #include "agent/safety/audit.h"
 #include "agent/util/textutil.h"
 
-static _Thread_local char audit_err_buf[512];
-
-const char *agent_audit_error(void)
-{
-	return audit_err_buf;
-}
-
-static bool audit_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static bool audit_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(audit_err_buf, sizeof(audit_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+AGENT_ERROR_TEXT(static, audit_err, agent_audit_error, audit_fail)
 
 struct agent_audit {
 	int fd;

@@ -26,23 +26,7 @@
 extern const char agent_scan_builtin_json[];
 extern const size_t agent_scan_builtin_json_len;
 
-static _Thread_local char scan_err_buf[1024];
-
-const char *agent_scan_error(void)
-{
-	return scan_err_buf;
-}
-
-static bool scan_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-
-static bool scan_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(scan_err_buf, sizeof(scan_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+AGENT_ERROR_TEXT(static, scan_err, agent_scan_error, scan_fail)
 
 /* ---- names ------------------------------------------------------------- */
 

@@ -12,22 +12,7 @@
 #include "agent/session/options.h"
 #include "agent/util/textutil.h"
 
-static _Thread_local char opt_err[512];
-
-const char *agent_options_error(void)
-{
-	return opt_err;
-}
-
-static bool fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static bool fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(opt_err, sizeof(opt_err), fmt, ap);
-	va_end(ap);
-	return false;
-}
+AGENT_ERROR_TEXT(static, opt_err, agent_options_error, fail)
 
 /*
  * Out of memory while copying a setting leaves the old value and is
@@ -236,8 +221,8 @@ static bool apply_config_item(agent_options *o, const char *path, const cJSON *i
 			return fail("%s: \"%s\" must be a string", path, k);
 		if (cfg_strs[i].allowed != NULL &&
 		    !check_enum(k, it->valuestring, cfg_strs[i].allowed)) {
-			char tmp[sizeof(opt_err)];
-			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err);
+			char tmp[sizeof(opt_err.text)];
+			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err.text);
 			return fail("%s", tmp);
 		}
 		set_str((char **)((char *)o + cfg_strs[i].offset), it->valuestring);
@@ -255,8 +240,8 @@ static bool apply_config_item(agent_options *o, const char *path, const cJSON *i
 		if (!cJSON_IsString(it))
 			return fail("%s: \"screen_max\" must be a string like \"1280x800\"", path);
 		if (!parse_size("screen_max", it->valuestring, &o->screen_max_w, &o->screen_max_h)) {
-			char tmp[sizeof(opt_err)];
-			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err);
+			char tmp[sizeof(opt_err.text)];
+			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err.text);
 			return fail("%s", tmp);
 		}
 		return true;
