@@ -187,12 +187,14 @@ bool sandbox_display_is_local(const char *display_name);
  * (copied). `env` is the environment the session starts from (NULL-
  * terminated; NULL means none): its DISPLAY (standard keeps the network, so
  * it refuses a display reached over TCP, an ssh -X forwarding, unless the
- * display is granted anyway), DBUS_SESSION_BUS_ADDRESS, XAUTHORITY and HOME
+ * display is granted anyway), DBUS_SESSION_BUS_ADDRESS, AT_SPI_BUS_ADDRESS,
+ * XAUTHORITY and HOME
  * name the desktop's other doors, which are closed without the grant:
  *   - the X server's TCP ports 6000-6063 (and a session bus on TCP) cannot
  *     be connected to (Landlock; standard only: strict has no network);
  *   - a session bus on a path socket (from the address, or from the files
- *     in ~/.dbus/session-bus) and the X authority file are hidden.
+ *     in ~/.dbus/session-bus), the accessibility bus (AT_SPI_BUS_ADDRESS,
+ *     ~/.cache/at-spi) and the X authority file are hidden.
  * Under standard and strict the system's directories (/usr, /etc, /bin,
  * /lib..., /opt, /boot) are read-only for the code, also when deskhand runs
  * as root. `limits` NULL means defaults. Fails when the profile cannot run

@@ -196,6 +196,18 @@ static bool close_dbus_files(sandbox_plan *p, const char *home)
 	return ok;
 }
 
+/* The accessibility bus (AT-SPI: it reads and drives every application)
+ * lives in the runtime directory, hidden already, or, where there is none,
+ * in ~/.cache/at-spi: that folder is hidden too. */
+static bool close_atspi_cache(sandbox_plan *p, const char *home)
+{
+	char dir[SB_PATH_MAX];
+	if (home == NULL || home[0] != '/' ||
+	    snprintf(dir, sizeof(dir), "%s/.cache/at-spi", home) >= (int)sizeof(dir))
+		return true;
+	return sandbox_plan_hide(p, dir);
+}
+
 /* Landlock allows, it cannot deny: the ruleset handles TCP connect and
  * allows every port but the denied ones (65,472 rules; built once per
  * process for one set of ports, about 30 ms). */
@@ -297,7 +309,8 @@ bool sandbox_plan_close_doors(sandbox_plan *p, char *const *env)
 	if (xauth != NULL && xauth[0] == '/' && !sandbox_plan_hide(p, xauth))
 		return false;
 	if (!close_dbus(p, sandbox_env_get(env, "DBUS_SESSION_BUS_ADDRESS")) ||
-	    !close_dbus_files(p, home))
+	    !close_dbus(p, sandbox_env_get(env, "AT_SPI_BUS_ADDRESS")) ||
+	    !close_dbus_files(p, home) || !close_atspi_cache(p, home))
 		return false;
 	if (p->profile != SANDBOX_STANDARD)
 		return true;            /* strict's network namespace reaches nothing */

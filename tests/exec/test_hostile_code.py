@@ -255,6 +255,32 @@ class OtherDoors(unittest.TestCase):
         unix.close()
         tcp.sock.close()
 
+    def test_accessibility_bus_without_a_runtime_directory(self):
+        # With no XDG_RUNTIME_DIR, at-spi puts its bus in ~/.cache/at-spi;
+        # through it code could read and drive every application.
+        home = tempfile.mkdtemp(prefix="deskhand-home-")
+        os.makedirs(os.path.join(home, ".cache", "at-spi"))
+        path = os.path.join(home, ".cache", "at-spi", "bus_0")
+        bus = socket.socket(socket.AF_UNIX)
+        bus.bind(path)
+        bus.listen(4)
+        Listener(bus)
+        other = os.path.join(home, "a11y-elsewhere")
+        bus2 = socket.socket(socket.AF_UNIX)
+        bus2.bind(other)
+        bus2.listen(4)
+        Listener(bus2)
+        env = env_with(HOME=home, AT_SPI_BUS_ADDRESS="unix:path=" + other)
+        env.pop("XDG_RUNTIME_DIR", None)
+        for target in (path, other):
+            self.assertEqual(deskhand_exec("python", connect_code("AF_UNIX", target),
+                                           env=env).stdout, b"refused\n", target)
+            self.assertEqual(deskhand_exec("python", connect_code("AF_UNIX", target),
+                                           "--sandbox", "off", env=env).stdout,
+                             b"open\n", target)
+        bus.close()
+        bus2.close()
+
     def test_x_authority_file_is_hidden(self):
         home = tempfile.mkdtemp(prefix="deskhand-home-")
         cookie = os.path.join(home, ".Xauthority")
