@@ -10,12 +10,13 @@
  * The supervisor is the first process of the session's namespaces (pid 1
  * of its pid namespace; under `off` a child subreaper). It reaps orphans,
  * relays an interrupt as SIGINT to the interpreter and the processes the
- * block started in its process group (see interrupt_block), reports
+ * block started in its process group (see interrupt_block in
+ * exec_supervisor.c), reports
  * the interpreter's exit, and by exiting takes every process of the session
  * with it (the kernel kills a pid namespace whose init dies; under `off` it
  * kills its descendants one generation after another). It never execs: it
- * is a copy of deskhand running only the async-signal-safe code below,
- * made non-dumpable so the code cannot read its memory.
+ * is a copy of deskhand running only the async-signal-safe code of
+ * exec_supervisor.c and exec_proc.c's readers, made non-dumpable so the code cannot read its memory.
  *
  * Descriptors (all others are closed in both children):
  *   supervisor: 0-2 /dev/null, 3 control socket to deskhand, 4-7 the
