@@ -1,6 +1,9 @@
 /*
  * executors/exec — pieces shared inside the module and exposed to its unit
- * tests: the block protocol, the language table, interpreter resolution.
+ * tests: the block protocol, the language table, interpreter resolution,
+ * and the session's insides shared by its files (exec_session.c its life,
+ * exec_supervisor.c the processes inside its namespaces, exec_proc.c what
+ * /proc shows of them, exec_run.c one block, exec_sessions.c the set).
  * Not a public header.
  */
 #ifndef DESKHAND_EXEC_INTERNAL_H
@@ -8,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "executors/exec.h"
 
@@ -88,5 +92,118 @@ void exec_interpreter_argv(exec_lang lang, const char *interpreter, bool display
 
 /* The program name looked up on PATH ("python3", "bash", "node", ...). */
 const char *exec_lang_program(exec_lang lang);
+
+/* ---- sessions ----------------------------------------------------------- */
+
+
+/* deskhand -> supervisor, one datagram each. */
+struct sup_cmd {
+	char kind;                 /* 'I' interrupt the block, 'K' end the session */
+	unsigned long long since;  /* 'I': when the block began, clock ticks since boot */
+};
+
+/* Supervisor -> deskhand, one datagram each. */
+struct sup_msg {
+	char kind;        /* 'R' interpreter started, 'E' set-up failed, 'X' interpreter exited */
+	int status;       /* 'X': wait status */
+	int err;          /* 'E': errno */
+	char step[120];   /* 'E': what failed */
+};
+
+struct exec_session {
+	exec_lang lang;
+	bool display;
+	sandbox_profile profile;
+	unsigned timeout_ms;
+	size_t max_output;
+	bool (*watch)(void *user);
+	void *watch_user;
+	char *workspace;
+	char *interp;
+	char *argv[10];
+	char **envp;
+	sandbox_plan *plan;
+	uid_t uid;
+	gid_t gid;
+
+	bool alive;
+	bool started;              /* an interpreter ran at least once */
+	char ended_why[96];        /* how the previous interpreter ended */
+	pid_t sup_pid;
+	int sup_pidfd, sup_fd, code_fd, ctl_fd, out_fd, err_fd;
+	/* Seen from here: the interpreter's pid, the link naming the blocks
+	 * pipe in /proc ("pipe:[INODE]"), its thread count when idle before
+	 * any block ran, and whether work of a block was left running. */
+	pid_t interp_pid;
+	char blocks_link[48];
+	int base_threads;
+	bool lingering;
+
+	int intr_r, intr_w;
+	bool own_intr;
+};
+
+/* Milliseconds of CLOCK_MONOTONIC. */
+long long exec_now_ms(void);
+
+/* CLOCK_BOOTTIME in clock ticks, rounded down as /proc's start times are. */
+unsigned long long exec_boot_ticks(void);
+
+/* Closes *fd when open and marks it closed (-1). */
+void exec_close_fd(int *fd);
+
+/*
+ * The session's life (exec_session.c). exec_session_new is
+ * exec_session_create with the interrupt pipe of a set (intr_r < 0: the
+ * session makes its own). exec_session_start starts a supervisor and its
+ * interpreter, false with exec_error(); exec_session_terminate stops every
+ * process of the session and reaps the supervisor, keeping the descriptors
+ * so that what was written can still be read; exec_session_kill also
+ * closes them.
+ */
+exec_session *exec_session_new(exec_lang lang, bool display, const exec_config *cfg,
+                               int intr_r, int intr_w);
+bool exec_session_start(exec_session *s);
+void exec_session_terminate(exec_session *s);
+void exec_session_kill(exec_session *s);
+
+/*
+ * The supervisor's process (exec_supervisor.c), entered in the child of
+ * clone with deskhand's ends of nothing: `sup` its control socket, the
+ * others the interpreter's ends of the pipes. Async-signal-safe only.
+ */
+_Noreturn void exec_supervisor_main(const exec_session *s, int sup, int code_r,
+                                    int ctl_w, int out_w, int err_w);
+
+/* What is read of a process in /proc/PID/stat (exec_proc.c). */
+struct exec_proc_info {
+	pid_t ppid;
+	pid_t pgrp;
+	unsigned long long start;     /* clock ticks since boot */
+};
+
+/* Reads /proc/PID/stat without stdio (the supervisor uses it); false when
+ * the process is gone. */
+bool exec_proc_info_read(pid_t pid, struct exec_proc_info *out);
+
+/* Calls fn for every process listed in this pid namespace's /proc;
+ * async-signal-safe. */
+void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg);
+
+/*
+ * Seen from deskhand's side (exec_proc.c): exec_note_interpreter finds the
+ * interpreter once it started and counts its threads once its driver waits
+ * (until `deadline`, exec_now_ms); exec_interp_idle is 1 when its main
+ * thread waits for the next block, 0 when not, -1 when this kernel does not
+ * tell; exec_interp_threads its thread count, -1 unknown;
+ * exec_block_processes the session's processes besides the interpreter
+ * started since `since` (boot ticks); exec_lingering_note what a block left
+ * running after its end, for its message ("" when nothing).
+ */
+void exec_note_interpreter(exec_session *s, long long deadline);
+int exec_interp_idle(const exec_session *s);
+int exec_interp_threads(const exec_session *s);
+int exec_block_processes(const exec_session *s, unsigned long long since);
+void exec_lingering_note(exec_session *s, unsigned long long since, char *note, size_t size);
 
 #endif

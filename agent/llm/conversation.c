@@ -333,36 +333,81 @@ void conv_view_clear(struct conv_view *v)
 	memset(v, 0, sizeof(*v));
 }
 
-bool conv_view_plan(const struct conv *c, long budget, int keep_images, struct conv_view *v)
-{
-	size_t n = c->n_messages;
-	bool ok = false;
-	memset(v, 0, sizeof(*v));
-	bool **keep = calloc(n ? n : 1, sizeof(*keep));
-	long *cost = calloc(n ? n : 1, sizeof(*cost));
-	bool *drop = calloc(n ? n : 1, sizeof(*drop));
-	if (!keep || !cost || !drop)
-		goto oom;
+/* The working state of conv_view_plan, per message of c. Ownership: plan_free. */
+struct plan {
+	size_t n;
+	bool **keep;     /* keep[i][j]: block j of message i sends its image */
+	long *cost;      /* estimated tokens */
+	bool *drop;
+	long total;      /* estimate of the messages not dropped */
+};
 
-	/* The newest keep_images images travel as pixels. */
+static void plan_free(struct plan *pl)
+{
+	for (size_t i = 0; pl->keep && i < pl->n; i++)
+		free(pl->keep[i]);
+	free(pl->keep);
+	free(pl->cost);
+	free(pl->drop);
+}
+
+/* Which images travel as pixels (the newest keep_images), and what each
+ * message costs with them. */
+static bool plan_costs(const struct conv *c, int keep_images, struct plan *pl)
+{
+	size_t n = pl->n;
+	pl->keep = calloc(n ? n : 1, sizeof(*pl->keep));
+	pl->cost = calloc(n ? n : 1, sizeof(*pl->cost));
+	pl->drop = calloc(n ? n : 1, sizeof(*pl->drop));
+	if (!pl->keep || !pl->cost || !pl->drop)
+		return false;
 	long left = keep_images < 0 ? LONG_MAX : keep_images;
 	for (size_t i = n; i-- > 0;) {
 		const struct conv_message *m = c->messages[i];
-		if (!(keep[i] = calloc(m->n_blocks ? m->n_blocks : 1, sizeof(bool))))
-			goto oom;
-		cost[i] = CONV_MESSAGE_TOKENS;
+		if (!(pl->keep[i] = calloc(m->n_blocks ? m->n_blocks : 1, sizeof(bool))))
+			return false;
+		pl->cost[i] = CONV_MESSAGE_TOKENS;
 		for (size_t j = m->n_blocks; j-- > 0;) {
 			if (m->blocks[j].image.path && left > 0) {
-				keep[i][j] = true;
+				pl->keep[i][j] = true;
 				left--;
 			}
-			cost[i] += block_tokens(&m->blocks[j], keep[i][j]);
+			pl->cost[i] += block_tokens(&m->blocks[j], pl->keep[i][j]);
 		}
 	}
-	long total = 0;
 	for (size_t i = 0; i < n; i++)
-		total += cost[i];
+		pl->total += pl->cost[i];
+	return true;
+}
 
+static bool starts_step(const struct conv_message *m)
+{
+	return m->role == CONV_ASSISTANT;
+}
+
+/*
+ * While over budget, drops the messages from i up to limit, oldest first,
+ * in whole units: a unit runs from its first message to the next message
+ * that `starts` one.
+ */
+static void drop_oldest(const struct conv *c, struct plan *pl, size_t i, size_t limit,
+                        long budget, bool (*starts)(const struct conv_message *))
+{
+	while (pl->total > budget && i < limit) {
+		size_t end = i + 1;
+		while (end < limit && !starts(c->messages[end]))
+			end++;
+		for (size_t k = i; k < end; k++) {
+			pl->drop[k] = true;
+			pl->total -= pl->cost[k];
+		}
+		i = end;
+	}
+}
+
+static void plan_prune(const struct conv *c, long budget, struct plan *pl)
+{
+	size_t n = pl->n;
 	/* The newest human message: it and everything after it stay. */
 	size_t newest = 0;
 	for (size_t i = n; i-- > 0;)
@@ -370,72 +415,58 @@ bool conv_view_plan(const struct conv *c, long budget, int keep_images, struct c
 			newest = i;
 			break;
 		}
-
-	if (budget > 0) {
-		/* First whole turns (a human message up to the next one), oldest first. */
-		size_t i = 0;
-		while (total > budget && i < newest) {
-			size_t end = i + 1;
-			while (end < newest && !is_human(c->messages[end]))
-				end++;
-			for (size_t k = i; k < end; k++) {
-				drop[k] = true;
-				total -= cost[k];
-			}
-			i = end;
+	/* First whole turns (a human message up to the next one), oldest first. */
+	drop_oldest(c, pl, 0, newest, budget, is_human);
+	/*
+	 * Then the steps of the newest turn, oldest first: an assistant
+	 * message and the tool message answering it go together; the last
+	 * step stays so the model knows what it just did.
+	 */
+	size_t last_step = n;
+	for (size_t k = n; k-- > newest + 1;)
+		if (starts_step(c->messages[k])) {
+			last_step = k;
+			break;
 		}
-		/*
-		 * Then the steps of the newest turn, oldest first: an assistant
-		 * message and the tool message answering it go together; the last
-		 * step stays so the model knows what it just did.
-		 */
-		size_t last_step = n;
-		for (size_t k = n; k-- > newest + 1;)
-			if (c->messages[k]->role == CONV_ASSISTANT) {
-				last_step = k;
-				break;
-			}
-		i = newest + 1;
-		while (total > budget && i < last_step) {
-			size_t end = i + 1;
-			while (end < last_step && c->messages[end]->role != CONV_ASSISTANT)
-				end++;
-			for (size_t k = i; k < end; k++) {
-				drop[k] = true;
-				total -= cost[k];
-			}
-			i = end;
-		}
-	}
+	drop_oldest(c, pl, newest + 1, last_step, budget, starts_step);
+}
 
+/* The view of the messages kept; their image choices move into it. */
+static bool plan_view(struct plan *pl, struct conv_view *v)
+{
 	size_t kept = 0;
-	for (size_t i = 0; i < n; i++)
-		kept += !drop[i];
+	for (size_t i = 0; i < pl->n; i++)
+		kept += !pl->drop[i];
 	if (!(v->index = calloc(kept ? kept : 1, sizeof(size_t))) ||
 	    !(v->image_keep = calloc(kept ? kept : 1, sizeof(bool *))))
-		goto oom;
-	for (size_t i = 0; i < n; i++) {
-		if (drop[i]) {
+		return false;
+	for (size_t i = 0; i < pl->n; i++) {
+		if (pl->drop[i]) {
 			v->dropped++;
 			continue;
 		}
 		v->index[v->n] = i;
-		v->image_keep[v->n++] = keep[i];
-		keep[i] = NULL;
+		v->image_keep[v->n++] = pl->keep[i];
+		pl->keep[i] = NULL;
 	}
-	v->tokens = total;
-	ok = true;
-out:
-	for (size_t i = 0; keep && i < n; i++)
-		free(keep[i]);
-	free(keep);
-	free(cost);
-	free(drop);
+	v->tokens = pl->total;
+	return true;
+}
+
+bool conv_view_plan(const struct conv *c, long budget, int keep_images, struct conv_view *v)
+{
+	struct plan pl = {.n = c->n_messages};
+	memset(v, 0, sizeof(*v));
+	bool ok = plan_costs(c, keep_images, &pl);
+	if (ok && budget > 0)
+		plan_prune(c, budget, &pl);
+	ok = ok && plan_view(&pl, v);
+	if (!ok) {
+		conv_view_clear(v);
+		conv_fail("out of memory");
+	}
+	plan_free(&pl);
 	return ok;
-oom:
-	conv_view_clear(v);
-	conv_fail("out of memory");
-	goto out;
 }
 
 /* ---- files --------------------------------------------------------------- */

@@ -137,9 +137,96 @@ void provider_destroy(struct provider *p)
 	free(p);
 }
 
-struct provider *provider_create(const struct provider_settings *s)
+/* The script provider: replies read from a file, no network. */
+static bool script_setup(struct provider *p, const struct provider_settings *s)
+{
+	if (!s->script)
+		return provider_fail("script: no script file given (--script FILE)");
+	return (p->script = script_load(s->script)) && (p->url = strdup(s->script)) &&
+	       (p->model = strdup("script"));
+}
+
+/* The endpoint: the base URL given, else the vendor's variable, else its
+ * default; *base is the one used. */
+static bool vendor_url(struct provider *p, const struct provider_settings *s,
+                       const struct vendor *v, const char *who, const char **base)
+{
+	const char *b = s->base_url;
+	if ((!b || !*b) && v->env_base)
+		b = getenv(v->env_base);
+	if (!b || !*b)
+		b = v->def_base;
+	*base = b;
+	if (strncmp(b, "http://", 7) != 0 && strncmp(b, "https://", 8) != 0)
+		return provider_fail("%s: base URL '%s' must start with http:// or https://", who, b);
+	if (!header_safe(b) || strchr(b, ' '))
+		return provider_fail("%s: base URL contains spaces or control characters", who);
+	size_t blen = strlen(b);
+	while (blen > 0 && b[blen - 1] == '/')
+		blen--;
+	if (asprintf(&p->url, "%.*s%s", (int)blen, b, v->suffix) < 0) {
+		p->url = NULL;
+		return provider_fail("%s: out of memory", who);
+	}
+	return true;
+}
+
+/* The key given, else the vendor's variable; the vendor's own address
+ * (at_vendor) does not answer without one. */
+static bool vendor_key(struct provider *p, const struct provider_settings *s,
+                       const struct vendor *v, const char *who, bool at_vendor)
+{
+	const char *key = s->api_key;
+	if ((!key || !*key) && v->key_env)
+		key = getenv(v->key_env);
+	if (key && *key) {
+		if (!header_safe(key))
+			return provider_fail("%s: the API key contains control characters", who);
+		if (!(p->api_key = strdup(key)))
+			return provider_fail("%s: out of memory", who);
+	} else if (at_vendor) {
+		return provider_fail("%s: no API key (pass --api-key or set %s)", who, v->key_env);
+	}
+	return true;
+}
+
+/* libcurl, loaded and initialised once per process, and this provider's handle. */
+static bool curl_setup(struct provider *p, const char *who)
 {
 	static bool curl_ready;
+	if (!curl_ready) {
+		const char *why = NULL;
+		if (!agent_curl_load(&why))
+			return provider_fail("%s: %s", who, why);
+		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
+			return provider_fail("%s: cannot initialise libcurl", who);
+		curl_ready = true;
+	}
+	if (!(p->curl = curl_easy_init()))
+		return provider_fail("%s: cannot initialise libcurl", who);
+	return true;
+}
+
+static bool vendor_setup(struct provider *p, const struct provider_settings *s, const char *who)
+{
+	if ((size_t)s->kind >= sizeof(vendors) / sizeof(vendors[0]) || !vendors[s->kind].format)
+		return provider_fail("%s: not a provider deskhand knows", who);
+	const struct vendor *v = &vendors[s->kind];
+	p->format = v->format;
+	const char *base;
+	if (!vendor_url(p, s, v, who, &base))
+		return false;
+	bool at_vendor = strcmp(base, v->def_base) == 0 && !v->key_optional;
+	p->openai_max_completion = v->max_completion_at && strstr(base, v->max_completion_at);
+	if (!vendor_key(p, s, v, who, at_vendor))
+		return false;
+	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model)))
+		return provider_fail("%s: out of memory", who);
+	return curl_setup(p, who);
+}
+
+struct provider *provider_create(const struct provider_settings *s)
+{
 	const char *who = provider_kind_name(s->kind);
 	struct provider *p = calloc(1, sizeof(*p));
 	if (!p) {
@@ -150,86 +237,8 @@ struct provider *provider_create(const struct provider_settings *s)
 	p->stream = !s->no_stream;
 	p->retry_base_ms = env_long("DESKHAND_RETRY_BASE_MS", PROVIDER_RETRY_BASE_MS, 0, 60000);
 	p->idle_timeout_s = env_long("DESKHAND_HTTP_IDLE_TIMEOUT", 300, 1, 86400);
-
-	if (s->kind == PROVIDER_SCRIPT) {
-		if (!s->script) {
-			provider_fail("script: no script file given (--script FILE)");
-			goto fail;
-		}
-		if (!(p->script = script_load(s->script)) || !(p->url = strdup(s->script)) ||
-		    !(p->model = strdup("script")))
-			goto fail;
+	if (s->kind == PROVIDER_SCRIPT ? script_setup(p, s) : vendor_setup(p, s, who))
 		return p;
-	}
-
-	if ((size_t)s->kind >= sizeof(vendors) / sizeof(vendors[0]) || !vendors[s->kind].format) {
-		provider_fail("%s: not a provider deskhand knows", who);
-		goto fail;
-	}
-	const struct vendor *v = &vendors[s->kind];
-	p->format = v->format;
-	const char *base = s->base_url;
-	if ((!base || !*base) && v->env_base)
-		base = getenv(v->env_base);
-	if (!base || !*base)
-		base = v->def_base;
-	if (strncmp(base, "http://", 7) != 0 && strncmp(base, "https://", 8) != 0) {
-		provider_fail("%s: base URL '%s' must start with http:// or https://", who, base);
-		goto fail;
-	}
-	if (!header_safe(base) || strchr(base, ' ')) {
-		provider_fail("%s: base URL contains spaces or control characters", who);
-		goto fail;
-	}
-	size_t blen = strlen(base);
-	while (blen > 0 && base[blen - 1] == '/')
-		blen--;
-	if (asprintf(&p->url, "%.*s%s", (int)blen, base, v->suffix) < 0) {
-		p->url = NULL;
-		provider_fail("%s: out of memory", who);
-		goto fail;
-	}
-	bool at_vendor = strcmp(base, v->def_base) == 0 && !v->key_optional;
-	p->openai_max_completion = v->max_completion_at && strstr(base, v->max_completion_at);
-
-	const char *key = s->api_key;
-	if ((!key || !*key) && v->key_env)
-		key = getenv(v->key_env);
-	if (key && *key) {
-		if (!header_safe(key)) {
-			provider_fail("%s: the API key contains control characters", who);
-			goto fail;
-		}
-		if (!(p->api_key = strdup(key))) {
-			provider_fail("%s: out of memory", who);
-			goto fail;
-		}
-	} else if (at_vendor) {
-		provider_fail("%s: no API key (pass --api-key or set %s)", who, v->key_env);
-		goto fail;
-	}
-	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model))) {
-		provider_fail("%s: out of memory", who);
-		goto fail;
-	}
-	if (!curl_ready) {
-		const char *why = NULL;
-		if (!agent_curl_load(&why)) {
-			provider_fail("%s: %s", who, why);
-			goto fail;
-		}
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-			provider_fail("%s: cannot initialise libcurl", who);
-			goto fail;
-		}
-		curl_ready = true;
-	}
-	if (!(p->curl = curl_easy_init())) {
-		provider_fail("%s: cannot initialise libcurl", who);
-		goto fail;
-	}
-	return p;
-fail:
 	provider_destroy(p);
 	return NULL;
 }
@@ -427,18 +436,10 @@ static bool curl_retriable(CURLcode rc)
 	}
 }
 
-static enum outcome exchange_run(struct provider *p, struct turn *t,
-                                 const struct provider_request *req, const agent_buf *body,
-                                 struct curl_slist *headers, long *retry_after_ms)
+/* The request on the provider's reused handle; the callbacks fill x. */
+static void exchange_setopts(CURL *h, const struct provider *p, const agent_buf *body,
+                             struct curl_slist *headers, struct exchange *x, char *errbuf)
 {
-	const char *who = t->who;
-	struct exchange x = {.p = p, .t = t, .req = req, .retry_after_ms = -1};
-	char errbuf[CURL_ERROR_SIZE] = "";
-	enum outcome out = OUT_FAIL;
-	CURL *h = p->curl;
-	sse_init(&x.sse, on_sse_event, &x);
-	clock_gettime(CLOCK_MONOTONIC, &x.last_io);
-
 	curl_easy_reset(h);
 	curl_easy_setopt(h, CURLOPT_URL, p->url);
 	curl_easy_setopt(h, CURLOPT_POST, 1L);
@@ -447,93 +448,122 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
 	curl_easy_setopt(h, CURLOPT_USERAGENT, "deskhand/" DESKHAND_VERSION);
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, &x);
+	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, &x);
+	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
 	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, &x);
+	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
 	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
 	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
 	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+}
 
+/* The turn failed with its own reason: retried when nothing was shown yet. */
+static enum outcome turn_failed(const struct turn *t)
+{
+	provider_fail("%s: %s", t->who, t->error);
+	return t->retriable && !t->delivered ? OUT_RETRY : OUT_FAIL;
+}
+
+static enum outcome finish_calls(struct turn *t)
+{
+	if (!turn_finish_calls(t)) {
+		provider_fail("%s: %s", t->who, t->error);
+		return OUT_FAIL;
+	}
+	return OUT_OK;
+}
+
+/* curl reported an error after a response began, or none began. */
+static enum outcome transfer_broke(struct exchange *x, CURLcode rc, const char *errbuf)
+{
+	struct turn *t = x->t;
+	const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
+	if (x->status >= 200 && x->status < 300 && (t->done || x->mode == BODY_SSE)) {
+		if (t->done && !t->failed) /* everything arrived; only the goodbye broke */
+			return finish_calls(t);
+		provider_fail("%s: the stream was cut before the answer was complete (%s)", t->who,
+		              detail);
+		return t->delivered ? OUT_FAIL : OUT_RETRY;
+	}
+	if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
+	    rc == CURLE_COULDNT_RESOLVE_PROXY) {
+		provider_fail("%s: cannot reach %s: %s", t->who, x->p->url, detail);
+		return OUT_FAIL;
+	}
+	provider_fail("%s: request to %s failed: %s", t->who, x->p->url, detail);
+	return curl_retriable(rc) && !t->delivered ? OUT_RETRY : OUT_FAIL;
+}
+
+/* A successful response: the stream's end or the whole body, read. */
+static enum outcome body_outcome(struct exchange *x)
+{
+	struct turn *t = x->t;
+	if (x->mode == BODY_SSE) {
+		sse_finish(&x->sse);
+		if (t->failed)
+			return turn_failed(t);
+		if (!t->done) {
+			provider_fail("%s: the stream ended before the answer was complete", t->who);
+			return t->delivered ? OUT_FAIL : OUT_RETRY;
+		}
+	} else if (!x->p->format->body(t, x->body.data, x->body.len)) {
+		provider_fail("%s: %s", t->who, t->error);
+		return OUT_FAIL;
+	}
+	return finish_calls(t);
+}
+
+/* What the exchange came to; provider_error() says why when not OUT_OK. */
+static enum outcome exchange_outcome(struct exchange *x, CURLcode rc, const char *errbuf)
+{
+	struct turn *t = x->t;
+	const char *who = t->who;
+	if (x->req->cancel && *x->req->cancel) {
+		provider_fail("%s: cancelled", who);
+		return OUT_CANCELLED;
+	}
+	if (rc == CURLE_WRITE_ERROR && (t->failed || x->sse.stopped)) {
+		if (!t->failed)
+			turn_fail(t, "an event in the stream is too large");
+		return turn_failed(t);
+	}
+	if (rc == CURLE_WRITE_ERROR && x->too_big) {
+		provider_fail("%s: the response is larger than %u MB", who, BODY_MAX >> 20);
+		return OUT_FAIL;
+	}
+	if (rc == CURLE_OPERATION_TIMEDOUT || (rc == CURLE_ABORTED_BY_CALLBACK && x->idle)) {
+		provider_fail("%s: no data from %s for %ld s", who, x->p->url, x->p->idle_timeout_s);
+		return t->delivered ? OUT_FAIL : OUT_RETRY;
+	}
+	if (x->status >= 300 || (x->status > 0 && x->status < 200)) {
+		char text[400];
+		provider_error_text(x->body.data, x->body.len, text, sizeof(text));
+		provider_fail("%s: HTTP %ld%s%s", who, x->status, text[0] ? ": " : "", text);
+		return x->status == 408 || x->status == 429 || x->status >= 500 ? OUT_RETRY : OUT_FAIL;
+	}
+	if (rc != CURLE_OK)
+		return transfer_broke(x, rc, errbuf);
+	return body_outcome(x);
+}
+
+static enum outcome exchange_run(struct provider *p, struct turn *t,
+                                 const struct provider_request *req, const agent_buf *body,
+                                 struct curl_slist *headers, long *retry_after_ms)
+{
+	struct exchange x = {.p = p, .t = t, .req = req, .retry_after_ms = -1};
+	char errbuf[CURL_ERROR_SIZE] = "";
+	CURL *h = p->curl;
+	sse_init(&x.sse, on_sse_event, &x);
+	clock_gettime(CLOCK_MONOTONIC, &x.last_io);
+	exchange_setopts(h, p, body, headers, &x, errbuf);
 	CURLcode rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x.status);
 	*retry_after_ms = x.retry_after_ms;
-
-	if (req->cancel && *req->cancel) {
-		out = OUT_CANCELLED;
-		provider_fail("%s: cancelled", who);
-		goto out;
-	}
-	if (rc == CURLE_WRITE_ERROR && (t->failed || x.sse.stopped)) {
-		if (!t->failed)
-			turn_fail(t, "an event in the stream is too large");
-		provider_fail("%s: %s", who, t->error);
-		out = t->retriable && !t->delivered ? OUT_RETRY : OUT_FAIL;
-		goto out;
-	}
-	if (rc == CURLE_WRITE_ERROR && x.too_big) {
-		provider_fail("%s: the response is larger than %u MB", who, BODY_MAX >> 20);
-		goto out;
-	}
-	if (rc == CURLE_OPERATION_TIMEDOUT || (rc == CURLE_ABORTED_BY_CALLBACK && x.idle)) {
-		provider_fail("%s: no data from %s for %ld s", who, p->url, p->idle_timeout_s);
-		out = t->delivered ? OUT_FAIL : OUT_RETRY;
-		goto out;
-	}
-	if (x.status >= 300 || (x.status > 0 && x.status < 200)) {
-		char text[400];
-		provider_error_text(x.body.data, x.body.len, text, sizeof(text));
-		provider_fail("%s: HTTP %ld%s%s", who, x.status, text[0] ? ": " : "", text);
-		out = x.status == 408 || x.status == 429 || x.status >= 500 ? OUT_RETRY : OUT_FAIL;
-		goto out;
-	}
-	if (rc != CURLE_OK) {
-		const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-		if (x.status >= 200 && x.status < 300 && (t->done || x.mode == BODY_SSE)) {
-			if (t->done && !t->failed) /* everything arrived; only the goodbye broke */
-				goto complete;
-			provider_fail("%s: the stream was cut before the answer was complete (%s)", who,
-			              detail);
-			out = t->delivered ? OUT_FAIL : OUT_RETRY;
-		} else if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-		           rc == CURLE_COULDNT_RESOLVE_PROXY) {
-			provider_fail("%s: cannot reach %s: %s", who, p->url, detail);
-		} else {
-			provider_fail("%s: request to %s failed: %s", who, p->url, detail);
-			out = curl_retriable(rc) && !t->delivered ? OUT_RETRY : OUT_FAIL;
-		}
-		goto out;
-	}
-	if (x.mode == BODY_SSE) {
-		sse_finish(&x.sse);
-		if (t->failed) {
-			provider_fail("%s: %s", who, t->error);
-			out = t->retriable && !t->delivered ? OUT_RETRY : OUT_FAIL;
-			goto out;
-		}
-		if (!t->done) {
-			provider_fail("%s: the stream ended before the answer was complete", who);
-			out = t->delivered ? OUT_FAIL : OUT_RETRY;
-			goto out;
-		}
-	} else {
-		bool ok = p->format->body(t, x.body.data, x.body.len);
-		if (!ok) {
-			provider_fail("%s: %s", who, t->error);
-			goto out;
-		}
-	}
-complete:
-	if (!turn_finish_calls(t)) {
-		provider_fail("%s: %s", who, t->error);
-		goto out;
-	}
-	out = OUT_OK;
-out:
+	enum outcome out = exchange_outcome(&x, rc, errbuf);
 	sse_clear(&x.sse);
 	agent_buf_finish(&x.body);
 	/* The handle keeps these pointers until the next reset. */
@@ -580,6 +610,118 @@ static uint32_t random32(void)
 	return r;
 }
 
+/* No figures yet: -1 where the server has not said. */
+static void usage_reset(struct provider_usage *usage)
+{
+	memset(usage, 0, sizeof(*usage));
+	usage->input_tokens = usage->output_tokens = -1;
+	usage->cache_read_tokens = usage->cache_write_tokens = -1;
+}
+
+/* Tokens the conversation may take: the window less what every request
+ * carries (system prompt, tools, the answer's room); 0 = no limit. */
+static long context_budget(const struct provider_request *req, int max_tokens)
+{
+	if (req->context_window <= 0)
+		return 0;
+	long fixed = conv_text_tokens(req->system) + max_tokens;
+	for (size_t i = 0; req->tools && i < req->tools->n; i++)
+		fixed += conv_text_tokens(req->tools->tools[i].description) +
+		         conv_text_tokens(req->tools->tools[i].schema_json);
+	long budget = req->context_window - fixed;
+	return budget < 1 ? 1 : budget;
+}
+
+/* The request's body and headers for the part of c that fits (view), with
+ * r the request as sent. Ownership: the caller clears view, body, *headers. */
+static bool build_request(struct provider *p, struct conv *c, const struct provider_request *req,
+                          struct provider_request *r, struct conv_view *view, agent_buf *body,
+                          struct curl_slist **headers)
+{
+	const char *who = provider_kind_name(p->kind);
+	int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
+	if (!conv_view_plan(c, context_budget(req, max_tokens), req->keep_images, view))
+		return provider_fail("%s: out of memory", who);
+	*r = *req;
+	r->max_tokens = max_tokens;
+	struct request_ctx rc = {
+		.conv = c, .view = view, .req = r, .model = p->model, .stream = p->stream,
+		.openai_max_completion = p->openai_max_completion,
+	};
+	bool built = p->format->build(&rc, body);
+	if (!built || body->oom || !(*headers = make_headers(p, req)))
+		return provider_fail("%s: out of memory building the request", who);
+	return true;
+}
+
+/* Whether one more attempt is worth it; when not, provider_error() says why. */
+static bool worth_another(int attempt, long retry_after)
+{
+	if (retry_after > PROVIDER_RETRY_AFTER_MAX_MS) {
+		char why[700];
+		snprintf(why, sizeof(why), "%s", provider_error());
+		provider_fail("%s (the server asks to wait %ld s; not waiting that long)", why,
+		              retry_after / 1000);
+		return false;
+	}
+	if (attempt == PROVIDER_MAX_ATTEMPTS) {
+		char why[900];
+		snprintf(why, sizeof(why), "%s", provider_error());
+		provider_fail("%s (gave up after %d attempts)", why, attempt);
+		return false;
+	}
+	return true;
+}
+
+/* Exchanges until one succeeds, fails for good or is cancelled. */
+static enum provider_status attempt_turn(struct provider *p, struct turn *t,
+                                         const struct provider_request *r, const agent_buf *body,
+                                         struct curl_slist *headers,
+                                         const struct provider_events *ev,
+                                         struct provider_usage *usage)
+{
+	const char *who = provider_kind_name(p->kind);
+	for (int attempt = 1;; attempt++) {
+		long retry_after = -1;
+		turn_clear(t);
+		turn_init(t, who, ev);
+		usage->attempts = attempt;
+		enum outcome o = exchange_run(p, t, r, body, headers, &retry_after);
+		if (o == OUT_OK)
+			return PROVIDER_OK;
+		if (o == OUT_CANCELLED)
+			return PROVIDER_CANCELLED;
+		if (o == OUT_FAIL || !worth_another(attempt, retry_after))
+			return PROVIDER_FAILED;
+		long delay = provider_retry_delay_ms(attempt, p->retry_base_ms, PROVIDER_RETRY_CAP_MS,
+		                                     retry_after, random32());
+		if (ev && ev->retry)
+			ev->retry(ev->user, attempt, delay, provider_error());
+		if (!agent_sleep_ms(delay, r->cancel)) {
+			provider_fail("%s: cancelled", who);
+			return PROVIDER_CANCELLED;
+		}
+	}
+}
+
+/* The answer joins the conversation; usage takes the server's figures. */
+static enum provider_status take_answer(struct turn *t, struct conv *c,
+                                        struct provider_usage *usage)
+{
+	long est = usage->estimated_tokens;
+	size_t dropped = usage->dropped_messages;
+	int attempts = usage->attempts;
+	*usage = t->usage;
+	usage->estimated_tokens = est;
+	usage->dropped_messages = dropped;
+	usage->attempts = attempts;
+	if (!turn_append(t, c)) {
+		provider_fail("%s: out of memory", t->who);
+		return PROVIDER_FAILED;
+	}
+	return PROVIDER_OK;
+}
+
 enum provider_status provider_turn(struct provider *p, struct conv *c,
                                    const struct provider_request *req,
                                    const struct provider_events *ev,
@@ -588,9 +730,7 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 	const char *who = provider_kind_name(p->kind);
 	struct provider_usage local;
 	usage = usage ? usage : &local;
-	memset(usage, 0, sizeof(*usage));
-	usage->input_tokens = usage->output_tokens = -1;
-	usage->cache_read_tokens = usage->cache_write_tokens = -1;
+	usage_reset(usage);
 	provider_err.text[0] = '\0';
 	if (p->kind == PROVIDER_SCRIPT)
 		return script_turn(p->script, c, ev, usage);
@@ -599,91 +739,16 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 	struct conv_view view = {0};
 	agent_buf body = {0};
 	struct curl_slist *headers = NULL;
+	struct provider_request r;
 	struct turn t;
 	turn_init(&t, who, ev);
-
-	int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
-	long budget = 0;
-	if (req->context_window > 0) {
-		long fixed = conv_text_tokens(req->system) + max_tokens;
-		for (size_t i = 0; req->tools && i < req->tools->n; i++)
-			fixed += conv_text_tokens(req->tools->tools[i].description) +
-			         conv_text_tokens(req->tools->tools[i].schema_json);
-		budget = req->context_window - fixed;
-		if (budget < 1)
-			budget = 1;
+	if (build_request(p, c, req, &r, &view, &body, &headers)) {
+		usage->estimated_tokens = view.tokens;
+		usage->dropped_messages = view.dropped;
+		status = attempt_turn(p, &t, &r, &body, headers, ev, usage);
+		if (status == PROVIDER_OK)
+			status = take_answer(&t, c, usage);
 	}
-	if (!conv_view_plan(c, budget, req->keep_images, &view)) {
-		provider_fail("%s: out of memory", who);
-		goto out;
-	}
-	struct provider_request r = *req;
-	r.max_tokens = max_tokens;
-	struct request_ctx rc = {
-		.conv = c, .view = &view, .req = &r, .model = p->model, .stream = p->stream,
-		.openai_max_completion = p->openai_max_completion,
-	};
-	bool built = p->format->build(&rc, &body);
-	if (!built || body.oom || !(headers = make_headers(p, req))) {
-		provider_fail("%s: out of memory building the request", who);
-		goto out;
-	}
-	usage->estimated_tokens = view.tokens;
-	usage->dropped_messages = view.dropped;
-
-	for (int attempt = 1;; attempt++) {
-		long retry_after = -1;
-		turn_clear(&t);
-		turn_init(&t, who, ev);
-		usage->attempts = attempt;
-		enum outcome o = exchange_run(p, &t, &r, &body, headers, &retry_after);
-		if (o == OUT_OK) {
-			status = PROVIDER_OK;
-			break;
-		}
-		if (o == OUT_CANCELLED) {
-			status = PROVIDER_CANCELLED;
-			break;
-		}
-		if (o == OUT_FAIL)
-			break;
-		if (retry_after > PROVIDER_RETRY_AFTER_MAX_MS) {
-			char why[700];
-			snprintf(why, sizeof(why), "%s", provider_error());
-			provider_fail("%s (the server asks to wait %ld s; not waiting that long)", why,
-			              retry_after / 1000);
-			break;
-		}
-		if (attempt == PROVIDER_MAX_ATTEMPTS) {
-			char why[900];
-			snprintf(why, sizeof(why), "%s", provider_error());
-			provider_fail("%s (gave up after %d attempts)", why, attempt);
-			break;
-		}
-		long delay = provider_retry_delay_ms(attempt, p->retry_base_ms, PROVIDER_RETRY_CAP_MS,
-		                                     retry_after, random32());
-		if (ev && ev->retry)
-			ev->retry(ev->user, attempt, delay, provider_error());
-		if (!agent_sleep_ms(delay, req->cancel)) {
-			provider_fail("%s: cancelled", who);
-			status = PROVIDER_CANCELLED;
-			break;
-		}
-	}
-	if (status == PROVIDER_OK) {
-		long est = usage->estimated_tokens;
-		size_t dropped = usage->dropped_messages;
-		int attempts = usage->attempts;
-		*usage = t.usage;
-		usage->estimated_tokens = est;
-		usage->dropped_messages = dropped;
-		usage->attempts = attempts;
-		if (!turn_append(&t, c)) {
-			provider_fail("%s: out of memory", who);
-			status = PROVIDER_FAILED;
-		}
-	}
-out:
 	turn_clear(&t);
 	free_headers(headers);
 	agent_buf_finish(&body);

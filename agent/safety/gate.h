@@ -5,8 +5,8 @@
  * parsed, recorded as proposed, scanned when the policy says so, decided by
  * the policy (pure), put to the human when the policy asks, recorded
  * (flushed to disk before anything runs), and only then run through the
- * executors (code) or the computer runner (agent/computer-run.h, which only
- * this file includes) and recorded as executed. Nothing else in the product
+ * executors (code) or the computer runner (agent/tools/computer-run.h, which
+ * only the gate includes) and recorded as executed. Nothing else in the product
  * reaches those (tests/safety/test_one_gate.py checks the built objects).
  *
  * The gate owns: the code sessions, the scanner's rules, the model's view

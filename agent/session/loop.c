@@ -515,93 +515,121 @@ static void usage_line(agent_session *s, const struct provider_usage *u)
 	free(text);
 }
 
-static void run_magic(agent_session *s, const agent_policy_magic *m)
+/* %auto_run, %safe_mode, %os_auto_approve: a change is recorded. */
+static void magic_setting(agent_session *s, const agent_policy_magic *m)
 {
 	char msg[256];
+	agent_policy_change ch = agent_policy_magic_apply(&s->gate.settings, m, msg, sizeof(msg));
+	if (ch == AGENT_POLICY_CHANGED)
+		agent_gate_logged(&s->gate, agent_audit_setting(s->gate.audit, &s->gate.settings,
+		                                                agent_policy_magic_name(m->cmd)));
+	if (ch == AGENT_POLICY_INVALID || ch == AGENT_POLICY_REFUSED)
+		agent_term_warning(s->term, "%s", msg);
+	else
+		agent_term_notice(s->term, "%s", msg);
+}
+
+static void magic_undo(agent_session *s)
+{
+	size_t n = conv_undo(s->conv);
+	if (n == 0)
+		agent_term_notice(s->term, "nothing to undo");
+	else if (save(s))
+		agent_term_notice(s->term, "removed the last message and its %zu answer%s", n - 1,
+		                  n - 1 == 1 ? "" : "s");
+}
+
+static void magic_tokens(agent_session *s)
+{
+	char msg[256];
+	snprintf(msg, sizeof(msg), "about %ld tokens in %zu messages (context window %ld)",
+	         conv_tokens(s->conv), s->conv->n_messages, s->opt->context_window);
+	agent_term_print(s->term, msg);
+	if (s->have_last_usage)
+		usage_line(s, &s->last_usage);
+}
+
+/* %save_message: the conversation to another file; the session keeps its own. */
+static void magic_save_message(agent_session *s, const agent_policy_magic *m)
+{
+	char *path = arg_or(m, "messages.json");
+	char *orig = s->conv->path;
+	s->conv->path = path;
+	bool ok = conv_save(s->conv);
+	s->conv->path = orig;
+	if (ok)
+		agent_term_notice(s->term, "saved to %s", path);
+	else
+		agent_term_warning(s->term, "%s", conv_error());
+	free(path);
+}
+
+static void magic_load_message(agent_session *s, const agent_policy_magic *m)
+{
+	char *path = arg_or(m, "messages.json");
+	struct conv *c = conv_load(path);
+	if (c == NULL) {
+		agent_term_warning(s->term, "%s", conv_error());
+	} else {
+		/* Keep writing to this session's own file. */
+		free(c->path);
+		c->path = strdup(s->conv->path);
+		conv_destroy(s->conv);
+		s->conv = c;
+		if (save(s))
+			agent_term_notice(s->term, "loaded %zu messages from %s", c->n_messages, path);
+	}
+	free(path);
+}
+
+static void magic_markdown(agent_session *s, const agent_policy_magic *m)
+{
+	char *path = arg_or(m, "conversation.md");
+	FILE *f = fopen(path, "w");
+	if (f == NULL) {
+		agent_term_warning(s->term, "%s: %s", path, strerror(errno));
+	} else {
+		export_markdown(s, f);
+		if (fclose(f) != 0)
+			agent_term_warning(s->term, "%s: %s", path, strerror(errno));
+		else
+			agent_term_notice(s->term, "exported to %s", path);
+	}
+	free(path);
+}
+
+static void run_magic(agent_session *s, const agent_policy_magic *m)
+{
 	switch (m->cmd) {
 	case AGENT_MAGIC_AUTO_RUN:
 	case AGENT_MAGIC_SAFE_MODE:
-	case AGENT_MAGIC_OS_AUTO_APPROVE: {
-		agent_policy_change ch = agent_policy_magic_apply(&s->gate.settings, m, msg, sizeof(msg));
-		if (ch == AGENT_POLICY_CHANGED)
-			agent_gate_logged(&s->gate, agent_audit_setting(s->gate.audit, &s->gate.settings,
-			                                                agent_policy_magic_name(m->cmd)));
-		if (ch == AGENT_POLICY_INVALID || ch == AGENT_POLICY_REFUSED)
-			agent_term_warning(s->term, "%s", msg);
-		else
-			agent_term_notice(s->term, "%s", msg);
+	case AGENT_MAGIC_OS_AUTO_APPROVE:
+		magic_setting(s, m);
 		break;
-	}
 	case AGENT_MAGIC_RESET:
 		conv_reset(s->conv);
 		if (save(s))
 			agent_term_notice(s->term, "the conversation starts afresh");
 		break;
-	case AGENT_MAGIC_UNDO: {
-		size_t n = conv_undo(s->conv);
-		if (n == 0)
-			agent_term_notice(s->term, "nothing to undo");
-		else if (save(s))
-			agent_term_notice(s->term, "removed the last message and its %zu answer%s", n - 1,
-			                  n - 1 == 1 ? "" : "s");
+	case AGENT_MAGIC_UNDO:
+		magic_undo(s);
 		break;
-	}
 	case AGENT_MAGIC_VERBOSE:
 		s->gate.verbose = !(m->arg_len == 5 && strncmp(m->arg, "false", 5) == 0);
 		agent_term_notice(s->term, "verbose %s", s->gate.verbose ? "on" : "off");
 		break;
 	case AGENT_MAGIC_TOKENS:
-		snprintf(msg, sizeof(msg), "about %ld tokens in %zu messages (context window %ld)",
-		         conv_tokens(s->conv), s->conv->n_messages, s->opt->context_window);
-		agent_term_print(s->term, msg);
-		if (s->have_last_usage)
-			usage_line(s, &s->last_usage);
+		magic_tokens(s);
 		break;
-	case AGENT_MAGIC_SAVE_MESSAGE: {
-		char *path = arg_or(m, "messages.json");
-		char *orig = s->conv->path;
-		s->conv->path = path;
-		bool ok = conv_save(s->conv);
-		s->conv->path = orig;
-		if (ok)
-			agent_term_notice(s->term, "saved to %s", path);
-		else
-			agent_term_warning(s->term, "%s", conv_error());
-		free(path);
+	case AGENT_MAGIC_SAVE_MESSAGE:
+		magic_save_message(s, m);
 		break;
-	}
-	case AGENT_MAGIC_LOAD_MESSAGE: {
-		char *path = arg_or(m, "messages.json");
-		struct conv *c = conv_load(path);
-		if (c == NULL) {
-			agent_term_warning(s->term, "%s", conv_error());
-		} else {
-			/* Keep writing to this session's own file. */
-			free(c->path);
-			c->path = strdup(s->conv->path);
-			conv_destroy(s->conv);
-			s->conv = c;
-			if (save(s))
-				agent_term_notice(s->term, "loaded %zu messages from %s", c->n_messages, path);
-		}
-		free(path);
+	case AGENT_MAGIC_LOAD_MESSAGE:
+		magic_load_message(s, m);
 		break;
-	}
-	case AGENT_MAGIC_MARKDOWN: {
-		char *path = arg_or(m, "conversation.md");
-		FILE *f = fopen(path, "w");
-		if (f == NULL) {
-			agent_term_warning(s->term, "%s: %s", path, strerror(errno));
-		} else {
-			export_markdown(s, f);
-			if (fclose(f) != 0)
-				agent_term_warning(s->term, "%s: %s", path, strerror(errno));
-			else
-				agent_term_notice(s->term, "exported to %s", path);
-		}
-		free(path);
+	case AGENT_MAGIC_MARKDOWN:
+		magic_markdown(s, m);
 		break;
-	}
 	case AGENT_MAGIC_INFO:
 		magic_info(s);
 		break;
@@ -792,41 +820,122 @@ static void session_finish(agent_session *s)
 		free(s->hidden[i]);
 }
 
+/*
+ * What the options settle before any session exists: errors, --help,
+ * --version, --list-conversations, a workspace that is no directory. The
+ * exit status when one of them ends the run, -1 to go on.
+ */
+static int before_session(agent_options *opt, int argc, char **argv)
+{
+	if (!agent_options_load_config(opt, config_arg(argc, argv)) ||
+	    !agent_options_parse(opt, argc, argv) || !agent_options_validate(opt)) {
+		fprintf(stderr, "deskhand: %s\n", agent_options_error());
+		fprintf(stderr, "%s", "usage: deskhand [OPTIONS] [MESSAGE] (deskhand --help)\n");
+		return 2;
+	}
+	if (opt->help) {
+		fputs(agent_options_usage(), stdout);
+		return 0;
+	}
+	if (opt->version) {
+		printf("deskhand %s\n", DESKHAND_VERSION);
+		return 0;
+	}
+	if (opt->list_conversations)
+		return list_conversations();
+	/* The workspace is where code runs; deskhand's own files stay relative to here. */
+	struct stat ws;
+	if (opt->workspace != NULL && stat(opt->workspace, &ws) != 0) {
+		fprintf(stderr, "deskhand: --workspace %s: %s\n", opt->workspace, strerror(errno));
+		return 2;
+	}
+	if (opt->workspace != NULL && !S_ISDIR(ws.st_mode)) {
+		fprintf(stderr, "deskhand: --workspace %s: not a directory\n", opt->workspace);
+		return 2;
+	}
+	return -1;
+}
+
+/* The settings the session starts with, and what the user is told of them. */
+static void startup_settings(agent_session *s, int argc, char **argv)
+{
+	const agent_options *opt = s->opt;
+	agent_policy_settings requested = {
+		.auto_run = opt->auto_run,
+		.os_auto_approve = opt->os_auto_approve,
+	};
+	if (!agent_policy_safe_mode_parse(opt->safe_mode, &requested.safe_mode))
+		requested.safe_mode = AGENT_POLICY_SAFE_ASK;
+	agent_policy_startup start = agent_policy_settings_startup(&requested);
+	s->gate.settings = start.settings;
+	if (start.banner != NULL)
+		agent_term_warning(s->term, "%s", start.banner);
+	if (opt->api_key_from_flag) {
+		wipe_api_key(argc, argv);
+		agent_term_warning(s->term, "--api-key on a command line is visible to other "
+		                   "local users (ps) while deskhand starts: prefer the provider's "
+		                   "environment variable or \"api_key\" in the config file");
+	}
+	for (size_t i = 0; i < start.n_notices; i++)
+		agent_term_notice(s->term, "%s", start.notices[i]);
+}
+
+/* Provider, conversation, audit log, gate, desktop and prompt; false (told
+ * why) when one of them cannot be had. */
+static bool open_session(agent_session *s)
+{
+	if (!sandbox_profile_from_name(s->opt->sandbox, &s->gate.sandbox)) {
+		agent_term_error(s->term, "unknown sandbox profile %s", s->opt->sandbox);
+		return false;
+	}
+	if (!start_provider(s) || !open_conversation(s) || !open_audit(s))
+		return false;
+	gate_setup(s);
+	if (!agent_audit_session(s->gate.audit, s->conv->path, &s->gate.settings)) {
+		agent_term_error(s->term, "audit log %s: %s", agent_audit_path(s->gate.audit),
+		                 agent_audit_error());
+		return false;
+	}
+	check_resumed(s);
+	if (s->opt->os && !open_desktop(s))
+		return false;
+	return build_prompt(s);
+}
+
+/* Lines from the user until the end of input or the end of the run. */
+static void read_user_lines(agent_session *s)
+{
+	bool tty = agent_term_interactive(s->term);
+	if (tty && !s->opt->json)
+		agent_term_notice(s->term, "deskhand %s — %s. Type a task, %%help for commands, "
+		                  "Ctrl-D to quit.", DESKHAND_VERSION, s->conv->path);
+	for (;;) {
+		agent_cancel = 0;
+		char *line = agent_term_read_line(s->term, "> ");
+		if (line == NULL) {
+			if (agent_cancel)
+				s->status = 130;
+			break;
+		}
+		handle_user_line(s, line);
+		free(line);
+		if (s->gate.end_run)
+			break;
+		/* Off a terminal, a failure ends the run with its status. */
+		if (!tty && s->status != 0)
+			break;
+		if (tty && s->status != 0 && !s->gate.end_run)
+			s->status = 0;
+	}
+}
+
 int agent_main(int argc, char **argv)
 {
 	agent_options opt;
 	agent_options_init(&opt);
-	int status = 2;
-	if (!agent_options_load_config(&opt, config_arg(argc, argv)) ||
-	    !agent_options_parse(&opt, argc, argv) || !agent_options_validate(&opt)) {
-		fprintf(stderr, "deskhand: %s\n", agent_options_error());
-		fprintf(stderr, "%s", "usage: deskhand [OPTIONS] [MESSAGE] (deskhand --help)\n");
+	int status = before_session(&opt, argc, argv);
+	if (status >= 0)
 		goto out_opt;
-	}
-	if (opt.help) {
-		fputs(agent_options_usage(), stdout);
-		status = 0;
-		goto out_opt;
-	}
-	if (opt.version) {
-		printf("deskhand %s\n", DESKHAND_VERSION);
-		status = 0;
-		goto out_opt;
-	}
-	if (opt.list_conversations) {
-		status = list_conversations();
-		goto out_opt;
-	}
-	/* The workspace is where code runs; deskhand's own files stay relative to here. */
-	struct stat ws;
-	if (opt.workspace != NULL && stat(opt.workspace, &ws) != 0) {
-		fprintf(stderr, "deskhand: --workspace %s: %s\n", opt.workspace, strerror(errno));
-		goto out_opt;
-	}
-	if (opt.workspace != NULL && !S_ISDIR(ws.st_mode)) {
-		fprintf(stderr, "deskhand: --workspace %s: not a directory\n", opt.workspace);
-		goto out_opt;
-	}
 
 	agent_session s;
 	memset(&s, 0, sizeof(s));
@@ -839,73 +948,16 @@ int agent_main(int argc, char **argv)
 		goto out_opt;
 	}
 	install_signals();
-
-	agent_policy_settings requested = {
-		.auto_run = opt.auto_run,
-		.os_auto_approve = opt.os_auto_approve,
-	};
-	if (!agent_policy_safe_mode_parse(opt.safe_mode, &requested.safe_mode))
-		requested.safe_mode = AGENT_POLICY_SAFE_ASK;
-	agent_policy_startup start = agent_policy_settings_startup(&requested);
-	s.gate.settings = start.settings;
-	if (start.banner != NULL)
-		agent_term_warning(s.term, "%s", start.banner);
-	if (opt.api_key_from_flag) {
-		wipe_api_key(argc, argv);
-		agent_term_warning(s.term, "--api-key on a command line is visible to other "
-		                   "local users (ps) while deskhand starts: prefer the provider's "
-		                   "environment variable or \"api_key\" in the config file");
-	}
-	for (size_t i = 0; i < start.n_notices; i++)
-		agent_term_notice(s.term, "%s", start.notices[i]);
-
-	if (!sandbox_profile_from_name(opt.sandbox, &s.gate.sandbox)) {
-		agent_term_error(s.term, "unknown sandbox profile %s", opt.sandbox);
-		goto out;
-	}
-	if (!start_provider(&s) || !open_conversation(&s) || !open_audit(&s))
-		goto out;
-	gate_setup(&s);
-	if (!agent_audit_session(s.gate.audit, s.conv->path, &s.gate.settings)) {
-		agent_term_error(s.term, "audit log %s: %s", agent_audit_path(s.gate.audit),
-		                 agent_audit_error());
-		goto out;
-	}
-	check_resumed(&s);
-	if (opt.os && !open_desktop(&s))
-		goto out;
-	if (!build_prompt(&s))
-		goto out;
-
-	s.status = 0;
-	if (opt.message != NULL) {
-		agent_cancel = 0;
-		run_user_message(&s, opt.message);
-	} else {
-		bool tty = agent_term_interactive(s.term);
-		if (tty && !opt.json)
-			agent_term_notice(s.term, "deskhand %s — %s. Type a task, %%help for commands, "
-			                  "Ctrl-D to quit.", DESKHAND_VERSION, s.conv->path);
-		for (;;) {
+	startup_settings(&s, argc, argv);
+	if (open_session(&s)) {
+		s.status = 0;
+		if (opt.message != NULL) {
 			agent_cancel = 0;
-			char *line = agent_term_read_line(s.term, "> ");
-			if (line == NULL) {
-				if (agent_cancel)
-					s.status = 130;
-				break;
-			}
-			handle_user_line(&s, line);
-			free(line);
-			if (s.gate.end_run)
-				break;
-			/* Off a terminal, a failure ends the run with its status. */
-			if (!tty && s.status != 0)
-				break;
-			if (tty && s.status != 0 && !s.gate.end_run)
-				s.status = 0;
+			run_user_message(&s, opt.message);
+		} else {
+			read_user_lines(&s);
 		}
 	}
-out:
 	status = s.status;
 	session_finish(&s);
 	agent_term_destroy(s.term);

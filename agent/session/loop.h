@@ -8,7 +8,7 @@
  * commands and Ctrl-C. It returns the process's exit status; nothing below
  * it exits.
  *
- * The gate (agent_gate_* in gate.c, declared here for the loop only) is the
+ * The gate (agent_gate_* in agent/safety/gate*.c, declared here for the loop only) is the
  * single path from a tool call to an executor or os/: it asks the policy,
  * records the decision in the audit log, asks the human when told to, and
  * only then runs anything.

@@ -2,7 +2,8 @@
  * agent/tools/computer-run — running a parsed computer action: the one place
  * that turns an action into os/ calls (mouse, keys, typing, zoom, OCR).
  *
- * Only the gate (agent/safety/gate.c) includes this header: an action reaches the
+ * Only the gate (its action runner, agent/safety/gate_action.c, called by
+ * agent_gate_tool_call alone) includes this header: an action reaches the
  * desktop after the policy, the audit log and, where needed, the human
  * said yes, and by no other path. tests/safety/test_one_gate.py checks it
  * on the built objects: no other product object refers to

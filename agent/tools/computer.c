@@ -100,6 +100,128 @@ static bool seconds_to_ms(const cJSON *args, double max_s, int *out, char *err, 
 	return true;
 }
 
+/* The optional "text" field, copied into a->text. */
+static bool parse_text(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
+{
+	const char *text = get_string(args, "text");
+	if (text == NULL)
+		return true;
+	size_t n = strlen(text);
+	if (n > AC_MAX_TEXT)
+		return perr(err, errlen, "text is too long (%zu bytes, at most %d)", n, AC_MAX_TEXT);
+	a->text = strdup(text);
+	if (a->text == NULL)
+		return perr(err, errlen, "out of memory");
+	return true;
+}
+
+static bool parse_hold_key(const cJSON *args, agent_computer_action *a, char *err,
+                           size_t errlen)
+{
+	if (a->text == NULL)
+		return perr(err, errlen, "hold_key needs \"text\" with the key");
+	if (!parse_combos(a->text, a, err, errlen))
+		return false;
+	if (a->n_combos != 1)
+		return perr(err, errlen, "hold_key holds one key combination");
+	return seconds_to_ms(args, 100, &a->duration_ms, err, errlen);
+}
+
+/* `text` of a click or a scroll names modifier keys held during it. */
+static bool parse_modifiers(agent_computer_action *a, char *err, size_t errlen)
+{
+	if (a->text != NULL && a->text[0] != '\0')
+		return parse_combos(a->text, a, err, errlen);
+	return true;
+}
+
+static bool parse_scroll(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
+{
+	const char *dir = get_string(args, "scroll_direction");
+	static const char *const dirs[] = {"up", "down", "left", "right"};
+	int d = -1;
+	for (int k = 0; dir != NULL && k < 4; k++)
+		if (strcmp(dir, dirs[k]) == 0)
+			d = k;
+	if (d < 0)
+		return perr(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
+	a->direction = (os_scroll)d;
+	long amount = 3;
+	const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
+	if (am != NULL && !json_int(am, 1, 100, &amount))
+		return perr(err, errlen, "scroll_amount must be a whole number from 1 to 100");
+	a->amount = (int)amount;
+	return parse_modifiers(a, err, errlen);
+}
+
+/* "region": [x0, y0, x1, y1] in the screenshot, checked against the screen. */
+static bool parse_zoom(const cJSON *args, const vision_view *view, agent_computer_action *a,
+                       char *err, size_t errlen)
+{
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "region");
+	long v[4];
+	if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4)
+		return perr(err, errlen, "zoom needs \"region\": [x0, y0, x1, y1]");
+	for (int k = 0; k < 4; k++)
+		if (!json_int(cJSON_GetArrayItem(r, k), 0, 1000000, &v[k]))
+			return perr(err, errlen, "region must hold four whole numbers >= 0");
+	os_rect tmp;
+	if (!vision_model_rect_to_screen(view, (int)v[0], (int)v[1], (int)v[2], (int)v[3], &tmp))
+		return perr(err, errlen, "region: %s", vision_error());
+	for (int k = 0; k < 4; k++)
+		a->region[k] = (int)v[k];
+	return true;
+}
+
+/* What each kind needs beyond the common fields. */
+static bool parse_kind(const cJSON *args, const vision_view *view, agent_computer_action *a,
+                       char *err, size_t errlen)
+{
+	switch (a->kind) {
+	case AGENT_ACTION_KEY:
+		if (a->text == NULL)
+			return perr(err, errlen, "key needs \"text\" with the key combination");
+		return parse_combos(a->text, a, err, errlen);
+	case AGENT_ACTION_HOLD_KEY:
+		return parse_hold_key(args, a, err, errlen);
+	case AGENT_ACTION_TYPE:
+	case AGENT_ACTION_FIND_TEXT:
+		if (a->text == NULL || a->text[0] == '\0')
+			return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
+		return true;
+	case AGENT_ACTION_MOUSE_MOVE:
+		if (!a->has_point)
+			return perr(err, errlen, "mouse_move needs \"coordinate\"");
+		return true;
+	case AGENT_ACTION_LEFT_CLICK:
+	case AGENT_ACTION_RIGHT_CLICK:
+	case AGENT_ACTION_MIDDLE_CLICK:
+	case AGENT_ACTION_DOUBLE_CLICK:
+	case AGENT_ACTION_TRIPLE_CLICK:
+		return parse_modifiers(a, err, errlen);
+	case AGENT_ACTION_LEFT_CLICK_DRAG:
+		if (!a->has_start || !a->has_point)
+			return perr(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
+		return true;
+	case AGENT_ACTION_LEFT_MOUSE_DOWN:
+	case AGENT_ACTION_LEFT_MOUSE_UP:
+		return true;
+	case AGENT_ACTION_SCROLL:
+		return parse_scroll(args, a, err, errlen);
+	case AGENT_ACTION_WAIT:
+		return seconds_to_ms(args, 60, &a->duration_ms, err, errlen);
+	case AGENT_ACTION_SCREENSHOT:
+	case AGENT_ACTION_CURSOR_POSITION:
+		return true;
+	case AGENT_ACTION_ZOOM:
+		return parse_zoom(args, view, a, err, errlen);
+	default:
+		break;
+	}
+	/* In the table but without a parser here: refused, never guessed at. */
+	return perr(err, errlen, "action \"%s\" is not supported by this deskhand", a->name);
+}
+
 static bool parse_fields(const cJSON *args, const vision_view *view,
                          agent_computer_action *a, char *err, size_t errlen)
 {
@@ -119,99 +241,9 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 	if (!parse_point(args, "start_coordinate", view, &a->start_mx, &a->start_my,
 	                 &a->start_sx, &a->start_sy, &a->has_start, err, errlen))
 		return false;
-
-	const char *text = get_string(args, "text");
-	if (text != NULL) {
-		size_t n = strlen(text);
-		if (n > AC_MAX_TEXT)
-			return perr(err, errlen, "text is too long (%zu bytes, at most %d)", n, AC_MAX_TEXT);
-		a->text = strdup(text);
-		if (a->text == NULL)
-			return perr(err, errlen, "out of memory");
-	}
-
-	switch (a->kind) {
-	case AGENT_ACTION_KEY:
-		if (a->text == NULL)
-			return perr(err, errlen, "key needs \"text\" with the key combination");
-		return parse_combos(a->text, a, err, errlen);
-	case AGENT_ACTION_HOLD_KEY:
-		if (a->text == NULL)
-			return perr(err, errlen, "hold_key needs \"text\" with the key");
-		if (!parse_combos(a->text, a, err, errlen))
-			return false;
-		if (a->n_combos != 1)
-			return perr(err, errlen, "hold_key holds one key combination");
-		return seconds_to_ms(args, 100, &a->duration_ms, err, errlen);
-	case AGENT_ACTION_TYPE:
-	case AGENT_ACTION_FIND_TEXT:
-		if (a->text == NULL || a->text[0] == '\0')
-			return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
-		return true;
-	case AGENT_ACTION_MOUSE_MOVE:
-		if (!a->has_point)
-			return perr(err, errlen, "mouse_move needs \"coordinate\"");
-		return true;
-	case AGENT_ACTION_LEFT_CLICK:
-	case AGENT_ACTION_RIGHT_CLICK:
-	case AGENT_ACTION_MIDDLE_CLICK:
-	case AGENT_ACTION_DOUBLE_CLICK:
-	case AGENT_ACTION_TRIPLE_CLICK:
-		/* `text` names modifier keys held during the click. */
-		if (a->text != NULL && a->text[0] != '\0')
-			return parse_combos(a->text, a, err, errlen);
-		return true;
-	case AGENT_ACTION_LEFT_CLICK_DRAG:
-		if (!a->has_start || !a->has_point)
-			return perr(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
-		return true;
-	case AGENT_ACTION_LEFT_MOUSE_DOWN:
-	case AGENT_ACTION_LEFT_MOUSE_UP:
-		return true;
-	case AGENT_ACTION_SCROLL: {
-		const char *dir = get_string(args, "scroll_direction");
-		static const char *const dirs[] = {"up", "down", "left", "right"};
-		int d = -1;
-		for (int k = 0; dir != NULL && k < 4; k++)
-			if (strcmp(dir, dirs[k]) == 0)
-				d = k;
-		if (d < 0)
-			return perr(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
-		a->direction = (os_scroll)d;
-		long amount = 3;
-		const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
-		if (am != NULL && !json_int(am, 1, 100, &amount))
-			return perr(err, errlen, "scroll_amount must be a whole number from 1 to 100");
-		a->amount = (int)amount;
-		if (a->text != NULL && a->text[0] != '\0')
-			return parse_combos(a->text, a, err, errlen);
-		return true;
-	}
-	case AGENT_ACTION_WAIT:
-		return seconds_to_ms(args, 60, &a->duration_ms, err, errlen);
-	case AGENT_ACTION_SCREENSHOT:
-	case AGENT_ACTION_CURSOR_POSITION:
-		return true;
-	case AGENT_ACTION_ZOOM: {
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "region");
-		long v[4];
-		if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4)
-			return perr(err, errlen, "zoom needs \"region\": [x0, y0, x1, y1]");
-		for (int k = 0; k < 4; k++)
-			if (!json_int(cJSON_GetArrayItem(r, k), 0, 1000000, &v[k]))
-				return perr(err, errlen, "region must hold four whole numbers >= 0");
-		os_rect tmp;
-		if (!vision_model_rect_to_screen(view, (int)v[0], (int)v[1], (int)v[2], (int)v[3], &tmp))
-			return perr(err, errlen, "region: %s", vision_error());
-		for (int k = 0; k < 4; k++)
-			a->region[k] = (int)v[k];
-		return true;
-	}
-	default:
-		break;
-	}
-	/* In the table but without a parser here: refused, never guessed at. */
-	return perr(err, errlen, "action \"%s\" is not supported by this deskhand", a->name);
+	if (!parse_text(args, a, err, errlen))
+		return false;
+	return parse_kind(args, view, a, err, errlen);
 }
 
 bool agent_computer_parse(const cJSON *args, const vision_view *view,
@@ -419,107 +451,139 @@ static bool run_find_text(const agent_computer_ctx *ctx, const agent_computer_ac
 	return true;
 }
 
-bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_action *a,
-                        agent_computer_result *r)
+/* How performing an action went: done (the result's text still to be
+ * written), os/ failed, or the result is complete as it is. */
+enum outcome { OUTCOME_DONE, OUTCOME_FAILED, OUTCOME_FINAL };
+
+static enum outcome done_if(bool ok)
 {
-	memset(r, 0, sizeof(*r));
-	os_display *d = ctx->display;
+	return ok ? OUTCOME_DONE : OUTCOME_FAILED;
+}
+
+static bool press_combos(os_display *d, const agent_computer_action *a)
+{
 	bool ok = true;
-	r->want_screenshot = true;
+	for (int i = 0; i < a->n_combos && ok; i++)
+		ok = os_key_combo(d, &a->combos[i]);
+	return ok;
+}
+
+/* left_mouse_down / left_mouse_up, after moving to the point if there is one. */
+static bool mouse_button(os_display *d, const agent_computer_action *a)
+{
+	bool ok = true;
+	if (a->has_point)
+		ok = os_mouse_move(d, a->sx, a->sy);
+	if (ok)
+		ok = os_mouse_button(d, OS_BUTTON_LEFT, a->kind == AGENT_ACTION_LEFT_MOUSE_DOWN);
+	return ok;
+}
+
+static bool scroll(os_display *d, const agent_computer_action *a)
+{
+	bool ok = true;
+	if (a->has_point)
+		ok = os_mouse_move(d, a->sx, a->sy);
+	if (ok)
+		ok = mods(d, a, true);
+	if (ok)
+		ok = os_mouse_scroll(d, a->direction, a->amount);
+	/* Release held modifiers even when the scroll failed. */
+	return mods(d, a, false) && ok;
+}
+
+static enum outcome cursor_position(const agent_computer_ctx *ctx, agent_computer_result *r)
+{
+	r->want_screenshot = false;
+	int x, y, mx, my;
+	if (!os_pointer(ctx->display, &x, &y))
+		return OUTCOME_FAILED;
+	if (!vision_screen_to_model(ctx->view, x, y, &mx, &my))
+		set_text(r, false, "the pointer is outside the screenshot's monitor (screen %d,%d)", x, y);
+	else
+		set_text(r, false, "X=%d,Y=%d", mx, my);
+	r->pointer_x = x;
+	r->pointer_y = y;
+	return OUTCOME_FINAL;
+}
+
+static enum outcome zoom(const agent_computer_ctx *ctx, const agent_computer_action *a,
+                         agent_computer_result *r)
+{
+	r->want_screenshot = false;
+	r->image = vision_zoom(ctx->display, ctx->view, a->region[0], a->region[1], a->region[2],
+	                       a->region[3], ctx->max_w, ctx->max_h, &r->image_view);
+	if (r->image == NULL) {
+		set_text(r, true, "zoom: %s", vision_error());
+		return OUTCOME_FINAL;
+	}
+	set_text(r, false, "zoomed into [%d,%d,%d,%d], shown at %dx%d", a->region[0],
+	         a->region[1], a->region[2], a->region[3], r->image->width, r->image->height);
+	return OUTCOME_DONE;
+}
+
+static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_action *a,
+                            agent_computer_result *r)
+{
+	os_display *d = ctx->display;
 	switch (a->kind) {
 	case AGENT_ACTION_KEY:
-		for (int i = 0; i < a->n_combos && ok; i++)
-			ok = os_key_combo(d, &a->combos[i]);
-		break;
+		return done_if(press_combos(d, a));
 	case AGENT_ACTION_TYPE:
-		ok = os_type(d, a->text, strlen(a->text), -1);
-		break;
+		return done_if(os_type(d, a->text, strlen(a->text), -1));
 	case AGENT_ACTION_MOUSE_MOVE:
-		ok = os_mouse_move(d, a->sx, a->sy);
-		break;
+		return done_if(os_mouse_move(d, a->sx, a->sy));
 	case AGENT_ACTION_LEFT_CLICK:
-		ok = click(d, a, OS_BUTTON_LEFT, 1);
-		break;
+		return done_if(click(d, a, OS_BUTTON_LEFT, 1));
 	case AGENT_ACTION_RIGHT_CLICK:
-		ok = click(d, a, OS_BUTTON_RIGHT, 1);
-		break;
+		return done_if(click(d, a, OS_BUTTON_RIGHT, 1));
 	case AGENT_ACTION_MIDDLE_CLICK:
-		ok = click(d, a, OS_BUTTON_MIDDLE, 1);
-		break;
+		return done_if(click(d, a, OS_BUTTON_MIDDLE, 1));
 	case AGENT_ACTION_DOUBLE_CLICK:
-		ok = click(d, a, OS_BUTTON_LEFT, 2);
-		break;
+		return done_if(click(d, a, OS_BUTTON_LEFT, 2));
 	case AGENT_ACTION_TRIPLE_CLICK:
-		ok = click(d, a, OS_BUTTON_LEFT, 3);
-		break;
+		return done_if(click(d, a, OS_BUTTON_LEFT, 3));
 	case AGENT_ACTION_LEFT_CLICK_DRAG:
-		ok = os_mouse_drag(d, a->start_sx, a->start_sy, a->sx, a->sy, OS_BUTTON_LEFT);
-		break;
+		return done_if(os_mouse_drag(d, a->start_sx, a->start_sy, a->sx, a->sy, OS_BUTTON_LEFT));
 	case AGENT_ACTION_LEFT_MOUSE_DOWN:
 	case AGENT_ACTION_LEFT_MOUSE_UP:
-		if (a->has_point)
-			ok = os_mouse_move(d, a->sx, a->sy);
-		if (ok)
-			ok = os_mouse_button(d, OS_BUTTON_LEFT, a->kind == AGENT_ACTION_LEFT_MOUSE_DOWN);
-		break;
+		return done_if(mouse_button(d, a));
 	case AGENT_ACTION_SCROLL:
-		if (a->has_point)
-			ok = os_mouse_move(d, a->sx, a->sy);
-		if (ok)
-			ok = mods(d, a, true);
-		if (ok)
-			ok = os_mouse_scroll(d, a->direction, a->amount);
-		ok = mods(d, a, false) && ok;
-		break;
+		return done_if(scroll(d, a));
 	case AGENT_ACTION_HOLD_KEY:
-		ok = os_key_hold(d, &a->combos[0], a->duration_ms);
-		break;
+		return done_if(os_key_hold(d, &a->combos[0], a->duration_ms));
 	case AGENT_ACTION_WAIT:
-		if (!agent_sleep_ms(a->duration_ms, ctx->cancel)) {
-			set_text(r, true, "wait was interrupted");
-			return true;
-		}
-		break;
+		if (agent_sleep_ms(a->duration_ms, ctx->cancel))
+			return OUTCOME_DONE;
+		set_text(r, true, "wait was interrupted");
+		return OUTCOME_FINAL;
 	case AGENT_ACTION_SCREENSHOT:
-		break;
-	case AGENT_ACTION_CURSOR_POSITION: {
-		r->want_screenshot = false;
-		int x, y, mx, my;
-		if (!os_pointer(d, &x, &y)) {
-			ok = false;
-			break;
-		}
-		if (!vision_screen_to_model(ctx->view, x, y, &mx, &my))
-			set_text(r, false, "the pointer is outside the screenshot's monitor (screen %d,%d)", x, y);
-		else
-			set_text(r, false, "X=%d,Y=%d", mx, my);
-		r->pointer_x = x;
-		r->pointer_y = y;
-		return true;
-	}
-	case AGENT_ACTION_ZOOM: {
-		r->want_screenshot = false;
-		r->image = vision_zoom(d, ctx->view, a->region[0], a->region[1], a->region[2],
-		                       a->region[3], ctx->max_w, ctx->max_h, &r->image_view);
-		if (r->image == NULL) {
-			set_text(r, true, "zoom: %s", vision_error());
-			return true;
-		}
-		set_text(r, false, "zoomed into [%d,%d,%d,%d], shown at %dx%d", a->region[0],
-		         a->region[1], a->region[2], a->region[3], r->image->width, r->image->height);
-		break;
-	}
+		return OUTCOME_DONE;
+	case AGENT_ACTION_CURSOR_POSITION:
+		return cursor_position(ctx, r);
+	case AGENT_ACTION_ZOOM:
+		return zoom(ctx, a, r);
 	case AGENT_ACTION_FIND_TEXT:
 		/* The answer comes with the screen it was read from. */
 		run_find_text(ctx, a, r);
-		break;
+		return OUTCOME_DONE;
 	default:
 		/* The parser refuses such kinds; should one arrive, it does nothing. */
 		set_text(r, true, "%s: not supported by this deskhand", a->name);
 		r->want_screenshot = false;
-		break;
+		return OUTCOME_DONE;
 	}
-	if (!ok) {
+}
+
+bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_action *a,
+                        agent_computer_result *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->want_screenshot = true;
+	enum outcome o = perform(ctx, a, r);
+	if (o == OUTCOME_FINAL)
+		return true;
+	if (o == OUTCOME_FAILED) {
 		/* A lost display is deskhand's failure; anything else the model's. */
 		set_text(r, true, "%s failed: %s", a->name, os_error());
 		r->want_screenshot = false;
@@ -528,7 +592,7 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 		set_text(r, false, "done: %s", desc ? desc : a->name);
 		free(desc);
 	}
-	if (!os_pointer(d, &r->pointer_x, &r->pointer_y))
+	if (!os_pointer(ctx->display, &r->pointer_x, &r->pointer_y))
 		r->pointer_x = r->pointer_y = -1;
 	return true;
 }

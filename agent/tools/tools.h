@@ -5,7 +5,8 @@
  * strict parsing against the last screenshot's view and their description
  * and JSON form (computer.h).
  * Owns: the action table; the runner that turns a parsed action into os/
- * calls (computer-run.h), a side door that only agent/safety/gate.c uses.
+ * calls (computer-run.h), a side door that only the gate uses
+ * (agent/safety/gate_action.c).
  * May call: agent/util, os/, vision/, cJSON.
  */
 #ifndef DESKHAND_AGENT_TOOLS_H

@@ -136,6 +136,114 @@ static void code_line_char(agent_md *md, char c)
 }
 
 /* Decides what the held-back line start is, once `c` makes it clear. */
+/*
+ * The markers a line may start with, tried on the characters held at its
+ * start (p, n of them, c the newest). Each returns true when they are its
+ * marker or may still become it: written as that marker, or held for more.
+ */
+
+/* Opening fence: "```label\n". */
+static bool fence_start(agent_md *md, const char *p, size_t n, char c)
+{
+	if (strncmp(p, "```", n < 3 ? n : 3) != 0)
+		return false;
+	if (n < 3)
+		return true;
+	if (c != '\n' && n < sizeof(md->pending) - 1)
+		return true;
+	/* Label complete (or too long to hold: keep what we have). */
+	size_t lab = n - 3;
+	if (lab > 0 && p[n - 1] == '\n')
+		lab--;
+	outs(md, "\033[2m── ");
+	out(md, lab > 0 ? p + 3 : "code", lab > 0 ? lab : 4);
+	outs(md, " ──" SGR_RESET "\n");
+	md->in_code_block = true;
+	md->npending = 0;
+	if (c != '\n') {
+		/* An over-long label: drop the rest of the fence line. */
+		md->code_fence_line = true;
+		md->at_line_start = false;
+	} else {
+		md->at_line_start = true;
+	}
+	return true;
+}
+
+/* Heading: 1-6 '#' then a space. */
+static bool heading_start(agent_md *md, const char *p, size_t n, char c)
+{
+	size_t hashes = strspn(p, "#");
+	if (hashes == n && n <= 6)
+		return true;
+	if (hashes >= 1 && hashes <= 6 && hashes == n - 1 && c == ' ') {
+		md->heading = true;
+		md->npending = 0;
+		md->at_line_start = false;
+		style(md);
+		return true;
+	}
+	return false;
+}
+
+/* Bullet: "- ", "* ", "+ " (after the indentation already written). */
+static bool bullet_start(agent_md *md, const char *p, size_t n, char c)
+{
+	if (n == 1 && (c == '-' || c == '*' || c == '+'))
+		return true;
+	if (n == 2 && (p[0] == '-' || p[0] == '*' || p[0] == '+') && c == ' ') {
+		outs(md, "• ");
+		md->npending = 0;
+		md->at_line_start = false;
+		return true;
+	}
+	return false;
+}
+
+/* Numbered item: digits then ". ". */
+static bool number_start(agent_md *md, const char *p, size_t n, char c)
+{
+	size_t digits = strspn(p, "0123456789");
+	if (digits == n && n <= 9)
+		return true;
+	if (digits >= 1 && digits == n - 1 && c == '.')
+		return true;
+	if (digits >= 1 && digits == n - 2 && p[n - 2] == '.' && c == ' ') {
+		outs(md, "\033[1m");
+		out(md, p, n - 1);
+		outs(md, SGR_RESET " ");
+		md->npending = 0;
+		md->at_line_start = false;
+		return true;
+	}
+	return false;
+}
+
+/* Quote: "> ". */
+static bool quote_start(agent_md *md, const char *p, size_t n, char c)
+{
+	if (n == 1 && c == '>')
+		return true;
+	if (n == 2 && p[0] == '>' && c == ' ') {
+		outs(md, "\033[2m│" SGR_RESET " ");
+		md->npending = 0;
+		md->at_line_start = false;
+		return true;
+	}
+	return false;
+}
+
+/* Indentation passes through and keeps us at a line start. */
+static bool indentation(agent_md *md, size_t n, char c)
+{
+	if (n == 1 && (c == ' ' || c == '\t')) {
+		out(md, &c, 1);
+		md->npending = 0;
+		return true;
+	}
+	return false;
+}
+
 static void line_start_char(agent_md *md, char c)
 {
 	char *p = md->pending;
@@ -144,80 +252,9 @@ static void line_start_char(agent_md *md, char c)
 		p[n++] = c;
 	md->npending = n;
 	p[n] = '\0';
-
-	/* Opening fence: "```label\n". */
-	if (strncmp(p, "```", n < 3 ? n : 3) == 0) {
-		if (n < 3)
-			return;
-		if (c != '\n' && n < sizeof(md->pending) - 1)
-			return;
-		/* Label complete (or too long to hold: keep what we have). */
-		size_t lab = n - 3;
-		if (lab > 0 && p[n - 1] == '\n')
-			lab--;
-		outs(md, "\033[2m── ");
-		out(md, lab > 0 ? p + 3 : "code", lab > 0 ? lab : 4);
-		outs(md, " ──" SGR_RESET "\n");
-		md->in_code_block = true;
-		md->npending = 0;
-		if (c != '\n') {
-			/* An over-long label: drop the rest of the fence line. */
-			md->code_fence_line = true;
-			md->at_line_start = false;
-		} else {
-			md->at_line_start = true;
-		}
+	if (fence_start(md, p, n, c) || heading_start(md, p, n, c) || bullet_start(md, p, n, c) ||
+	    number_start(md, p, n, c) || quote_start(md, p, n, c) || indentation(md, n, c))
 		return;
-	}
-	/* Heading: 1-6 '#' then a space. */
-	size_t hashes = strspn(p, "#");
-	if (hashes == n && n <= 6)
-		return;
-	if (hashes >= 1 && hashes <= 6 && hashes == n - 1 && c == ' ') {
-		md->heading = true;
-		md->npending = 0;
-		md->at_line_start = false;
-		style(md);
-		return;
-	}
-	/* Bullet: "- ", "* ", "+ " (after the indentation already written). */
-	if (n == 1 && (c == '-' || c == '*' || c == '+'))
-		return;
-	if (n == 2 && (p[0] == '-' || p[0] == '*' || p[0] == '+') && c == ' ') {
-		outs(md, "• ");
-		md->npending = 0;
-		md->at_line_start = false;
-		return;
-	}
-	/* Numbered item: digits then ". ". */
-	size_t digits = strspn(p, "0123456789");
-	if (digits == n && n <= 9)
-		return;
-	if (digits >= 1 && digits == n - 1 && c == '.')
-		return;
-	if (digits >= 1 && digits == n - 2 && p[n - 2] == '.' && c == ' ') {
-		outs(md, "\033[1m");
-		out(md, p, n - 1);
-		outs(md, SGR_RESET " ");
-		md->npending = 0;
-		md->at_line_start = false;
-		return;
-	}
-	/* Quote: "> ". */
-	if (n == 1 && c == '>')
-		return;
-	if (n == 2 && p[0] == '>' && c == ' ') {
-		outs(md, "\033[2m│" SGR_RESET " ");
-		md->npending = 0;
-		md->at_line_start = false;
-		return;
-	}
-	/* Indentation passes through and keeps us at a line start. */
-	if (n == 1 && (c == ' ' || c == '\t')) {
-		out(md, &c, 1);
-		md->npending = 0;
-		return;
-	}
 	/* Nothing special: replay what was held as ordinary text. */
 	md->npending = 0;
 	md->at_line_start = false;

@@ -2,15 +2,18 @@
 the code. Whatever a later change writes, the linker's view says who can
 reach the desktop and run model code:
 
-- agent_computer_run (an action reaches the desktop) and exec_sessions_run
-  (model code runs) are referred to by agent/safety/gate.c alone;
+- agent_computer_run (an action reaches the desktop) is referred to by the
+  gate's action runner (agent/safety/gate_action.c) alone, exec_sessions_run
+  (model code runs) by its code runner (agent/safety/gate_code.c) alone, and
+  those runners (gate_run_action, gate_run_code) by agent/safety/gate.c
+  alone, the object that defines agent_gate_tool_call;
 - os/'s input functions (mouse, keys, typing) by the runner the gate calls
   (agent/tools/computer.c) and by the human's own commands (agent/cli/cmd_input.c:
   `deskhand click ...`, typed by a person, never by a model);
 - exec_session_run by the executors themselves and the human's
   `deskhand exec` (agent/cli/cmd_exec.c);
-- agent/tools/computer-run.h, the runner's door, is included by the gate
-  and the runner only."""
+- agent/tools/computer-run.h, the runner's door, is included by the gate's
+  action runner and the runner only."""
 import glob
 import os
 import re
@@ -22,9 +25,15 @@ import harness as h
 OS_INPUT = ["os_mouse_move", "os_mouse_click", "os_mouse_button", "os_mouse_drag",
             "os_mouse_scroll", "os_key_combo", "os_key_down", "os_key_up", "os_key_hold",
             "os_type"]
+# The gate's way in, and the runners only it may call (gate-internal.h).
+GATE = "agent/safety/gate.c"
+GATE_RUNNERS = {"gate_run_action": "agent/safety/gate_action.c",
+                "gate_run_code": "agent/safety/gate_code.c"}
 RULES = {
-    "agent_computer_run": {"agent/safety/gate.c"},
-    "exec_sessions_run": {"agent/safety/gate.c"},
+    "agent_computer_run": {"agent/safety/gate_action.c"},
+    "exec_sessions_run": {"agent/safety/gate_code.c"},
+    "gate_run_action": {GATE},
+    "gate_run_code": {GATE},
     "exec_session_run": {"agent/cli/cmd_exec.c", "executors/*"},
 }
 RULES.update({sym: {"agent/tools/computer.c", "agent/cli/cmd_input.c", "os/*"}
@@ -56,6 +65,12 @@ def references(obj):
     return {line.split()[-1] for line in r.stdout.decode().splitlines() if line.strip()}
 
 
+def definitions(obj):
+    r = subprocess.run(["nm", "--defined-only", "-g", obj], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, check=True)
+    return {line.split()[-1] for line in r.stdout.decode().splitlines() if line.strip()}
+
+
 def allowed(src, patterns):
     return any(src == p or (p.endswith("/*") and src.startswith(p[:-1]))
                for p in patterns)
@@ -64,16 +79,28 @@ def allowed(src, patterns):
 class OneGate(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
-        cls.refs = {src: references(o) for src, o in product_objects()}
+        objs = product_objects()
+        cls.refs = {src: references(o) for src, o in objs}
+        cls.defs = {src: definitions(o) for src, o in objs}
 
     def test_the_objects_are_all_there(self):
         # The check below means nothing if it looked at no objects.
         for src in ("agent/safety/gate.c", "agent/tools/computer.c", "agent/cli/cmd_input.c",
-                    "agent/session/loop.c", "agent/cli/main.c", "executors/exec_session.c"):
+                    "agent/session/loop.c", "agent/cli/main.c", "executors/exec_sessions.c"):
             self.assertIn(src, self.refs)
-        self.assertIn("agent_computer_run", self.refs["agent/safety/gate.c"])
-        self.assertIn("exec_sessions_run", self.refs["agent/safety/gate.c"])
+        self.assertIn("agent_computer_run", self.refs["agent/safety/gate_action.c"])
+        self.assertIn("exec_sessions_run", self.refs["agent/safety/gate_code.c"])
         self.assertIn("os_mouse_click", self.refs["agent/tools/computer.c"])
+
+    def test_the_runners_are_reached_through_the_gate(self):
+        # The runners are the gate's own functions, defined where the rules
+        # above expect them, and called from the object of agent_gate_tool_call.
+        self.assertIn("agent_gate_tool_call", self.defs[GATE])
+        for runner, src in sorted(GATE_RUNNERS.items()):
+            self.assertIn(runner, self.defs[src])
+            self.assertIn(runner, self.refs[GATE])
+            definers = sorted(s for s, d in self.defs.items() if runner in d)
+            self.assertEqual(definers, [src])
 
     def test_who_reaches_the_desktop_and_runs_code(self):
         for sym, patterns in sorted(RULES.items()):
@@ -90,7 +117,7 @@ class OneGate(unittest.TestCase):
             with open(path, errors="replace") as f:
                 if '#include "agent/tools/computer-run.h"' in f.read():
                     found.append(rel)
-        self.assertEqual(sorted(found), ["agent/safety/gate.c", "agent/tools/computer.c"])
+        self.assertEqual(sorted(found), ["agent/safety/gate_action.c", "agent/tools/computer.c"])
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ DOORS = {
     "ui": "agent/ui/terminal.h",
     "util": "agent/util/textutil.h",
 }
-SIDE_DOORS = {("agent/safety/gate.c", "agent/tools/computer-run.h")}
+SIDE_DOORS = {("agent/safety/gate_action.c", "agent/tools/computer-run.h")}
 # Who may use whom: the one direction of agent/meson.build.
 ALLOWED = {
     "cli": {"session", "safety", "util"},

@@ -1,0 +1,240 @@
+/*
+ * agent/safety/gate — what is proposed: a tool call parsed into a proposal,
+ * scanned, recorded as proposed, and edited by the user.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "agent/safety/gate-internal.h"
+#include "agent/util/textutil.h"
+
+void gate_proposal_finish(proposal *p)
+{
+	free(p->language);
+	free(p->code);
+	if (p->has_action)
+		agent_computer_action_finish(&p->action);
+	agent_scan_result_destroy(p->scan);
+}
+
+static bool parse_execute(agent_gate *g, const cJSON *args, proposal *p,
+                          char *err, size_t errlen)
+{
+	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
+	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
+	const cJSON *disp = cJSON_GetObjectItemCaseSensitive(args, "display");
+	if (!cJSON_IsString(lang)) {
+		snprintf(err, errlen, "execute needs \"language\" (python, shell, javascript, ruby or r)");
+		return false;
+	}
+	if (!cJSON_IsString(code)) {
+		snprintf(err, errlen, "execute needs \"code\" as a string");
+		return false;
+	}
+	if (disp != NULL && !cJSON_IsBool(disp) && !cJSON_IsNull(disp)) {
+		snprintf(err, errlen, "\"display\" must be true or false");
+		return false;
+	}
+	exec_lang el;
+	if (!exec_lang_from_name(lang->valuestring, &el)) {
+		snprintf(err, errlen, "unknown language \"%.40s\" (python, shell, javascript, ruby or r)",
+		         lang->valuestring);
+		return false;
+	}
+	p->language = strdup(lang->valuestring);
+	p->code = strdup(code->valuestring);
+	p->display = cJSON_IsTrue(disp);
+	if (p->display && g->display == NULL && getenv("DISPLAY") == NULL) {
+		snprintf(err, errlen, "no display is available to this code (no DISPLAY)");
+		return false;
+	}
+	p->kind = p->display ? AGENT_POLICY_CODE_DISPLAY : AGENT_POLICY_CODE;
+	return p->language != NULL && p->code != NULL;
+}
+
+bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal *p,
+                       char *err, size_t errlen)
+{
+	if (call->args == NULL) {
+		snprintf(err, errlen, "the arguments are not a JSON object: %s",
+		         call->args_error ? call->args_error : "unparsable");
+		return false;
+	}
+	if (strcmp(call->name, "execute") == 0)
+		return parse_execute(g, call->args, p, err, errlen);
+	bool find_text = strcmp(call->name, "find_text") == 0;
+	if (strcmp(call->name, "computer") == 0 || find_text) {
+		if (g->display == NULL) {
+			snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
+			return false;
+		}
+		/* find_text is also a tool of its own (Anthropic's native tool
+		 * cannot take new actions): the same action underneath. */
+		cJSON *args = find_text ? cJSON_Duplicate(call->args, 1) : NULL;
+		if (args != NULL) {
+			cJSON_DeleteItemFromObjectCaseSensitive(args, "action");
+			cJSON_AddStringToObject(args, "action", "find_text");
+		}
+		bool ok = agent_computer_parse(args != NULL ? args : call->args, &g->view,
+		                               &p->action, err, errlen);
+		cJSON_Delete(args);
+		if (!ok)
+			return false;
+		p->has_action = true;
+		p->kind = agent_policy_action_kind(p->action.kind);
+		return true;
+	}
+	snprintf(err, errlen, "unknown tool \"%.60s\" (the tools are execute%s)", call->name,
+	         g->display ? ", computer and find_text" : "");
+	return false;
+}
+
+/*
+ * Scans the code, or the text a `type` action would type: typed into a
+ * terminal it runs as a shell command, so it is read as one.
+ */
+bool gate_scan(agent_gate *g, proposal *p)
+{
+	agent_scan_lang lang = AGENT_SCAN_SHELL;
+	const char *text = p->has_action ? p->action.text : p->code;
+	p->scanned = true;
+	agent_scan_result_destroy(p->scan);
+	p->scan = NULL;
+	if (text == NULL || (!p->has_action && !agent_scan_lang_parse(p->language, &lang))) {
+		/* No rules for this language: scanned, nothing found. */
+		agent_gate_logged(g, agent_audit_scanned(g->audit, p->id, p->kind, NULL));
+		return true;
+	}
+	if (g->rules == NULL) {
+		g->rules = agent_scan_rules_load(NULL, true);
+		if (g->rules == NULL) {
+			agent_term_error(g->term, "scanner: %s", agent_scan_error());
+			return false;
+		}
+	}
+	p->scan = agent_scan(g->rules, lang, text, strlen(text));
+	if (p->scan == NULL) {
+		agent_term_error(g->term, "scanner: %s", agent_scan_error());
+		return false;
+	}
+	agent_gate_logged(g, agent_audit_scanned(g->audit, p->id, p->kind, p->scan));
+	return true;
+}
+
+char *gate_findings_text(const agent_scan_result *r)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	for (size_t i = 0; r != NULL && i < r->count; i++)
+		agent_buf_printf(&b, "%sline %d: %s [%s, %s]", i ? "\n" : "", r->findings[i].line,
+		                 r->findings[i].message, r->findings[i].rule_id,
+		                 agent_scan_severity_name(r->findings[i].severity));
+	return agent_buf_steal(&b);
+}
+
+/* Records the proposal (again, after an edit: the newest one counts). */
+void gate_audit_proposed(agent_gate *g, const proposal *p)
+{
+	if (!p->has_action) {
+		agent_gate_logged(g, agent_audit_proposed_code(g->audit, p->id, p->kind, p->language,
+		                                               p->code, strlen(p->code)));
+		return;
+	}
+	char *json = agent_computer_to_json(&p->action);
+	cJSON *o = json ? cJSON_Parse(json) : NULL;
+	agent_gate_logged(g, agent_audit_proposed_action(g->audit, p->id, p->kind, o));
+	cJSON_Delete(o);
+	free(json);
+}
+
+/*
+ * Opens `text` in the user's editor and returns what was saved. The editor
+ * ($VISUAL, $EDITOR, else vi) is the user's own setting and may carry
+ * arguments ("code -w"), so it is word-split by /bin/sh from the
+ * environment; the file name travels as a separate argument, and nothing of
+ * the model's text is ever part of the command.
+ */
+static char *edit_text(agent_gate *g, const char *text)
+{
+	char path[] = "/tmp/deskhand-edit-XXXXXX.txt";
+	int fd = mkstemps(path, 4);
+	if (fd < 0) {
+		agent_term_warning(g->term, "cannot create a file to edit: %s", strerror(errno));
+		return NULL;
+	}
+	size_t len = strlen(text);
+	bool ok = write(fd, text, len) == (ssize_t)len;
+	close(fd);
+	char *result = NULL;
+	if (!ok)
+		goto out;
+	agent_term_tty_release(g->term);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/bin/sh", "sh", "-c", "exec $DESKHAND_EDITOR \"$1\"", "sh", path, (char *)NULL);
+		_exit(127);
+	}
+	int st = 0;
+	if (pid > 0)
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+	agent_term_tty_reclaim(g->term);
+	if (pid < 0)
+		goto out;
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		agent_term_warning(g->term, "the editor failed; nothing was changed");
+		goto out;
+	}
+	result = agent_read_file(path, 16u << 20, NULL);
+	if (result == NULL)
+		agent_term_warning(g->term, "cannot read the edited file: %s", strerror(errno));
+out:
+	unlink(path);
+	return result;
+}
+
+/* Lets the user edit the proposal; true when it changed and parsed. */
+bool gate_edit_proposal(agent_gate *g, proposal *p)
+{
+	const char *ed = getenv("VISUAL");
+	if (ed == NULL || ed[0] == '\0')
+		ed = getenv("EDITOR");
+	setenv("DESKHAND_EDITOR", ed != NULL && ed[0] != '\0' ? ed : "vi", 1);
+	if (!p->has_action) {
+		char *code = edit_text(g, p->code);
+		if (code == NULL)
+			return false;
+		free(p->code);
+		p->code = code;
+	} else {
+		char *json = agent_computer_to_json(&p->action);
+		char *edited = json ? edit_text(g, json) : NULL;
+		free(json);
+		if (edited == NULL)
+			return false;
+		cJSON *args = cJSON_Parse(edited);
+		free(edited);
+		agent_computer_action a;
+		char err[256];
+		if (args == NULL || !agent_computer_parse(args, &g->view, &a, err, sizeof(err))) {
+			agent_term_warning(g->term, "the edited action is not valid: %s",
+			                   args == NULL ? "not JSON" : err);
+			cJSON_Delete(args);
+			return false;
+		}
+		cJSON_Delete(args);
+		agent_computer_action_finish(&p->action);
+		p->action = a;
+		p->kind = agent_policy_action_kind(a.kind);
+	}
+	/* What the user edited is a new proposal: record it, scan it anew. */
+	p->scanned = false;
+	agent_scan_result_destroy(p->scan);
+	p->scan = NULL;
+	gate_audit_proposed(g, p);
+	return true;
+}

@@ -1,0 +1,298 @@
+/*
+ * executors/exec — what /proc tells of a session's processes: read by the
+ * supervisor inside the namespaces (async-signal-safe: no stdio, no
+ * allocation) and by deskhand to judge when a block's work is done.
+ */
+#include <fcntl.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "executors/exec-internal.h"
+
+static bool parse_pid(const char *name, pid_t *out)
+{
+	long v = 0;
+	if (*name == '\0')
+		return false;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9' || v > INT_MAX / 10)
+			return false;
+		v = v * 10 + (*name - '0');
+	}
+	*out = (pid_t)v;
+	return true;
+}
+
+/* Reads /proc/PID/stat without stdio; false when the process is gone. */
+bool exec_proc_info_read(pid_t pid, struct exec_proc_info *out)
+{
+	char path[40] = "/proc/", buf[1024];
+	size_t n = 6;
+	char digits[16];
+	int d = 0;
+	do {
+		digits[d++] = (char)('0' + pid % 10);
+		pid /= 10;
+	} while (pid > 0);
+	while (d > 0)
+		path[n++] = digits[--d];
+	memcpy(path + n, "/stat", 6);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	const char *p = strrchr(buf, ')');       /* the name may contain anything */
+	if (p == NULL || p[1] != ' ')
+		return false;
+	/* Fields after the name, counted as proc(5) does: 3 state, 4 ppid,
+	 * 5 pgrp, ..., 22 starttime. */
+	p += 2;
+	for (int field = 3; field <= 22; field++) {
+		unsigned long long v = 0;
+		bool digits_only = *p != '\0' && *p != ' ';
+		for (; *p != '\0' && *p != ' '; p++) {
+			if (*p >= '0' && *p <= '9')
+				v = v * 10 + (unsigned long long)(*p - '0');
+			else
+				digits_only = false;
+		}
+		if (*p == ' ')
+			p++;
+		else if (field < 22)
+			return false;
+		if (field == 4 || field == 5 || field == 22) {
+			if (!digits_only)
+				return false;
+			if (field == 4)
+				out->ppid = (pid_t)v;
+			else if (field == 5)
+				out->pgrp = (pid_t)v;
+			else
+				out->start = v;
+		}
+	}
+	return true;
+}
+
+/* Calls fn for every process listed in this pid namespace's /proc. */
+void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
+{
+	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return;
+	char buf[8192];
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, buf, sizeof(buf));
+		if (n <= 0)
+			break;
+		for (long off = 0; off < n;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			const char *name = buf + off + 19;
+			pid_t pid;
+			if (parse_pid(name, &pid))
+				fn(pid, arg);
+			off += reclen;
+		}
+	}
+	close(dfd);
+}
+
+/* ---- when is a block's work done? ------------------------------------------
+ *
+ * The driver's report cannot be trusted alone: the code runs in the same
+ * process and can learn the marker (from the driver's variables, memory or
+ * the blocks pipe) and report the end while it keeps working. What the code
+ * cannot fake is the kernel's view, read here from the host's /proc: the
+ * interpreter's main thread blocked reading the blocks pipe (node: waiting
+ * in its event loop), how many threads it has, which processes of the
+ * session are alive.
+ */
+
+static void find_interp(pid_t pid, void *arg)
+{
+	exec_session *s = arg;
+	struct exec_proc_info info;
+	if (s->interp_pid == 0 && exec_proc_info_read(pid, &info) && info.ppid == s->sup_pid)
+		s->interp_pid = pid;
+}
+
+/* Threads of the interpreter, -1 when it cannot be read. */
+int exec_interp_threads(const exec_session *s)
+{
+	char path[48];
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->interp_pid);
+	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	char buf[4096];
+	int n = 0;
+	long got;
+	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < got;) {
+			unsigned short reclen;
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			n += buf[off + 19] != '.';
+			off += reclen;
+		}
+	close(dfd);
+	return n;
+}
+
+/*
+ * 1 when the main thread waits for the next block, 0 when it is doing
+ * something else, -1 when this kernel does not tell (no
+ * /proc/PID/syscall): then the driver's report is all there is.
+ */
+int exec_interp_idle(const exec_session *s)
+{
+	if (s->interp_pid == 0)
+		return -1;
+	char path[64], buf[256];
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)s->interp_pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	ssize_t len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return -1;
+	buf[len] = '\0';
+	char *end;
+	long nr = strtol(buf, &end, 10);
+	if (end == buf)
+		return 0;                   /* "running" */
+	unsigned long arg0 = strtoul(end, NULL, 16);
+	if (s->lang == EXEC_JAVASCRIPT)
+		return nr == SYS_epoll_pwait
+#ifdef SYS_epoll_wait
+		       || nr == SYS_epoll_wait
+#endif
+#ifdef SYS_epoll_pwait2
+		       || nr == SYS_epoll_pwait2
+#endif
+		       ;
+	if (nr != SYS_read || arg0 > INT_MAX)
+		return 0;
+	char link[64];
+	snprintf(path, sizeof(path), "/proc/%d/fd/%lu", (int)s->interp_pid, arg0);
+	ssize_t l = readlink(path, link, sizeof(link) - 1);
+	if (l <= 0)
+		return 0;
+	link[l] = '\0';
+	return strcmp(link, s->blocks_link) == 0;
+}
+
+/* After the interpreter started: who it is, and its threads once its
+ * driver waits for the first block (node starts several). */
+void exec_note_interpreter(exec_session *s, long long deadline)
+{
+	struct stat st;
+	s->interp_pid = 0;
+	s->base_threads = -1;
+	s->lingering = false;
+	s->blocks_link[0] = '\0';
+	if (fstat(s->code_fd, &st) == 0)
+		snprintf(s->blocks_link, sizeof(s->blocks_link), "pipe:[%llu]",
+		         (unsigned long long)st.st_ino);
+	/* A /proc mounted for another pid namespace (deskhand itself started
+	 * in a fresh one) names other processes: then nothing is read there. */
+	char self[32];
+	ssize_t l = readlink("/proc/self", self, sizeof(self) - 1);
+	if (l <= 0)
+		return;
+	self[l] = '\0';
+	if (atol(self) != (long)getpid())
+		return;
+	exec_each_process(find_interp, s);
+	if (s->interp_pid == 0)
+		return;
+	while (exec_interp_idle(s) == 0 && exec_now_ms() < deadline) {
+		struct timespec ts = {0, 2 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	s->base_threads = exec_interp_threads(s);
+}
+
+struct session_procs {
+	pid_t sup, interp;
+	unsigned long long since;
+	size_t n;
+	struct { pid_t pid, ppid; unsigned long long start; } p[1024];
+};
+
+static void collect_proc(pid_t pid, void *arg)
+{
+	struct session_procs *sp = arg;
+	struct exec_proc_info info;
+	if (sp->n < sizeof(sp->p) / sizeof(sp->p[0]) && exec_proc_info_read(pid, &info)) {
+		sp->p[sp->n].pid = pid;
+		sp->p[sp->n].ppid = info.ppid;
+		sp->p[sp->n].start = info.start;
+		sp->n++;
+	}
+}
+
+/* Processes of the session other than the interpreter started since
+ * `since`: the descendants of the supervisor (orphans come back to it). */
+int exec_block_processes(const exec_session *s, unsigned long long since)
+{
+	struct session_procs *sp = calloc(1, sizeof(*sp));
+	if (sp == NULL)
+		return 0;
+	exec_each_process(collect_proc, sp);
+	char *in = calloc(sp->n, 1);
+	int count = 0;
+	for (bool grew = in != NULL; grew;) {
+		grew = false;
+		for (size_t i = 0; i < sp->n; i++) {
+			if (in[i])
+				continue;
+			bool child = sp->p[i].ppid == s->sup_pid;
+			for (size_t j = 0; !child && j < sp->n; j++)
+				child = in[j] && sp->p[j].pid == sp->p[i].ppid;
+			if (child) {
+				in[i] = 1;
+				grew = true;
+				count += sp->p[i].pid != s->interp_pid && sp->p[i].start >= since;
+			}
+		}
+	}
+	free(in);
+	free(sp);
+	return count;
+}
+
+/* What the block left running after it said it was done, for its message. */
+void exec_lingering_note(exec_session *s, unsigned long long since, char *note, size_t size)
+{
+	note[0] = '\0';
+	if (s->interp_pid == 0)
+		return;
+	bool earlier = s->lingering;
+	int threads = exec_interp_threads(s);
+	int extra = s->base_threads > 0 && threads > s->base_threads ? threads - s->base_threads : 0;
+	int procs = exec_block_processes(s, since);
+	s->lingering = extra > 0 || procs > 0;
+	note[0] = '\0';
+	if (s->lingering)
+		snprintf(note, size, "work is still running after the block reported its end: "
+		         "%d thread%s of the interpreter besides its own, %d process%s this block "
+		         "started; what they print from now on is labelled as output of an earlier "
+		         "block's background work", extra, extra == 1 ? "" : "s", procs,
+		         procs == 1 ? "" : "es");
+	else if (earlier)
+		snprintf(note, size, "background work of an earlier block was running during "
+		         "this block: part of this output may be its");
+}
