@@ -5,10 +5,12 @@
  * Prints medians of `runs` repetitions (default 15). Used by
  * bench/screenshot; run alone as: screenshot-cost [RUNS] [--grid]
  */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "os/os.h"
 
@@ -79,6 +81,40 @@ static void time_encode(const os_image *img, int level, int filter,
 	free(t);
 }
 
+/*
+ * The screenshot command's path (os_capture_png_fd: strips, each band
+ * compressed as soon as it is there) against capture, then encode; to
+ * /dev/null, interleaved. The strips are used on a first capture only
+ * (bench/screenshot times that, whole process): here both should match.
+ */
+static bool time_to_png(os_display *d, int runs)
+{
+	int fd = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	double *t[2] = {calloc((size_t)runs, sizeof(double)),
+	                calloc((size_t)runs, sizeof(double))};
+	bool ok = fd >= 0 && t[0] != NULL && t[1] != NULL;
+	for (int i = 0; i < runs && ok; i++) {
+		double t0 = now_ms();
+		ok = os_capture_png_fd(d, NULL, fd, NULL);
+		double t1 = now_ms();
+		const os_image *img = os_capture_borrow(d, NULL);
+		ok = ok && img != NULL && os_png_write_fd(img, fd, NULL);
+		t[0][i] = t1 - t0;
+		t[1][i] = now_ms() - t1;
+	}
+	if (ok) {
+		printf("to PNG in strips           %7.2f ms\n", median(t[0], runs));
+		printf("to PNG, capture then encode %6.2f ms\n", median(t[1], runs));
+	} else {
+		fprintf(stderr, "screenshot-cost: %s\n", os_error());
+	}
+	free(t[0]);
+	free(t[1]);
+	if (fd >= 0)
+		close(fd);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	int runs = 15;
@@ -125,6 +161,8 @@ int main(int argc, char **argv)
 	if (img == NULL)
 		return 1;
 	time_encode(img, -1, -1, "default", runs);
+	if (!time_to_png(shm, runs))
+		return 1;
 	if (grid) {
 		static const struct {
 			int bits;

@@ -379,9 +379,12 @@ static bool shm_ensure(os_display *d, struct os_capture_state *st, size_t need)
 	return true;
 }
 
-/* One SHM grab of r; false with os_error() set when SHM cannot be used. */
-static XImage *grab_shm(os_display *d, struct os_capture_state *st,
-                        const os_rect *r)
+/*
+ * The header over the segment for a grab of r, the segment grown to fit;
+ * NULL with os_error() set when SHM cannot be used.
+ */
+static XImage *shm_prepare(os_display *d, struct os_capture_state *st,
+                           const os_rect *r)
 {
 	if (st->shm_img == NULL || st->shm_img->width != r->width ||
 	    st->shm_img->height != r->height) {
@@ -402,44 +405,70 @@ static XImage *grab_shm(os_display *d, struct os_capture_state *st,
 	if (!ok)
 		return NULL;
 	img->data = st->seg.shmaddr;
-	/*
-	 * A client in another IPC namespace than the server (a container
-	 * without --ipc=host) hands over a segment id that means nothing to
-	 * the server, or, worse, another segment of the server's namespace:
-	 * then the attach succeeds and the pixels land elsewhere. So the
-	 * first grab into a new segment checks that the server wrote the
-	 * first row, which is pre-filled with a pattern no screen row has
-	 * all along (if one ever does, we merely fall back to XGetImage).
-	 */
+	return img;
+}
+
+/*
+ * Grabs rows [y, y + n) of r into the same rows of img (from shm_prepare),
+ * inside an X error trap the caller opened (one for all the strips: a trap
+ * costs two round trips). On a protocol error it fails with "XShmGetImage
+ * failed", which the caller's os_x_trap_end replaces with the error.
+ * A client in another IPC namespace than the server (a container without
+ * --ipc=host) hands over a segment id that means nothing to the server,
+ * or, worse, another segment of the server's namespace: then the attach
+ * succeeds and the pixels land elsewhere. So the first grab into a new
+ * segment checks that the server wrote the first row, which is pre-filled
+ * with a pattern no screen row has all along (if one ever does, we merely
+ * fall back to XGetImage).
+ */
+static bool shm_get_rows(os_display *d, struct os_capture_state *st,
+                         XImage *img, const os_rect *r, int y, int n)
+{
+	char *base = img->data;
+	char *rows = base + (size_t)y * (size_t)img->bytes_per_line;
 	size_t probe = (size_t)img->bytes_per_line;
 	if (!st->seg_verified)
-		memset(img->data, 0xa5, probe);
-	os_x_trap_begin(d);
-	Status s = XShmGetImage(d->dpy, d->root, img, r->x, r->y, AllPlanes);
-	int err = os_x_trap_end(d, "XShmGetImage");
-	if (!s || err != 0) {
-		if (!s && err == 0)
-			os_fail("XShmGetImage failed");
-		return NULL;
-	}
+		memset(rows, 0xa5, probe);
+	/* XShmGetImage takes the offset in the segment from data. */
+	img->data = rows;
+	img->height = n;
+	Status s = XShmGetImage(d->dpy, d->root, img, r->x, r->y + y, AllPlanes);
+	img->data = base;
+	img->height = r->height;
+	if (!s)
+		return os_fail("XShmGetImage failed");
 	if (!st->seg_verified) {
-		const uint8_t *p = (const uint8_t *)img->data;
+		const uint8_t *p = (const uint8_t *)rows;
 		size_t i = 0;
 		while (i < probe && p[i] == 0xa5)
 			i++;
-		if (i == probe) {
-			os_fail("MIT-SHM: the server did not write into the shared "
-			        "segment (different IPC namespaces?)");
-			return NULL;
-		}
+		if (i == probe)
+			return os_fail("MIT-SHM: the server did not write into the "
+			               "shared segment (different IPC namespaces?)");
 		st->seg_verified = true;
-		/*
-		 * Map the freshly written pages in one call rather than
-		 * through 2000 page faults while encoding (saves ~1.5 ms of
-		 * CPU on 1920x1080). Older kernels refuse: harmless.
-		 */
-		madvise(st->seg.shmaddr, st->seg_size, MADV_POPULATE_READ);
 	}
+	return true;
+}
+
+/* One SHM grab of r; NULL with os_error() set when SHM cannot be used. */
+static XImage *grab_shm(os_display *d, struct os_capture_state *st,
+                        const os_rect *r)
+{
+	XImage *img = shm_prepare(d, st, r);
+	if (img == NULL)
+		return NULL;
+	bool fresh = !st->seg_verified;
+	os_x_trap_begin(d);
+	bool ok = shm_get_rows(d, st, img, r, 0, r->height);
+	if (os_x_trap_end(d, "XShmGetImage") != 0 || !ok)
+		return NULL;
+	/*
+	 * Map the freshly written pages in one call rather than through 2000
+	 * page faults while encoding (saves ~1.5 ms of CPU on 1920x1080).
+	 * Older kernels refuse: harmless.
+	 */
+	if (fresh)
+		madvise(st->seg.shmaddr, st->seg_size, MADV_POPULATE_READ);
 	return img;
 }
 
@@ -465,6 +494,18 @@ static XImage *grab_get(os_display *d, struct os_capture_state *st,
 	return img;
 }
 
+/* After a failed SHM grab: false when the display died, else switches it to
+ * XGetImage for good. */
+static bool shm_give_up(os_display *d, struct os_capture_state *st)
+{
+	if (os_display_dead(d))
+		return false;
+	st->use_shm = false;
+	shm_release(d, st, true);
+	shm_img_drop(st);
+	return true;
+}
+
 /*
  * Grabs r into a server-layout XImage owned by st. SHM failures other than
  * a protocol error on the grab itself switch this display to XGetImage for
@@ -476,11 +517,8 @@ static XImage *grab(os_display *d, struct os_capture_state *st, const os_rect *r
 		XImage *img = grab_shm(d, st, r);
 		if (img != NULL)
 			return img;
-		if (os_display_dead(d))
+		if (!shm_give_up(d, st))
 			return NULL;
-		st->use_shm = false;
-		shm_release(d, st, true);
-		shm_img_drop(st);
 	}
 	XImage *img = grab_get(d, st, r);
 	if (img == NULL)
@@ -504,10 +542,11 @@ static bool image_is_bgrx(const XImage *img, const Visual *v)
 	       v->blue_mask == 0xfful;
 }
 
+/* Converts rows [y0, y1) of img into the same rows of dst. */
 static void convert_rows(const XImage *img, const Visual *v, uint8_t *dst,
-                         int dst_stride)
+                         int dst_stride, int y0, int y1)
 {
-	for (int y = 0; y < img->height; y++)
+	for (int y = y0; y < y1; y++)
 		os_pixels_convert_row((const uint8_t *)img->data +
 		                      (size_t)y * (size_t)img->bytes_per_line,
 		                      dst + (size_t)y * (size_t)dst_stride, img->width,
@@ -532,33 +571,45 @@ static XImage *capture_raw(os_display *d, const os_rect *region,
 	return img;
 }
 
-const os_image *os_capture_borrow(os_display *d, const os_rect *region)
+/*
+ * Points st->view at img's pixels when they are BGRX already, else at the
+ * conversion buffer, grown to fit, and sets *convert: the caller converts.
+ */
+static bool view_point(struct os_capture_state *st, const XImage *img,
+                       bool *convert)
 {
-	struct os_capture_state *st;
-	XImage *img = capture_raw(d, region, &st);
-	if (img == NULL)
-		return NULL;
 	st->view.width = img->width;
 	st->view.height = img->height;
-	if (image_is_bgrx(img, st->visual)) {
+	*convert = !image_is_bgrx(img, st->visual);
+	if (!*convert) {
 		st->view.pixels = (uint8_t *)img->data;
 		st->view.stride = img->bytes_per_line;
-		return &st->view;
+		return true;
 	}
 	size_t need = (size_t)img->width * 4 * (size_t)img->height;
 	if (need > st->conv_cap) {
 		uint8_t *p = realloc(st->conv, need);
-		if (p == NULL) {
-			os_fail("out of memory for a %dx%d capture", img->width,
-			        img->height);
-			return NULL;
-		}
+		if (p == NULL)
+			return os_fail("out of memory for a %dx%d capture", img->width,
+			               img->height);
 		st->conv = p;
 		st->conv_cap = need;
 	}
 	st->view.pixels = st->conv;
 	st->view.stride = img->width * 4;
-	convert_rows(img, st->visual, st->conv, st->view.stride);
+	return true;
+}
+
+const os_image *os_capture_borrow(os_display *d, const os_rect *region)
+{
+	struct os_capture_state *st;
+	XImage *img = capture_raw(d, region, &st);
+	bool convert;
+	if (img == NULL || !view_point(st, img, &convert))
+		return NULL;
+	if (convert)
+		convert_rows(img, st->visual, st->conv, st->view.stride, 0,
+		             img->height);
 	return &st->view;
 }
 
@@ -577,7 +628,141 @@ os_image *os_capture(os_display *d, const os_rect *region)
 			memcpy(out->pixels + (size_t)y * (size_t)out->stride,
 			       img->data + (size_t)y * (size_t)img->bytes_per_line, row);
 	} else {
-		convert_rows(img, st->visual, out->pixels, out->stride);
+		convert_rows(img, st->visual, out->pixels, out->stride, 0,
+		             img->height);
 	}
 	return out;
+}
+
+/* ---- capture straight into PNG ---------------------------------------- */
+
+/*
+ * A capture in horizontal strips into one segment, fed to the PNG encoder:
+ * while the server copies a strip (on a first capture mostly page faults:
+ * every page of a fresh segment is allocated, zeroed and mapped on its
+ * first write), the encoder compresses the bands already there on the
+ * other cores. Each strip costs a round trip (~0.1 ms), hence a few only.
+ */
+#define STRIPS 12
+#define STRIP_MIN_ROWS 32
+
+struct strips {
+	os_display *d;
+	struct os_capture_state *st;
+	XImage *img;            /* header over the whole segment */
+	os_rect r;
+	int rows;               /* per strip */
+	int done;               /* rows [0, done) grabbed */
+	bool convert;           /* into st->conv as they arrive */
+	bool trapped;           /* one X error trap over all the strips */
+	bool warm;              /* the segment was used before: no strips */
+};
+
+/* Closes the trap strips_start opened; false on an X error. */
+static bool strips_untrap(struct strips *s)
+{
+	if (!s->trapped)
+		return true;
+	s->trapped = false;
+	return os_x_trap_end(s->d, "XShmGetImage") == 0;
+}
+
+static bool strips_fill(void *ctx, int *ready)
+{
+	struct strips *s = ctx;
+	int y = *ready;
+	if (y >= s->done) {
+		int left = s->r.height - y;
+		int n = left < s->rows ? left : s->rows;
+		bool ok = shm_get_rows(s->d, s->st, s->img, &s->r, y, n);
+		if ((!ok || y + n == s->r.height) && !strips_untrap(s))
+			return false;
+		if (!ok)
+			return false;
+		s->done = y + n;
+	}
+	if (s->convert)
+		convert_rows(s->img, s->st->visual, s->st->conv, s->st->view.stride,
+		             y, s->done);
+	*ready = s->done;
+	return true;
+}
+
+/*
+ * Prepares the segment and grabs the first strip, which verifies it; false
+ * with s->warm set when a single grab is better, else with os_error() set
+ * when SHM cannot be used (the caller falls back).
+ */
+static bool strips_start(struct strips *s)
+{
+	s->img = shm_prepare(s->d, s->st, &s->r);
+	if (s->img == NULL || !image_supported(s->img))
+		return false;
+	/*
+	 * A segment used before is mapped on both sides: one grab takes
+	 * ~1.5 ms, less than the round trips and hand-overs of the strips.
+	 */
+	s->warm = s->st->seg_verified;
+	if (s->warm || !view_point(s->st, s->img, &s->convert))
+		return false;
+	s->rows = (s->r.height + STRIPS - 1) / STRIPS;
+	if (s->rows < STRIP_MIN_ROWS)
+		s->rows = STRIP_MIN_ROWS;
+	int n = s->r.height < s->rows ? s->r.height : s->rows;
+	os_x_trap_begin(s->d);
+	s->trapped = true;
+	bool ok = shm_get_rows(s->d, s->st, s->img, &s->r, 0, n);
+	if ((!ok || n == s->r.height) && !strips_untrap(s))
+		return false;
+	s->done = n;
+	return ok;
+}
+
+/* Both writers: to `path` when not NULL, else to fd. */
+static bool capture_png(os_display *d, const os_rect *region, const char *path,
+                        int fd, const os_png_options *opt)
+{
+	struct os_capture_state *st = capture_state(d);
+	if (st == NULL)
+		return false;
+	struct strips s = {.d = d, .st = st};
+	if (!region_resolve(d, region, &s.r))
+		return false;
+	os_png_feed feed = {strips_fill, &s};
+	os_png_feed *fed = NULL;
+	const os_image *img = NULL;
+	if (st->use_shm) {
+		if (strips_start(&s)) {
+			img = &st->view;
+			fed = &feed;
+		} else if (!s.warm && !shm_give_up(d, st)) {
+			return false;
+		}
+	}
+	if (img == NULL && (img = os_capture_borrow(d, region)) == NULL)
+		return false;
+	bool ok = path != NULL ? os_png_write_file_fed(img, path, opt, fed)
+	                       : os_png_write_fd_fed(img, fd, opt, fed);
+	/* Still open when the encoder gave up before the last strip. */
+	if (s.trapped) {
+		char why[512];
+		snprintf(why, sizeof(why), "%s", os_error());
+		strips_untrap(&s);
+		os_fail("%s", why);
+	}
+	return ok;
+}
+
+bool os_capture_png_file(os_display *d, const os_rect *region,
+                         const char *path, const os_png_options *opt)
+{
+	if (path == NULL || path[0] == '\0')
+		return os_fail("cannot write PNG: empty file name");
+	return capture_png(d, region, path, -1, opt);
+}
+
+bool os_capture_png_fd(os_display *d, const os_rect *region, int fd,
+                       const os_png_options *opt)
+{
+	return capture_png(d, region, NULL, fd, opt);
 }

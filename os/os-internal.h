@@ -52,4 +52,24 @@ int os_x_window_pid(os_display *d, Window w);
 /* Checks that (x,y) lies on the root window; sets os_error() otherwise. */
 bool os_point_on_screen(os_display *d, int x, int y);
 
+/*
+ * Rows of an image that arrive over time: a capture in strips, so that the
+ * encoder compresses the first bands while the server still copies the
+ * last ones. fill() is called on the encoding call's thread until *ready
+ * (rows [0, *ready) are final) reaches the image's height; it returns
+ * false with os_error() set to abandon the image. The image's size and
+ * pixel address must be final before the first call.
+ */
+typedef struct os_png_feed {
+	bool (*fill)(void *ctx, int *ready);
+	void *ctx;
+} os_png_feed;
+
+/* os_png_write_file and os_png_write_fd fed row by row (feed NULL: the
+ * image is complete). */
+bool os_png_write_file_fed(const os_image *img, const char *path,
+                           const os_png_options *opt, os_png_feed *feed);
+bool os_png_write_fd_fed(const os_image *img, int fd,
+                         const os_png_options *opt, os_png_feed *feed);
+
 #endif

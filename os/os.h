@@ -167,6 +167,22 @@ os_image *os_png_decode(const uint8_t *data, size_t len);
 /* Reads and decodes a file (at most 1 GiB); caller destroys. */
 os_image *os_png_read_file(const char *path);
 
+/*
+ * Captures `region` (NULL: the whole screen, same rules as os_capture) and
+ * writes it as PNG (same encoder and options as os_png_write_file, which
+ * see), faster than os_capture_borrow followed by os_png_write_file in a
+ * fresh process: into a new MIT-SHM segment the screen is copied in strips
+ * and each band is compressed as soon as its rows are there, so the
+ * server's page faults on the fresh segment overlap with the encoding (a
+ * segment used before is grabbed at once). Same pixels. The written image
+ * stays borrowable as by os_capture_borrow until the next capture.
+ */
+bool os_capture_png_file(os_display *d, const os_rect *region,
+                         const char *path, const os_png_options *opt);
+/* Writes to an already open descriptor (stdout); never closes it. */
+bool os_capture_png_fd(os_display *d, const os_rect *region, int fd,
+                       const os_png_options *opt);
+
 /* ---- mouse --------------------------------------------------------- */
 
 typedef enum os_button {

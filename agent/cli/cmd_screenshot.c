@@ -191,6 +191,15 @@ static bool write_png(const os_image *img, const char *out)
 	return os_png_write_file(img, out, NULL);
 }
 
+static bool capture_to_png(os_display *d, const os_rect *want, const char *out)
+{
+	if (strcmp(out, "-") == 0) {
+		signal(SIGPIPE, SIG_IGN);
+		return os_capture_png_fd(d, want, STDOUT_FILENO, NULL);
+	}
+	return os_capture_png_file(d, want, out, NULL);
+}
+
 int cmd_screenshot(int argc, char **argv)
 {
 	struct shot_args a;
@@ -218,8 +227,10 @@ int cmd_screenshot(int argc, char **argv)
 		int bad = shot_rect(d, &a, &want);
 		if (bad >= 0)
 			status = bad;
-		/* Borrowed: encoded straight from the shared segment, no copy. */
-		else if ((img = os_capture_borrow(d, want)) == NULL)
+		/* Captured in strips, each encoded as soon as it is there. */
+		else if (capture_to_png(d, want, a.out))
+			status = CLI_OK;
+		else
 			cli_error("%s", os_error());
 	}
 	if (img != NULL) {

@@ -9,6 +9,11 @@
  *       prints "WxH".
  *   capture-png dump A.png
  *       writes the pixels to standard output as raw RGB, row after row.
+ *   capture-png shots DIR X,Y,W,H...
+ *       captures each region (0,0,0,0: the whole screen) in turn on one
+ *       connection, as a long-lived process does, twice: straight into
+ *       DIR/N.png (os_capture_png_file, in strips) and through
+ *       os_capture_borrow + os_png_write_file into DIR/N-borrow.png.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,8 +21,42 @@
 
 #include "os/os.h"
 
+static int shots(const char *dir, int n, char **regions)
+{
+	os_display *d = os_display_open(NULL);
+	if (d == NULL) {
+		fprintf(stderr, "capture-png: %s\n", os_error());
+		return 2;
+	}
+	int status = 0;
+	for (int i = 0; i < n && status == 0; i++) {
+		os_rect r;
+		if (sscanf(regions[i], "%d,%d,%d,%d", &r.x, &r.y, &r.width,
+		           &r.height) != 4) {
+			fprintf(stderr, "capture-png: bad region %s\n", regions[i]);
+			status = 2;
+			break;
+		}
+		const os_rect *want = r.width > 0 ? &r : NULL;
+		char path[4096], borrowed[4096];
+		snprintf(path, sizeof(path), "%s/%d.png", dir, i);
+		snprintf(borrowed, sizeof(borrowed), "%s/%d-borrow.png", dir, i);
+		const os_image *img;
+		if (!os_capture_png_file(d, want, path, NULL) ||
+		    (img = os_capture_borrow(d, want)) == NULL ||
+		    !os_png_write_file(img, borrowed, NULL)) {
+			fprintf(stderr, "capture-png: %s\n", os_error());
+			status = 2;
+		}
+	}
+	os_display_close(d);
+	return status;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && strcmp(argv[1], "shots") == 0)
+		return shots(argv[2], argc - 3, argv + 3);
 	if (argc >= 3 && strcmp(argv[1], "info") == 0) {
 		os_image *a = os_png_read_file(argv[2]);
 		if (a == NULL) {

@@ -150,6 +150,48 @@ class Screenshot(unittest.TestCase):
             ok, msg = same(out, self.p("ref.png"), region)
             self.assertTrue(ok, "XGetImage %s: %s" % (region, msg))
 
+    def test_strip_edges_equal_crop(self):
+        # The screenshot command captures in strips of ceil(H / 12) rows
+        # (at least 32), each compressed as soon as it is there: heights
+        # around a strip's edge, odd widths, a last strip of one row.
+        reference(self.p("ref.png"))
+        for region in [(3, 5, 1917, 31), (0, 1, 7, 32), (11, 0, 1001, 33),
+                       (1, 2, 1919, 385), (0, 0, 1919, 1079),
+                       (0, 1, 1920, 1079), (5, 0, 3, 12 * 32 + 1)]:
+            out = self.p("s.png")
+            shot(out, "--region", "%d,%d,%d,%d" % region)
+            self.assertEqual(png_size(out), region[2:])
+            ok, msg = same(out, self.p("ref.png"), region)
+            self.assertTrue(ok, "%s: %s" % (region, msg))
+        r = h.run([h.binary(), "screenshot", "--region", "1,2,1919,385",
+                   "-o", "-"], env=X.env())
+        self.assertEqual(r.returncode, 0, r.stderr)
+        with open(self.p("out.png"), "wb") as f:
+            f.write(r.stdout)
+        ok, msg = same(self.p("out.png"), self.p("ref.png"),
+                       (1, 2, 1919, 385))
+        self.assertTrue(ok, msg)
+
+    def test_strips_in_one_process_equal_borrow_and_import(self):
+        # A long-lived process: the segment is created and outgrown twice
+        # (captured in strips each time), then reused (one grab) while the
+        # capture header changes; every capture equals the whole-grab path
+        # and ImageMagick's.
+        reference(self.p("ref.png"))
+        regions = [(1919, 1079, 1, 1), (100, 50, 333, 211), (0, 0, 0, 0),
+                   (7, 9, 1001, 777), (0, 0, 0, 0)]
+        for env in (X.env(), X.env(DESKHAND_NO_SHM="1")):
+            r = h.run([helper("capture-png"), "shots", self.dir] +
+                      ["%d,%d,%d,%d" % g for g in regions], env=env)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            for i, g in enumerate(regions):
+                full = g if g[2] else (0, 0, 1920, 1080)
+                a = self.p("%d.png" % i)
+                ok, msg = same(a, self.p("%d-borrow.png" % i))
+                self.assertTrue(ok, "%s: %s" % (g, msg))
+                ok, msg = same(a, self.p("ref.png"), full)
+                self.assertTrue(ok, "%s: %s" % (g, msg))
+
     def test_stdout(self):
         r = h.run([h.binary(), "screenshot", "-o", "-"], env=X.env())
         self.assertEqual(r.returncode, 0, r.stderr)
