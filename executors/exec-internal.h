@@ -149,6 +149,10 @@ long long exec_now_ms(void);
 /* CLOCK_BOOTTIME in clock ticks, rounded down as /proc's start times are. */
 unsigned long long exec_boot_ticks(void);
 
+/* Asks the run loop polling `fd`'s pipe to interrupt the running block:
+ * one write, async-signal-safe, errno preserved. */
+void exec_poke_interrupt(int fd);
+
 /* Closes *fd when open and marks it closed (-1). */
 void exec_close_fd(int *fd);
 

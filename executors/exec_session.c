@@ -409,11 +409,17 @@ const char *exec_session_interpreter(const exec_session *s)
 	return s->interp;
 }
 
-void exec_session_interrupt(exec_session *s)
+void exec_poke_interrupt(int fd)
 {
 	int saved = errno;
 	char c = 'I';
-	if (s != NULL && s->intr_w >= 0 && write(s->intr_w, &c, 1) < 0)
+	if (fd >= 0 && write(fd, &c, 1) < 0)
 		errno = saved;
 	errno = saved;
+}
+
+void exec_session_interrupt(exec_session *s)
+{
+	if (s != NULL)
+		exec_poke_interrupt(s->intr_w);
 }

@@ -124,11 +124,8 @@ bool exec_sessions_run(exec_sessions *set, exec_lang lang, bool display,
 
 void exec_sessions_interrupt(exec_sessions *set)
 {
-	int saved = errno;
-	char c = 'I';
-	if (set != NULL && set->intr_w >= 0 && write(set->intr_w, &c, 1) < 0)
-		errno = saved;
-	errno = saved;
+	if (set != NULL)
+		exec_poke_interrupt(set->intr_w);
 }
 
 void exec_sessions_reset(exec_sessions *set, exec_lang lang, bool display)

@@ -190,8 +190,9 @@ bool sandbox_display_is_local(const char *display_name);
  * display is granted anyway), DBUS_SESSION_BUS_ADDRESS, AT_SPI_BUS_ADDRESS,
  * XAUTHORITY and HOME
  * name the desktop's other doors, which are closed without the grant:
- *   - the X server's TCP ports 6000-6063 (and a session bus on TCP) cannot
- *     be connected to (Landlock; standard only: strict has no network);
+ *   - the X server's TCP ports 6000-6063 (and a session bus on TCP) that
+ *     something listens on as the plan is made cannot be connected to
+ *     (Landlock; standard only: strict has no network);
  *   - a session bus on a path socket (from the address, or from the files
  *     in ~/.dbus/session-bus), the accessibility bus (AT_SPI_BUS_ADDRESS,
  *     ~/.cache/at-spi) and the X authority file are hidden.
@@ -227,9 +228,11 @@ extern const char *const sandbox_system_dirs[];
 /* What the plan hides (i from 0; NULL past the end), for deskhand doctor. */
 const char *sandbox_plan_hidden_path(const sandbox_plan *plan, int i);
 
-/* The TCP ports the code cannot connect to (X 6000-6063, a TCP session
- * bus); writes at most max into ports, returns how many there are (0 when
- * the profile keeps no network or the display is granted). */
+/* The TCP ports the code cannot connect to: of X's 6000-6063 and a TCP
+ * session bus's, those something listened on when the plan was made.
+ * Writes at most max into ports, returns how many there are (0 when
+ * nothing listened, the profile keeps no network or the display is
+ * granted). */
 int sandbox_plan_denied_ports(const sandbox_plan *plan, unsigned short *ports, int max);
 
 /* NULL is a no-op. */

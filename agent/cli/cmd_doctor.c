@@ -45,11 +45,13 @@ static void doctor_doors(void)
 	printf("  %-20s /tmp/.X11-unix hidden, abstract sockets scoped away\n", "X socket");
 	unsigned short ports[128];
 	int n = sandbox_plan_denied_ports(plan, ports, 128);
-	printf("  %-20s %d TCP ports unreachable (X: 6000-6063", "X over TCP", n);
+	printf("  %-20s ", "X over TCP");
+	if (n == 0)
+		printf("nothing listens on 6000-6063 now (checked again as each session starts)");
 	for (int i = 0; i < n && i < 128; i++)
-		if (ports[i] < 6000 || ports[i] > 6063)
-			printf(", session bus: %u", ports[i]);
-	printf(")\n");
+		printf("%s%u%s", i ? ", " : "ports 6000-6063 checked; closed: ", ports[i],
+		       ports[i] >= 6000 && ports[i] <= 6063 ? " (X)" : " (session bus)");
+	printf("\n");
 	const char *bus = getenv("DBUS_SESSION_BUS_ADDRESS");
 	printf("  %-20s %s\n", "session bus", bus == NULL ? "(DBUS_SESSION_BUS_ADDRESS unset)"
 	       : strstr(bus, "abstract=") ? "abstract socket: scoped away" : "see hidden paths");
