@@ -437,6 +437,28 @@ static char *arg_or(const agent_policy_magic *m, const char *def)
 	return strndup(m->arg, m->arg_len);
 }
 
+static void export_block(const struct conv_block *b, FILE *f)
+{
+	switch (b->type) {
+	case CONV_TEXT:
+		fprintf(f, "%s\n\n", b->text);
+		break;
+	case CONV_IMAGE:
+		fprintf(f, "![image](%s)\n\n", b->image.path ? b->image.path : "");
+		break;
+	case CONV_TOOL_CALL:
+		fprintf(f, "`%s` call `%s`:\n\n```json\n%s\n```\n\n", b->name, b->id,
+		        b->arguments);
+		break;
+	case CONV_TOOL_RESULT:
+		fprintf(f, "%s`%s`:\n\n```\n%s\n```\n\n", b->is_error ? "Error from " : "Result of ",
+		        b->call_id, b->text ? b->text : "");
+		if (b->image.path != NULL)
+			fprintf(f, "![screenshot](%s)\n\n", b->image.path);
+		break;
+	}
+}
+
 static void export_markdown(agent_session *s, FILE *f)
 {
 	for (size_t i = 0; i < s->conv->n_messages; i++) {
@@ -444,27 +466,8 @@ static void export_markdown(agent_session *s, FILE *f)
 		const char *who = m->role == CONV_USER ? "User" :
 		                  m->role == CONV_ASSISTANT ? "Assistant" : "Result";
 		fprintf(f, "## %s\n\n", who);
-		for (size_t j = 0; j < m->n_blocks; j++) {
-			const struct conv_block *b = &m->blocks[j];
-			switch (b->type) {
-			case CONV_TEXT:
-				fprintf(f, "%s\n\n", b->text);
-				break;
-			case CONV_IMAGE:
-				fprintf(f, "![image](%s)\n\n", b->image.path ? b->image.path : "");
-				break;
-			case CONV_TOOL_CALL:
-				fprintf(f, "`%s` call `%s`:\n\n```json\n%s\n```\n\n", b->name, b->id,
-				        b->arguments);
-				break;
-			case CONV_TOOL_RESULT:
-				fprintf(f, "%s`%s`:\n\n```\n%s\n```\n\n", b->is_error ? "Error from " : "Result of ",
-				        b->call_id, b->text ? b->text : "");
-				if (b->image.path != NULL)
-					fprintf(f, "![screenshot](%s)\n\n", b->image.path);
-				break;
-			}
-		}
+		for (size_t j = 0; j < m->n_blocks; j++)
+			export_block(&m->blocks[j], f);
 	}
 }
 
