@@ -307,6 +307,7 @@ bool os_input_restore(os_display *d)
 	if (n == 0)
 		return true;
 	os_input_settle(d, codes, cols, n);
+	os_trace("settled");
 	os_x_trap_begin(d);
 	KeySym none[2] = {NoSymbol, NoSymbol};
 	for (int i = 0; i < n; i++) {

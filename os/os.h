@@ -22,6 +22,13 @@
 /* The reason for the last failure on this thread; never NULL. */
 const char *os_error(void);
 
+/*
+ * A benchmark's phase mark: only when DESKHAND_TRACE is set, writes
+ * "deskhand-trace WHAT SECONDS" (CLOCK_MONOTONIC) to standard error, the
+ * one thing os/ ever prints.
+ */
+void os_trace(const char *what);
+
 /* ---- connection, screen, pointer ------------------------------------ */
 
 typedef struct os_display os_display;

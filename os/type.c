@@ -169,6 +169,7 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
 				ok = false;
 				break;
 			}
+			os_trace("bound");
 		}
 		for (size_t k = 0; k < round->nstroke; k++) {
 			type_stroke(&tr, &plan->strokes[round->first_stroke + k]);
@@ -225,10 +226,12 @@ static bool run_plan_guarded(os_display *d, const os_type_plan *plan, int delay_
 		XkbLockModifiers(d->dpy, XkbUseCoreKbd, LockMask, 0);
 	size_t typed = 0;
 	bool ok = run_plan(d, plan, delay_ms, &typed);
+	os_trace("typed");
 	char reason[512];
 	if (!ok)
 		snprintf(reason, sizeof(reason), "%s", os_error());
 	bool restored = os_input_restore(d);
+	os_trace("restored");
 	if (caps && !os_display_dead(d)) {
 		XkbLockModifiers(d->dpy, XkbUseCoreKbd, LockMask, LockMask);
 		XSync(d->dpy, False);
@@ -255,8 +258,10 @@ static bool type_plan(os_display *d, const os_type_plan *plan, int delay_ms, siz
 	bool caps = false;
 	if (!keyboard_ready(d, &caps))
 		return false;
+	os_trace("keyboard-state");
 	if (plan->nspare > 0)
 		os_input_find_peer(d);
+	os_trace("peer");
 	return run_plan_guarded(d, plan, delay_ms, caps, n);
 }
 
@@ -264,14 +269,19 @@ static bool type_plan(os_display *d, const os_type_plan *plan, int delay_ms, siz
 static bool type_codepoints(os_display *d, const uint32_t *cps, size_t n, int delay_ms)
 {
 	os_keymap km = {0};
-	if (os_input_state(d) == NULL || !os_input_keymap(d, &km))
+	if (os_input_state(d) == NULL)
 		return false;
+	os_trace("input-state");
+	if (!os_input_keymap(d, &km))
+		return false;
+	os_trace("keymap");
 	uint8_t spare[256];
 	int nspare = os_keymap_spare(&km, spare, 256);
 	if (nspare > 256)
 		nspare = 256;
 	os_type_plan plan = {0};
 	bool ok = os_type_plan_make(&km, spare, nspare, cps, n, &plan);
+	os_trace("plan");
 	if (ok) {
 		ok = type_plan(d, &plan, delay_ms, n);
 		os_type_plan_finish(&plan);

@@ -325,6 +325,7 @@ static bool read_stdin(char **out, size_t *len)
 int cmd_type(int argc, char **argv)
 {
 	static const struct opt_spec specs[] = {{"--delay-ms", 1, NULL}};
+	os_trace("main");
 	struct cmdline c;
 	int rc = cmdline_parse(&c, "type", argc, argv, specs, 1,
 	                       " (use -- before a text that starts with '-')");
@@ -353,8 +354,10 @@ int cmd_type(int argc, char **argv)
 	}
 	rc = CLI_FAIL;
 	os_display *d = open_display();
+	os_trace("connected");
 	if (d != NULL)
 		rc = finish(d, os_type(d, text, len, (int)delay));
+	os_trace("closed");
 	free(buf);
 	return rc;
 }

@@ -396,21 +396,25 @@ static void test_plan_spare_columns(void **state)
 	os_type_plan plan;
 	assert_true(os_type_plan_make(&km, spare_codes, 3, cps, n, &plan));
 	assert_int_equal(plan.nrounds, 1);
-	/* Column 0 of every spare keycode before any Shift. */
+	/* Both columns of a spare keycode before the next keycode. */
 	assert_int_equal(plan.strokes[0].code, 20);
 	assert_false(plan.strokes[0].shift);
-	assert_int_equal(plan.strokes[1].code, 21);
-	assert_int_equal(plan.strokes[2].code, 22);
-	assert_int_equal(plan.strokes[3].code, 20);
+	assert_int_equal(plan.strokes[1].code, 20);
+	assert_true(plan.strokes[1].shift);
+	assert_int_equal(plan.strokes[2].code, 21);
+	assert_false(plan.strokes[2].shift);
+	assert_int_equal(plan.strokes[3].code, 21);
 	assert_true(plan.strokes[3].shift);
+	assert_int_equal(plan.strokes[4].code, 22);
 	/* Repeated characters reuse their slot. */
 	assert_int_equal(plan.strokes[7].code, 20);
 	assert_false(plan.strokes[7].shift);
-	assert_int_equal(plan.strokes[8].code, 21);
+	assert_int_equal(plan.strokes[8].code, 20);
+	assert_true(plan.strokes[8].shift);
 	/* One mapping change per keycode, both columns set. */
 	assert_int_equal(plan.nbinds, 3);
 	assert_int_equal(plan.binds[0].syms[0], 0xe9);
-	assert_int_equal(plan.binds[0].syms[1], 0x1004e2d);
+	assert_int_equal(plan.binds[0].syms[1], 0x1000436);
 	simulate(&km, &plan, cps, n, 3);
 	os_type_plan_finish(&plan);
 
