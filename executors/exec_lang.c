@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -116,10 +117,8 @@ bool exec_path_trusted(const char *path)
 	if (realpath(path, real) == NULL)
 		return false;
 	bool in_system = false;
-	for (const char *const *d = sandbox_system_dirs; *d != NULL && !in_system; d++) {
-		size_t n = strlen(*d);
-		in_system = strncmp(real, *d, n) == 0 && (real[n] == '/' || real[n] == '\0');
-	}
+	for (const char *const *d = sandbox_system_dirs; *d != NULL && !in_system; d++)
+		in_system = sandbox_path_under(real, *d);
 	if (!in_system)
 		return false;
 	size_t len = strlen(real);
@@ -138,27 +137,37 @@ bool exec_path_trusted(const char *path)
 }
 
 /*
- * The first executable `prog` in the directories of `path` (absolute ones
- * only: an empty or relative PATH entry means the current directory, and an
- * interpreter is never taken from there), in trusted directories only when
- * `trusted`. Writes it to cand.
+ * The next directory of a PATH value at *cursor, into dir; false at the end.
+ * Only absolute ones: an empty or relative entry means the current
+ * directory, and nothing is ever taken from there. Too long ones are
+ * skipped.
  */
+static bool next_path_dir(const char **cursor, char *dir, size_t size)
+{
+	while (**cursor != '\0') {
+		const char *start = *cursor;
+		size_t len = strcspn(start, ":");
+		*cursor += len + (start[len] == ':');
+		if (len > 0 && start[0] == '/' && len < size) {
+			memcpy(dir, start, len);
+			dir[len] = '\0';
+			return true;
+		}
+	}
+	return false;
+}
+
+/* The first executable `prog` in the directories of `path`, in trusted
+ * directories only when `trusted`. Writes it to cand. */
 static bool path_lookup(const char *path, const char *prog, bool trusted, char *cand,
                         size_t len)
 {
-	for (const char *dir = path; *dir != '\0';) {
-		const char *end = strchr(dir, ':');
-		size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
-		if (dlen > 0 && dir[0] == '/' && dlen + strlen(prog) + 2 <= len) {
-			memcpy(cand, dir, dlen);
-			cand[dlen] = '/';
-			strcpy(cand + dlen + 1, prog);
-			if (is_executable_file(cand) && (!trusted || exec_path_trusted(cand)))
-				return true;
-		}
-		dir += dlen;
-		if (*dir == ':')
-			dir++;
+	char dir[PATH_MAX];
+	while (next_path_dir(&path, dir, sizeof(dir))) {
+		if (snprintf(cand, len, "%s/%s", dir, prog) >= (int)len)
+			continue;
+		if (is_executable_file(cand) && (!trusted || exec_path_trusted(cand)))
+			return true;
 	}
 	return false;
 }
@@ -187,23 +196,15 @@ char *exec_trusted_path(const char *path)
 	if (out == NULL)
 		return NULL;
 	size_t n = 0;
-	for (const char *dir = path; *dir != '\0';) {
-		const char *end = strchr(dir, ':');
-		size_t dlen = end ? (size_t)(end - dir) : strlen(dir);
-		char one[PATH_MAX];
-		if (dlen > 0 && dir[0] == '/' && dlen < sizeof(one)) {
-			memcpy(one, dir, dlen);
-			one[dlen] = '\0';
-			if (exec_path_trusted(one)) {
-				if (n > 0)
-					out[n++] = ':';
-				memcpy(out + n, one, dlen + 1);
-				n += dlen;
-			}
-		}
-		dir += dlen;
-		if (*dir == ':')
-			dir++;
+	char dir[PATH_MAX];
+	while (next_path_dir(&path, dir, sizeof(dir))) {
+		if (!exec_path_trusted(dir))
+			continue;
+		if (n > 0)
+			out[n++] = ':';
+		size_t dlen = strlen(dir);
+		memcpy(out + n, dir, dlen + 1);
+		n += dlen;
 	}
 	return out;
 }

@@ -12,6 +12,9 @@
 
 #include "executors/sandbox.h"
 
+/* True when `path` is `dir` or lies beneath it (both absolute). */
+bool sandbox_path_under(const char *path, const char *dir);
+
 /* Records a reason for sandbox_error(); returns false. */
 bool sandbox_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

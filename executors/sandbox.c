@@ -455,9 +455,11 @@ bool sandbox_task_cap(sandbox_task_mode *mode, char *why, size_t why_size)
 
 /* ---- the plan ----------------------------------------------------------- */
 
-static bool path_under(const char *path, const char *dir)
+bool sandbox_path_under(const char *path, const char *dir)
 {
 	size_t n = strlen(dir);
+	if (n == 1 && dir[0] == '/')
+		return path[0] == '/';
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
 }
 
@@ -517,7 +519,7 @@ static bool plan_runtime_dirs(sandbox_plan *p)
 			sandbox_fail("the runtime directory path %s is too long to hide", real);
 			return false;
 		}
-		if (path_under(w, real)) {
+		if (sandbox_path_under(w, real)) {
 			sandbox_fail("the workspace %s is inside the runtime directory %s, which "
 			             "the %s profile hides (its session sockets reach the "
 			             "desktop): choose another workspace", p->workspace, real,
@@ -599,8 +601,8 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
 	fmt_decimal(p->pid_max_text, sizeof(p->pid_max_text), p->limits.tasks + 1ull);
 	snprintf(p->tmp_options, sizeof(p->tmp_options), "size=%llu,mode=1777",
 	         (unsigned long long)p->limits.tmp_bytes);
-	p->workspace_in_tmp = path_under(workspace, "/tmp");
-	p->workspace_in_shm = path_under(workspace, "/dev/shm");
+	p->workspace_in_tmp = sandbox_path_under(workspace, "/tmp");
+	p->workspace_in_shm = sandbox_path_under(workspace, "/dev/shm");
 	if (!display && !plan_runtime_dirs(p))
 		goto fail;
 	if (!sandbox_plan_close_doors(p, env))

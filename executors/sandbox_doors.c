@@ -27,14 +27,6 @@ const char *const sandbox_system_dirs[] = {
 #define SB_X_TCP_FIRST 6000
 #define SB_X_TCP_LAST 6063
 
-static bool under(const char *path, const char *dir)
-{
-	size_t n = strlen(dir);
-	if (n == 1 && dir[0] == '/')
-		return true;
-	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0');
-}
-
 /* Adds every directory above `real` (not "/") to the pinned list, parents
  * first, each once. */
 static bool pin_parents(sandbox_plan *p, const char *real)
@@ -71,7 +63,7 @@ bool sandbox_plan_hide(sandbox_plan *p, const char *path)
 	if (strlen(real) >= SB_PATH_MAX)
 		return sandbox_fail("the path %s is too long to hide", real);
 	const char *w = realpath(p->workspace, ws) != NULL ? ws : p->workspace;
-	if (under(w, real))
+	if (sandbox_path_under(w, real))
 		return sandbox_fail("the workspace %s is inside %s, which holds deskhand's own "
 		                    "files and is hidden from the code: choose another "
 		                    "workspace", p->workspace, real);
@@ -336,8 +328,10 @@ static void plan_arg_area(sandbox_plan *p)
 bool sandbox_plan_close_doors(sandbox_plan *p, char *const *env)
 {
 	p->net_ruleset = -1;
+	if (p->profile == SANDBOX_OFF)
+		return true;            /* no namespaces: nothing to wipe or close */
 	plan_arg_area(p);
-	if (p->profile == SANDBOX_OFF || p->display)
+	if (p->display)
 		return true;
 	const char *home = sandbox_env_get(env, "HOME");
 	const char *xauth = sandbox_env_get(env, "XAUTHORITY");

@@ -261,6 +261,11 @@ const char *agent_audit_path(const agent_audit *a)
 	return a->path;
 }
 
+const char *agent_audit_head_path(const agent_audit *a)
+{
+	return a->head_path;
+}
+
 /* ---- default path ------------------------------------------------------ */
 
 static bool valid_conversation_id(const char *id)

@@ -83,6 +83,8 @@ void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HE
 void agent_audit_close(agent_audit *a);
 /* The path given to agent_audit_open(); owned by a. */
 const char *agent_audit_path(const agent_audit *a);
+/* The head file beside the log (PATH.head); owned by a. */
+const char *agent_audit_head_path(const agent_audit *a);
 
 /*
  * The default log of a conversation:

@@ -763,10 +763,9 @@ static void own_files_setup(agent_session *s)
 		}
 		s->hidden[n++] = strdup(dir);
 	}
-	char head[4096];
-	snprintf(head, sizeof(head), "%s.head", agent_audit_path(s->gate.audit));
 	const char *files[] = {
-		s->opt->config_path, agent_audit_path(s->gate.audit), head, s->conv->path,
+		s->opt->config_path, agent_audit_path(s->gate.audit),
+		agent_audit_head_path(s->gate.audit), s->conv->path,
 		s->opt->script,
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
