@@ -25,6 +25,24 @@ static char *dup_utf8(const char *s)
 	return agent_utf8_sanitize(s, strlen(s), NULL);
 }
 
+/*
+ * A copy of an optional vendor field, which must go back unchanged: invalid
+ * UTF-8 is refused, not repaired. *ok turns false on refusal or no memory.
+ */
+static char *dup_exact(const char *s, bool *ok)
+{
+	if (s == NULL || !*ok)
+		return NULL;
+	if (!agent_utf8_valid(s, strlen(s))) {
+		*ok = conv_fail("a vendor item is not valid UTF-8");
+		return NULL;
+	}
+	char *d = strdup(s);
+	if (d == NULL)
+		*ok = false;
+	return d;
+}
+
 /* ---- memory model -------------------------------------------------------- */
 
 struct conv *conv_create(const char *path)
@@ -59,6 +77,11 @@ static void block_clear(struct conv_block *b)
 	cJSON_Delete(b->args);
 	free(b->args_error);
 	free(b->call_id);
+	free(b->toolset);
+	free(b->checks);
+	free(b->vendor);
+	free(b->raw);
+	free(b->ack);
 	conv_image_clear(&b->image);
 }
 
@@ -209,6 +232,12 @@ static void parse_arguments(struct conv_block *b)
 bool conv_msg_add_tool_call(struct conv_message *m, const char *id, const char *name,
                             const char *arguments)
 {
+	return conv_msg_add_tool_call_ex(m, id, name, arguments, NULL);
+}
+
+bool conv_msg_add_tool_call_ex(struct conv_message *m, const char *id, const char *name,
+                               const char *arguments, const struct conv_call_extra *x)
+{
 	struct conv_block *b = add_block(m, CONV_TOOL_CALL);
 	if (!b)
 		return false;
@@ -216,6 +245,12 @@ bool conv_msg_add_tool_call(struct conv_message *m, const char *id, const char *
 	b->name = dup_utf8(name);
 	b->arguments = dup_utf8(arguments);
 	bool ok = b->id && b->name && b->arguments;
+	if (x != NULL) {
+		b->toolset = dup_exact(x->toolset, &ok);
+		b->vendor = dup_exact(x->vendor, &ok);
+		b->raw = dup_exact(x->raw, &ok);
+		b->checks = dup_exact(x->checks, &ok);
+	}
 	if (ok) {
 		parse_arguments(b);
 		ok = b->args_error != NULL;
@@ -226,13 +261,34 @@ bool conv_msg_add_tool_call(struct conv_message *m, const char *id, const char *
 bool conv_msg_add_tool_result(struct conv_message *m, const char *call_id, const char *text,
                               bool is_error, const struct conv_image *img)
 {
+	return conv_msg_add_tool_result_ex(m, call_id, text, is_error, img, NULL);
+}
+
+bool conv_msg_add_tool_result_ex(struct conv_message *m, const char *call_id, const char *text,
+                                 bool is_error, const struct conv_image *img, const char *ack)
+{
 	struct conv_block *b = add_block(m, CONV_TOOL_RESULT);
 	if (!b)
 		return false;
 	b->call_id = dup_utf8(call_id);
 	b->text = dup_utf8(text);
 	b->is_error = is_error;
-	return commit_block(m, b, b->call_id && b->text && copy_image(&b->image, img));
+	bool ok = b->call_id && b->text;
+	b->ack = dup_exact(ack, &ok);
+	return commit_block(m, b, ok && copy_image(&b->image, img));
+}
+
+bool conv_msg_add_vendor(struct conv_message *m, const char *vendor, const char *raw,
+                         const char *text)
+{
+	struct conv_block *b = add_block(m, CONV_VENDOR);
+	if (!b)
+		return false;
+	bool ok = vendor != NULL && raw != NULL;
+	b->vendor = dup_exact(vendor, &ok);
+	b->raw = dup_exact(raw, &ok);
+	b->text = ok ? dup_utf8(text) : NULL;
+	return commit_block(m, b, ok && b->text != NULL);
 }
 
 bool conv_add_user_text(struct conv *c, const char *text)
@@ -305,6 +361,8 @@ static long block_tokens(const struct conv_block *b, bool image_sent)
 	case CONV_TOOL_RESULT:
 		return CONV_BLOCK_TOKENS + conv_text_tokens(b->call_id) + conv_text_tokens(b->text) +
 		       image_tokens(&b->image, image_sent);
+	case CONV_VENDOR:
+		return CONV_BLOCK_TOKENS + conv_text_tokens(b->raw);
 	}
 	return 0;
 }
@@ -595,6 +653,12 @@ static cJSON *image_json(const struct conv_image *img)
 	return o;
 }
 
+/* Adds key: s when s is set; true when it was added or had nothing to add. */
+static bool add_opt(cJSON *o, const char *key, const char *s)
+{
+	return s == NULL || cJSON_AddStringToObject(o, key, s) != NULL;
+}
+
 static cJSON *block_json(const struct conv_block *b)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -619,13 +683,21 @@ static cJSON *block_json(const struct conv_block *b)
 		ok = ok && cJSON_AddStringToObject(o, "type", "tool_call") &&
 		     cJSON_AddStringToObject(o, "id", b->id) &&
 		     cJSON_AddStringToObject(o, "name", b->name) &&
-		     cJSON_AddStringToObject(o, "arguments", b->arguments);
+		     cJSON_AddStringToObject(o, "arguments", b->arguments) &&
+		     add_opt(o, "toolset", b->toolset) && add_opt(o, "vendor", b->vendor) &&
+		     add_opt(o, "raw", b->raw) && add_opt(o, "checks", b->checks);
+		break;
+	case CONV_VENDOR:
+		ok = ok && cJSON_AddStringToObject(o, "type", "vendor") &&
+		     cJSON_AddStringToObject(o, "vendor", b->vendor) &&
+		     cJSON_AddStringToObject(o, "raw", b->raw) &&
+		     cJSON_AddStringToObject(o, "text", b->text);
 		break;
 	case CONV_TOOL_RESULT:
 		ok = ok && cJSON_AddStringToObject(o, "type", "tool_result") &&
 		     cJSON_AddStringToObject(o, "call_id", b->call_id) &&
 		     cJSON_AddStringToObject(o, "text", b->text) &&
-		     cJSON_AddBoolToObject(o, "is_error", b->is_error);
+		     cJSON_AddBoolToObject(o, "is_error", b->is_error) && add_opt(o, "ack", b->ack);
 		if (ok && b->image.path) {
 			cJSON *img = image_json(&b->image);
 			ok = img && cJSON_AddItemToObject(o, "image", img);
@@ -639,6 +711,18 @@ static cJSON *block_json(const struct conv_block *b)
 	return o;
 }
 
+/* Version 2 only when something needs it, so older deskhands read the rest. */
+static int format_version(const struct conv *c)
+{
+	for (size_t i = 0; i < c->n_messages; i++)
+		for (size_t j = 0; j < c->messages[i]->n_blocks; j++) {
+			const struct conv_block *b = &c->messages[i]->blocks[j];
+			if (b->type == CONV_VENDOR || b->toolset || b->raw || b->checks || b->ack)
+				return 2;
+		}
+	return 1;
+}
+
 static char *conv_to_json(const struct conv *c)
 {
 	char created[32], updated[32];
@@ -648,7 +732,7 @@ static char *conv_to_json(const struct conv *c)
 	cJSON *msgs = NULL;
 	char *text = NULL;
 	if (!root || !cJSON_AddStringToObject(root, "format", "deskhand-conversation") ||
-	    !cJSON_AddNumberToObject(root, "version", CONV_FORMAT_VERSION) ||
+	    !cJSON_AddNumberToObject(root, "version", format_version(c)) ||
 	    !cJSON_AddStringToObject(root, "created", created) ||
 	    !cJSON_AddStringToObject(root, "updated", updated) ||
 	    !(msgs = cJSON_AddArrayToObject(root, "messages")))
@@ -814,7 +898,14 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 		const char *id = jstr(bo, "id"), *name = jstr(bo, "name"), *args = jstr(bo, "arguments");
 		if (!id || !name || !args)
 			return conv_fail("message %zu: a tool call without id, name or arguments", mi + 1);
-		ok = conv_msg_add_tool_call(m, id, name, args);
+		struct conv_call_extra x = {jstr(bo, "toolset"), jstr(bo, "vendor"), jstr(bo, "raw"),
+		                            jstr(bo, "checks")};
+		ok = conv_msg_add_tool_call_ex(m, id, name, args, &x);
+	} else if (strcmp(type, "vendor") == 0) {
+		const char *v = jstr(bo, "vendor"), *raw = jstr(bo, "raw");
+		if (!v || !raw)
+			return conv_fail("message %zu: a vendor block without vendor or raw", mi + 1);
+		ok = conv_msg_add_vendor(m, v, raw, jstr(bo, "text"));
 	} else if (strcmp(type, "tool_result") == 0) {
 		const char *id = jstr(bo, "call_id"), *t = jstr(bo, "text");
 		const cJSON *io = cJSON_GetObjectItemCaseSensitive(bo, "image");
@@ -822,9 +913,9 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 			return conv_fail("message %zu: a tool result without call_id", mi + 1);
 		if (io && !jimage(io, &img))
 			return conv_fail("message %zu: a tool result image without a path", mi + 1);
-		ok = conv_msg_add_tool_result(
+		ok = conv_msg_add_tool_result_ex(
 			m, id, t ? t : "", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bo, "is_error")),
-			img.path ? &img : NULL);
+			img.path ? &img : NULL, jstr(bo, "ack"));
 	} else {
 		return conv_fail("message %zu: unknown block type '%s'", mi + 1, type);
 	}

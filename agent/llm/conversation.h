@@ -24,6 +24,19 @@
  *      {"role": "tool", "content": [{"type": "tool_result", "call_id": "...",
  *          "text": "...", "is_error": false,
  *          "image": {"path": "NAME.images/0001.png", "width": W, "height": H}}]}]}
+ *
+ * Version 2 adds what the 2026 vendor APIs need kept exactly; a file uses
+ * it only when it holds one of them (so older deskhands still read the rest):
+ *  - {"type": "vendor", "vendor": "anthropic", "raw": "<JSON text>", "text": "..."}
+ *    in assistant messages: an item only its own wire format understands and
+ *    that must go back byte for byte (thinking, redacted_thinking, reasoning
+ *    with encrypted_content); "text" is what the user was shown of it;
+ *  - on tool calls: "toolset" (the vendor's tool group the call's name
+ *    belongs to: Anthropic's computer toolset names each action as a tool),
+ *    "vendor" + "raw" (the call exactly as received, echoed to that vendor
+ *    instead of being rebuilt), "checks" (the vendor's pending safety checks,
+ *    a JSON array, each put to the human);
+ *  - on tool results: "ack" (the checks the human acknowledged, a JSON array).
  * Image paths are relative to the conversation's directory and must stay
  * inside it (conv_load refuses "..", absolute paths and odd characters: a
  * crafted file must not send an arbitrary file of the user's to the model).
@@ -37,7 +50,7 @@
 
 #include <cjson/cJSON.h>
 
-#define CONV_FORMAT_VERSION 1
+#define CONV_FORMAT_VERSION 2
 
 /*
  * Token estimate: text costs ceil(bytes / 4); every image sent costs
@@ -65,6 +78,7 @@ enum conv_block_type {
 	CONV_IMAGE,       /* user messages */
 	CONV_TOOL_CALL,   /* assistant messages */
 	CONV_TOOL_RESULT, /* tool messages */
+	CONV_VENDOR,      /* assistant messages: kept for one wire format only (see above) */
 };
 
 /* A PNG beside the conversation file, and its size in the model's pixels. */
@@ -83,9 +97,15 @@ struct conv_block {
 	char *arguments;  /* the raw text the model sent (valid UTF-8) */
 	cJSON *args;      /* arguments parsed; NULL when they are not a JSON object */
 	char *args_error; /* why args is NULL ("" otherwise) */
+	char *toolset;    /* NULL: a plain tool */
+	char *checks;     /* pending safety checks (JSON array text); NULL: none */
+	/* CONV_VENDOR, and optionally CONV_TOOL_CALL: the item as received */
+	char *vendor;     /* the wire format it belongs to ("anthropic", "openai-responses") */
+	char *raw;        /* its JSON text, byte for byte */
 	/* CONV_TOOL_RESULT */
 	char *call_id;
 	bool is_error;
+	char *ack;        /* acknowledged safety checks (JSON array text); NULL: none */
 	/* CONV_IMAGE, and the optional screenshot of a CONV_TOOL_RESULT */
 	struct conv_image image;
 };
@@ -174,6 +194,26 @@ bool conv_msg_add_tool_call(struct conv_message *m, const char *id, const char *
 /* img may be NULL (no screenshot); its path is copied. */
 bool conv_msg_add_tool_result(struct conv_message *m, const char *call_id, const char *text,
                               bool is_error, const struct conv_image *img);
+
+/*
+ * What a 2026 vendor API needs kept with a call or a result (see the file
+ * format above). Every field may be NULL. raw and checks must be JSON text;
+ * they are kept as given (valid UTF-8 required: false otherwise).
+ */
+struct conv_call_extra {
+	const char *toolset, *vendor, *raw, *checks;
+};
+bool conv_msg_add_tool_call_ex(struct conv_message *m, const char *id, const char *name,
+                               const char *arguments, const struct conv_call_extra *x);
+bool conv_msg_add_tool_result_ex(struct conv_message *m, const char *call_id, const char *text,
+                                 bool is_error, const struct conv_image *img, const char *ack);
+/*
+ * An item for one wire format only, kept byte for byte: `raw` must be valid
+ * UTF-8 (false otherwise: the item could not go back unchanged); `text` is
+ * what the user was shown of it (may be NULL).
+ */
+bool conv_msg_add_vendor(struct conv_message *m, const char *vendor, const char *raw,
+                         const char *text);
 
 /* Shorthand: a user message holding one text block. */
 bool conv_add_user_text(struct conv *c, const char *text);

@@ -71,5 +71,7 @@ void gate_result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
  */
 void gate_run_code(agent_gate *g, const proposal *p, agent_tool_result *res);
 void gate_run_action(agent_gate *g, const proposal *p, agent_tool_result *res);
+/* Attaches a screenshot (settled first when `settle`) to res; a failure is noted in its text. */
+void gate_attach_screenshot(agent_gate *g, bool settle, agent_tool_result *res);
 
 #endif

@@ -28,6 +28,7 @@ void agent_tool_result_finish(agent_tool_result *r)
 	if (r == NULL)
 		return;
 	free(r->text);
+	free(r->ack);
 	conv_image_clear(&r->image);
 	memset(r, 0, sizeof(*r));
 }
@@ -200,6 +201,12 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 	return agent_policy_decide(&in);
 }
 
+static bool is_computer_call(const struct conv_block *call)
+{
+	return call->toolset != NULL || strcmp(call->name, "computer") == 0 ||
+	       strcmp(call->name, "find_text") == 0;
+}
+
 /* A call that cannot run (unknown tool, bad arguments): recorded as
  * proposed and blocked, never asked about; the model is told why. */
 static void refuse_call(agent_gate *g, const struct conv_block *call, const char *id,
@@ -342,6 +349,7 @@ void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
 	char err[512];
 	if (!gate_proposal_parse(g, call, &p, err, sizeof(err))) {
 		refuse_call(g, call, p.id, err, res);
+		res->ends_batch = is_computer_call(call);
 		gate_proposal_finish(&p);
 		return;
 	}
@@ -384,5 +392,31 @@ void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
 		gate_result_text(res, res->is_error, "[no output]");
 	agent_term_result(g->term, p.id, res->is_error ? "error" : "ok", res->text);
 out:
+	if (p.has_action && res->is_error)
+		res->ends_batch = true;
 	gate_proposal_finish(&p);
+}
+
+void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls, size_t n,
+                           agent_tool_result *res)
+{
+	bool ended = false, due = false;
+	g->stop_batch = false;
+	for (size_t k = 0; k < n; k++) {
+		memset(&res[k], 0, sizeof(res[k]));
+		if (ended) {
+			gate_result_text(&res[k], true, "%s", AGENT_NOT_EXECUTED);
+		} else if (g->end_run || g->stop_batch || (g->cancel != NULL && *g->cancel)) {
+			gate_result_text(&res[k], true, g->end_run || g->stop_batch
+			                 ? "not run: the run was stopped" : "not run: the user interrupted");
+		} else {
+			g->batch_more = k + 1 < n;
+			agent_gate_tool_call(g, calls[k], &res[k]);
+			due = due || res[k].screenshot_due;
+			ended = res[k].ends_batch;
+		}
+	}
+	g->batch_more = false;
+	if (due && n > 0 && res[n - 1].image.path == NULL)
+		gate_attach_screenshot(g, true, &res[n - 1]);
 }

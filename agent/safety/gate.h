@@ -61,8 +61,11 @@ typedef struct agent_gate {
 	bool end_run;                         /* the policy or a broken log ends the run */
 	bool audit_broken;                    /* a record failed: nothing more runs */
 	/* The kill switch stopped a run: the rest of the model's batch does not
-	 * run (the session clears this before each batch). */
+	 * run (agent_gate_tool_calls clears this before each batch). */
 	bool stop_batch;
+	/* More calls follow in this batch: an input action's screenshot waits
+	 * for the end of the batch (agent_gate_tool_calls sets it). */
+	bool batch_more;
 	/* The kill switch watched during a code run (see run_code). */
 	os_display *watch_display;            /* own connection when there is no --os */
 	os_display *watching;                 /* the display watched now; NULL: none */
@@ -82,7 +85,13 @@ typedef struct agent_tool_result {
 	char *text;
 	bool is_error;
 	struct conv_image image;        /* path == NULL: no screenshot */
+	char *ack;                      /* safety checks the human acknowledged (JSON array); NULL: none */
+	bool ends_batch;                /* a computer action failed or was refused */
+	bool screenshot_due;            /* its screenshot waits for the end of the batch */
 } agent_tool_result;
+
+/* What every call after a failed or refused computer action of the same turn is answered. */
+#define AGENT_NOT_EXECUTED "Not executed: an earlier computer action in this turn failed."
 
 /*
  * Runs (or refuses) one tool call from the model's last message. Always
@@ -92,6 +101,19 @@ typedef struct agent_tool_result {
 void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
                           agent_tool_result *res);
 void agent_tool_result_finish(agent_tool_result *r);
+
+/*
+ * Runs the tool calls of one model turn, calls[i] answered in res[i], in
+ * order and each decided (and asked) on its own: a batch is never approved
+ * as a whole. A computer action that is refused, denied or fails ends the
+ * batch: every later call is answered AGENT_NOT_EXECUTED and nothing of it
+ * runs; so does the kill switch or Ctrl-C ("not run: ..."). Input actions
+ * take no screenshot of their own while more calls follow: one settled
+ * screenshot goes with the last result of the batch. Ownership: free each
+ * result with agent_tool_result_finish.
+ */
+void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls, size_t n,
+                           agent_tool_result *res);
 
 /*
  * Every audit record of a running session passes through here with the

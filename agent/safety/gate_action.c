@@ -58,6 +58,18 @@ bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
 	return true;
 }
 
+void gate_attach_screenshot(agent_gate *g, bool settle, agent_tool_result *res)
+{
+	char err[256];
+	if (agent_gate_screenshot(g, settle, &res->image, err, sizeof(err)))
+		return;
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_printf(&b, "%s\n[no screenshot: %s]", res->text ? res->text : "", err);
+	free(res->text);
+	res->text = agent_buf_steal(&b);
+}
+
 void gate_run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 {
 	agent_computer_ctx ctx = {
@@ -79,22 +91,19 @@ void gate_run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 	res->text = r.text;
 	r.text = NULL;
 	res->is_error = r.is_error;
-	char err[256];
 	if (r.image != NULL) {
 		uint8_t *png = NULL;
 		size_t len = 0;
 		if (os_png_encode(r.image, &png, &len, NULL))
 			conv_store_png(*g->conv, png, len, r.image->width, r.image->height, &res->image);
 		free(png);
-	} else if (r.want_screenshot &&
-	           !agent_gate_screenshot(g, p->action.kind != AGENT_ACTION_SCREENSHOT &&
-	                                    p->action.kind != AGENT_ACTION_FIND_TEXT,
-	                             &res->image, err, sizeof(err))) {
-		agent_buf b;
-		agent_buf_init(&b);
-		agent_buf_printf(&b, "%s\n[no screenshot: %s]", res->text ? res->text : "", err);
-		free(res->text);
-		res->text = agent_buf_steal(&b);
+	} else if (r.want_screenshot) {
+		bool own = p->action.kind == AGENT_ACTION_SCREENSHOT ||
+		           p->action.kind == AGENT_ACTION_FIND_TEXT;
+		if (!own && g->batch_more)
+			res->screenshot_due = true;
+		else
+			gate_attach_screenshot(g, !own, res);
 	}
 	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, res->is_error ? 1 : 0,
 	                                          (long)(agent_now_ms() - t0),

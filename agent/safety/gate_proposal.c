@@ -56,6 +56,33 @@ static bool parse_execute(agent_gate *g, const cJSON *args, proposal *p,
 	return p->language != NULL && p->code != NULL;
 }
 
+/* A computer action; `action` (when not NULL) names it instead of args.action. */
+static bool parse_action(agent_gate *g, const struct conv_block *call, const char *action,
+                         proposal *p, char *err, size_t errlen)
+{
+	if (g->display == NULL) {
+		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
+		return false;
+	}
+	cJSON *args = action != NULL ? cJSON_Duplicate(call->args, 1) : NULL;
+	if (action != NULL) {
+		if (args == NULL) {
+			snprintf(err, errlen, "out of memory");
+			return false;
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(args, "action");
+		cJSON_AddStringToObject(args, "action", action);
+	}
+	bool ok = agent_computer_parse(args != NULL ? args : call->args, &g->view, &p->action,
+	                               err, errlen);
+	cJSON_Delete(args);
+	if (!ok)
+		return false;
+	p->has_action = true;
+	p->kind = agent_policy_action_kind(p->action.kind);
+	return true;
+}
+
 bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal *p,
                        char *err, size_t errlen)
 {
@@ -66,28 +93,17 @@ bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal 
 	}
 	if (strcmp(call->name, "execute") == 0)
 		return parse_execute(g, call->args, p, err, errlen);
-	bool find_text = strcmp(call->name, "find_text") == 0;
-	if (strcmp(call->name, "computer") == 0 || find_text) {
-		if (g->display == NULL) {
-			snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
-			return false;
-		}
-		/* find_text is also a tool of its own (Anthropic's native tool
-		 * cannot take new actions): the same action underneath. */
-		cJSON *args = find_text ? cJSON_Duplicate(call->args, 1) : NULL;
-		if (args != NULL) {
-			cJSON_DeleteItemFromObjectCaseSensitive(args, "action");
-			cJSON_AddStringToObject(args, "action", "find_text");
-		}
-		bool ok = agent_computer_parse(args != NULL ? args : call->args, &g->view,
-		                               &p->action, err, errlen);
-		cJSON_Delete(args);
-		if (!ok)
-			return false;
-		p->has_action = true;
-		p->kind = agent_policy_action_kind(p->action.kind);
-		return true;
-	}
+	/*
+	 * find_text is also a tool of its own (Anthropic's single computer tool
+	 * cannot take new actions), and a toolset names each action as a tool:
+	 * the same actions underneath.
+	 */
+	if (call->toolset != NULL && strcmp(call->toolset, "computer") == 0)
+		return parse_action(g, call, call->name, p, err, errlen);
+	if (strcmp(call->name, "find_text") == 0)
+		return parse_action(g, call, "find_text", p, err, errlen);
+	if (strcmp(call->name, "computer") == 0)
+		return parse_action(g, call, NULL, p, err, errlen);
 	snprintf(err, errlen, "unknown tool \"%.60s\" (the tools are execute%s)", call->name,
 	         g->display ? ", computer and find_text" : "");
 	return false;

@@ -303,30 +303,19 @@ static bool run_tool_calls(agent_session *s, bool *any)
 		return false;
 	}
 	size_t k = 0;
-	s->gate.stop_batch = false;
-	for (size_t i = 0; i < m->n_blocks; i++) {
-		const struct conv_block *b = &m->blocks[i];
-		if (b->type != CONV_TOOL_CALL)
-			continue;
-		which[k] = b;
-		if (s->gate.end_run || s->gate.stop_batch || agent_cancel) {
-			res[k].text = strdup(s->gate.end_run || s->gate.stop_batch
-			                     ? "not run: the run was stopped"
-			                     : "not run: the user interrupted");
-			res[k].is_error = true;
-		} else {
-			agent_gate_tool_call(&s->gate, b, &res[k]);
-		}
-		k++;
-	}
+	for (size_t i = 0; i < m->n_blocks; i++)
+		if (m->blocks[i].type == CONV_TOOL_CALL)
+			which[k++] = &m->blocks[i];
+	agent_gate_tool_calls(&s->gate, which, calls, res);
 	struct conv_message *tm = conv_add_message(s->conv, CONV_TOOL);
 	bool ok = tm != NULL;
 	for (size_t i = 0; i < calls; i++) {
 		if (ok)
-			ok = conv_msg_add_tool_result(tm, which[i]->id,
-			                              res[i].text ? res[i].text : "",
-			                              res[i].is_error,
-			                              res[i].image.path ? &res[i].image : NULL);
+			ok = conv_msg_add_tool_result_ex(tm, which[i]->id,
+			                                 res[i].text ? res[i].text : "",
+			                                 res[i].is_error,
+			                                 res[i].image.path ? &res[i].image : NULL,
+			                                 res[i].ack);
 		agent_tool_result_finish(&res[i]);
 	}
 	free(res);
@@ -449,6 +438,10 @@ static void export_block(const struct conv_block *b, FILE *f)
 	case CONV_TOOL_CALL:
 		fprintf(f, "`%s` call `%s`:\n\n```json\n%s\n```\n\n", b->name, b->id,
 		        b->arguments);
+		break;
+	case CONV_VENDOR:
+		if (b->text != NULL && *b->text)
+			fprintf(f, "*(%s)* %s\n\n", b->vendor, b->text);
 		break;
 	case CONV_TOOL_RESULT:
 		fprintf(f, "%s`%s`:\n\n```\n%s\n```\n\n", b->is_error ? "Error from " : "Result of ",

@@ -125,6 +125,64 @@ static void test_round_trip(void **state)
 	conv_destroy(d);
 }
 
+/* The file's "version" field, read back. */
+static int file_version(const char *p)
+{
+	size_t len = 0;
+	char *text = agent_read_file(p, 1 << 20, &len);
+	assert_non_null(text);
+	cJSON *root = cJSON_Parse(text);
+	assert_non_null(root);
+	int v = cJSON_GetObjectItemCaseSensitive(root, "version")->valueint;
+	cJSON_Delete(root);
+	free(text);
+	return v;
+}
+
+/*
+ * Vendor items go back byte for byte: thinking with its signature, spacing
+ * and escapes the server chose; a call's toolset, raw item and safety
+ * checks; a result's acknowledged checks. Version 2 only when they exist.
+ */
+static void test_vendor_items_round_trip(void **state)
+{
+	const char *p = path_in("vendor.json");
+	static const char raw[] = "{\"type\": \"thinking\",\"thinking\":\"a\\u00e9 \u00e9\\n\","
+	                          "  \"signature\":\"EqQB+/==\"}";
+	static const char call_raw[] = "{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"left_click\","
+	                               "\"toolset_name\":\"computer\",\"input\":{\"coordinate\":[1,2]}}";
+	struct conv *c = conv_create(p);
+	assert_true(conv_add_user_text(c, "go"));
+	assert_true(conv_save(c));
+	assert_int_equal(file_version(p), 1);
+	struct conv_message *m = conv_add_message(c, CONV_ASSISTANT);
+	assert_true(conv_msg_add_vendor(m, "anthropic", raw, "thought"));
+	struct conv_call_extra x = {"computer", "anthropic", call_raw, "[{\"id\":\"c1\"}]"};
+	assert_true(conv_msg_add_tool_call_ex(m, "toolu_1", "left_click", "{\"coordinate\":[1,2]}", &x));
+	struct conv_message *t = conv_add_message(c, CONV_TOOL);
+	assert_true(conv_msg_add_tool_result_ex(t, "toolu_1", "OK", false, NULL, "[{\"id\":\"c1\"}]"));
+	/* an item that is not valid UTF-8 could not go back unchanged */
+	assert_false(conv_msg_add_vendor(m, "anthropic", "{\"x\":\"\xff\"}", NULL));
+	assert_int_equal(m->n_blocks, 2);
+	assert_true(conv_save(c));
+	assert_int_equal(file_version(p), 2);
+	struct conv *d = conv_load(p);
+	assert_non_null(d);
+	const struct conv_block *v = &d->messages[1]->blocks[0], *k = &d->messages[1]->blocks[1];
+	assert_int_equal(v->type, CONV_VENDOR);
+	assert_string_equal(v->vendor, "anthropic");
+	assert_memory_equal(v->raw, raw, sizeof(raw));
+	assert_string_equal(v->text, "thought");
+	assert_string_equal(k->toolset, "computer");
+	assert_string_equal(k->vendor, "anthropic");
+	assert_memory_equal(k->raw, call_raw, sizeof(call_raw));
+	assert_string_equal(k->checks, "[{\"id\":\"c1\"}]");
+	assert_string_equal(d->messages[2]->blocks[0].ack, "[{\"id\":\"c1\"}]");
+	assert_null(d->messages[0]->blocks[0].raw);
+	conv_destroy(c);
+	conv_destroy(d);
+}
+
 static void test_atomic_save_leaves_nothing(void **state)
 {
 	char sub[200];
@@ -331,6 +389,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_round_trip),
+		cmocka_unit_test(test_vendor_items_round_trip),
 		cmocka_unit_test(test_atomic_save_leaves_nothing),
 		cmocka_unit_test(test_images),
 		cmocka_unit_test(test_load_refuses),
