@@ -240,7 +240,7 @@ static void check_properties(const agent_policy_input *in, const agent_policy_de
 	PROP(!(run && is_code_kind(in->kind) && !in->auto_run), "rule 3");
 	/* 5: findings never run; code is never run unscanned under ask/auto. */
 	PROP(!(run && rule5_findings(in)), "rule 5 findings");
-	PROP(!(rule5_findings(in) && !d->show_findings), "rule 5 shown");
+	PROP(!(rule5_findings(in) && !in->vendor_check && !d->show_findings), "rule 5 shown");
 	PROP(!(run && is_code_kind(in->kind) && !in->scanned &&
 	       in->safe_mode != AGENT_POLICY_SAFE_OFF), "rule 5 scan");
 	/* 8: a tripped kill switch never runs anything unasked. */
@@ -633,7 +633,8 @@ static void action_classes(void **state)
 {
 	(void)state;
 	static const char *const inputs[] = {
-		"key", "type", "mouse_move", "left_click", "right_click", "middle_click",
+		"key", "type", "mouse_move", "left_click", "right_click", "middle_click", "back_click",
+		"forward_click",
 		"double_click", "triple_click", "left_click_drag", "left_mouse_down",
 		"left_mouse_up", "scroll", "hold_key",
 	};
