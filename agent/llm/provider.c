@@ -668,6 +668,28 @@ static long context_budget(const struct provider_request *req, int max_tokens)
 	return budget < 1 ? 1 : budget;
 }
 
+/*
+ * Whether message `at` (an assistant message) holds a call whose safety
+ * checks were not all acknowledged: the vendor still waits for that call,
+ * so --store cannot continue from the response that made it.
+ */
+static bool declined_check_at(const struct conv *c, size_t at)
+{
+	if (at >= c->n_messages || c->messages[at]->role != CONV_ASSISTANT)
+		return false;
+	const struct conv_message *m = c->messages[at];
+	const struct conv_message *res = at + 1 < c->n_messages ? c->messages[at + 1] : NULL;
+	for (size_t i = 0; i < m->n_blocks; i++) {
+		const struct conv_block *b = &m->blocks[i];
+		if (b->type != CONV_TOOL_CALL || !b->checks || strcmp(b->checks, "[]") == 0)
+			continue;
+		const struct conv_block *r = provider_find_result(res, b->id);
+		if (!r || !r->ack)
+			return true;
+	}
+	return false;
+}
+
 /* The request's body and headers for the part of c that fits (view), with
  * r the request as sent. Ownership: the caller clears view, body, *headers. */
 static bool build_request(struct provider *p, struct conv *c, const struct provider_request *req,
@@ -687,7 +709,8 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 	/* --store: continue from the kept response while the conversation only
 	 * grew since and nothing was pruned; else the whole input again. */
 	if (p->store && p->last_response_id && view->dropped == 0 &&
-	    c->n_messages > p->last_n_messages) {
+	    c->n_messages > p->last_n_messages && p->last_n_messages > 0 &&
+	    !declined_check_at(c, p->last_n_messages - 1)) {
 		rc.previous_response_id = p->last_response_id;
 		rc.first_message = p->last_n_messages;
 	}
