@@ -326,7 +326,8 @@ static bool mouse_ready(os_display *d)
 
 static bool valid_button(os_button b)
 {
-	if (b != OS_BUTTON_LEFT && b != OS_BUTTON_MIDDLE && b != OS_BUTTON_RIGHT)
+	if (b != OS_BUTTON_LEFT && b != OS_BUTTON_MIDDLE && b != OS_BUTTON_RIGHT &&
+	    b != OS_BUTTON_BACK && b != OS_BUTTON_FORWARD)
 		return os_fail("unknown mouse button %d", (int)b);
 	return true;
 }
@@ -380,26 +381,47 @@ bool os_mouse_button(os_display *d, os_button b, bool down)
 
 bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
 {
-	if (!valid_button(b) || !os_point_on_screen(d, x1, y1) ||
-	    !os_point_on_screen(d, x2, y2) || !mouse_ready(d))
+	int xy[4] = {x1, y1, x2, y2};
+	return os_mouse_drag_path(d, xy, 2, b);
+}
+
+/* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
+static bool drag_segment(os_display *d, int x0, int y0, int x1, int y1)
+{
+	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
+		os_input_sleep_ms(DRAG_STEP_MS);
+		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
+		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
+		XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
+		XFlush(d->dpy);
+	}
+	return os_input_signal_caught() == 0;
+}
+
+bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
+{
+	if (n < 2 || n > 1024)
+		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
+	if (!valid_button(b))
+		return false;
+	for (int k = 0; k < n; k++)
+		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
+			return false;
+	if (!mouse_ready(d))
 		return false;
 	struct os_signal_guard g;
 	os_input_signals_begin(&g);
-	XTestFakeMotionEvent(d->dpy, d->screen, x1, y1, CurrentTime);
+	XTestFakeMotionEvent(d->dpy, d->screen, xy[0], xy[1], CurrentTime);
 	XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
 	XFlush(d->dpy);
 	/*
 	 * Toolkits start a drag after the pointer has moved a few pixels with
-	 * the button held; several paced steps also let them scroll or
-	 * highlight on the way, as with a hand on the mouse.
+	 * the button held; several paced steps per segment also let them
+	 * scroll or highlight on the way, as with a hand on the mouse.
 	 */
-	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
-		os_input_sleep_ms(DRAG_STEP_MS);
-		int x = x1 + (int)((long)(x2 - x1) * i / DRAG_STEPS);
-		int y = y1 + (int)((long)(y2 - y1) * i / DRAG_STEPS);
-		XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
-		XFlush(d->dpy);
-	}
+	for (int k = 1; k < n; k++)
+		if (!drag_segment(d, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]))
+			break;
 	/* Released even when interrupted: a button is never left held. */
 	XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
 	bool ok = input_sync(d);

@@ -196,6 +196,10 @@ typedef enum os_button {
 	OS_BUTTON_LEFT = 1,
 	OS_BUTTON_MIDDLE = 2,
 	OS_BUTTON_RIGHT = 3,
+	/* The side buttons (browser back/forward): X buttons 8 and 9, after the
+	 * four wheel buttons 4-7. */
+	OS_BUTTON_BACK = 8,
+	OS_BUTTON_FORWARD = 9,
 } os_button;
 
 typedef enum os_scroll {
@@ -222,6 +226,12 @@ bool os_mouse_button(os_display *d, os_button b, bool down);
  * all), releases there. The button is released also on SIGINT/SIGTERM/SIGHUP.
  */
 bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b);
+/*
+ * The same along a path of n points (xy: x0,y0,x1,y1,...; 2 <= n <= 1024):
+ * pressed at the first, moved through every later point in paced steps,
+ * released at the last. Every point must lie on the screen.
+ */
+bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b);
 /* `amount` (1..1000) wheel clicks: buttons 4/5/6/7 for up/down/left/right. */
 bool os_mouse_scroll(os_display *d, os_scroll dir, int amount);
 

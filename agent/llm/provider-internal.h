@@ -92,6 +92,8 @@ struct turn {
 	char error[512];
 	struct provider_usage usage;
 	long text_block;              /* Anthropic: index of the open text block, -1 none */
+	bool streamed_text;           /* Responses: the open message's text came as deltas */
+	char response_id[128];        /* Responses: the response's id ("" none) */
 };
 
 void turn_init(struct turn *t, const char *who, const struct provider_events *ev);
@@ -104,6 +106,15 @@ bool turn_commit_text(struct turn *t);
 struct tool_acc *turn_call(struct turn *t, long key);
 /* Parses, appends and announces a finished call (text committed first). */
 bool turn_finish_call(struct turn *t, struct tool_acc *a);
+/*
+ * A whole call as received (formats whose items arrive complete), with the
+ * vendor's extras: appended after the text so far, announced. False: out of
+ * memory or invalid UTF-8 in raw (t->error says so).
+ */
+bool turn_add_call(struct turn *t, const char *id, const char *name, const char *args,
+                   const struct conv_call_extra *x);
+/* A vendor block (text so far committed first); same failures. */
+bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *text);
 /* Finishes every call not yet finished, in the order they started. */
 bool turn_finish_calls(struct turn *t);
 __attribute__((format(printf, 2, 3)))
@@ -125,6 +136,12 @@ struct request_ctx {
 	const struct provider_request *req;
 	const char *model;
 	bool stream;
+	/* Responses: keep the response at the vendor (--store) and continue
+	 * from previous_response_id (NULL: send the whole input), sending only
+	 * the messages from first_message on. */
+	bool store;
+	const char *previous_response_id;
+	size_t first_message;
 	bool openai_max_completion; /* api.openai.com wants max_completion_tokens */
 };
 
@@ -152,6 +169,7 @@ struct provider_format {
 
 extern const struct provider_format provider_format_openai;    /* Chat Completions */
 extern const struct provider_format provider_format_anthropic; /* Messages */
+extern const struct provider_format provider_format_responses; /* OpenAI Responses */
 
 /* Adds "<name>: <secret>" through add and wipes the copy it made. */
 bool wire_header_secret(wire_header_fn add, void *user, const char *name, const char *secret);

@@ -2,7 +2,7 @@
  * The provider's common part: the vendors and their keys, the HTTP exchange
  * over libcurl (streamed or whole), retries with backoff, cancellation and
  * error texts. What differs between APIs is a struct provider_format (one
- * file per format: provider_openai.c, provider_anthropic.c), chosen through
+ * file per format: provider_openai.c, provider_responses.c, provider_anthropic.c), chosen through
  * the vendor table below; the answer is assembled by turn.c; the replayed
  * script is provider_script.c.
  */
@@ -58,13 +58,19 @@ struct vendor {
 
 static const struct vendor vendors[] = {
 	[PROVIDER_OPENAI] = {&provider_format_openai, "https://api.openai.com/v1", "OPENAI_BASE_URL",
-	                     "OPENAI_API_KEY", "/chat/completions", "gpt-4o", false,
+	                     "OPENAI_API_KEY", "/chat/completions", "gpt-5.4", false,
 	                     "//api.openai.com"},
 	[PROVIDER_ANTHROPIC] = {&provider_format_anthropic, "https://api.anthropic.com",
 	                        "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "/v1/messages",
 	                        "claude-sonnet-4-20250514", false, NULL},
 	[PROVIDER_OLLAMA] = {&provider_format_openai, "http://localhost:11434", NULL, NULL,
 	                     "/v1/chat/completions", "llama3.1", true, NULL},
+};
+
+/* OpenAI's own API, where computer use lives (gpt-5.4 and later). */
+static const struct vendor openai_responses = {
+	&provider_format_responses, "https://api.openai.com/v1", "OPENAI_BASE_URL", "OPENAI_API_KEY",
+	"/responses", "gpt-5.4", false, NULL,
 };
 
 struct provider {
@@ -79,6 +85,11 @@ struct provider {
 	struct script *script;
 	long retry_base_ms;
 	long idle_timeout_s;
+	/* --store: the last response kept at the vendor, and how many messages
+	 * the conversation held with it (the next request sends the rest). */
+	bool store;
+	char *last_response_id;
+	size_t last_n_messages;
 };
 
 void provider_tools_clear(struct provider_tools *t)
@@ -132,6 +143,7 @@ void provider_destroy(struct provider *p)
 		curl_easy_cleanup(p->curl);
 	script_destroy(p->script);
 	wipe(p->api_key);
+	free(p->last_response_id);
 	free(p->model);
 	free(p->url);
 	free(p);
@@ -207,11 +219,30 @@ static bool curl_setup(struct provider *p, const char *who)
 	return true;
 }
 
+/* The OpenAI API to speak at base b: see enum provider_api. */
+static bool wants_responses(const struct provider_settings *s, const char *b)
+{
+	if (s->kind != PROVIDER_OPENAI || s->api == PROVIDER_API_CHAT)
+		return false;
+	if (s->api == PROVIDER_API_RESPONSES)
+		return true;
+	size_t n = strlen(openai_responses.def_base);
+	return strncmp(b, openai_responses.def_base, n) == 0 && (b[n] == '\0' || b[n] == '/');
+}
+
 static bool vendor_setup(struct provider *p, const struct provider_settings *s, const char *who)
 {
 	if ((size_t)s->kind >= sizeof(vendors) / sizeof(vendors[0]) || !vendors[s->kind].format)
 		return provider_fail("%s: not a provider deskhand knows", who);
+	if (s->api == PROVIDER_API_RESPONSES && s->kind != PROVIDER_OPENAI)
+		return provider_fail("%s: --api responses is OpenAI's API (--provider openai)", who);
 	const struct vendor *v = &vendors[s->kind];
+	const char *b = s->base_url && *s->base_url ? s->base_url
+	                : v->env_base && getenv(v->env_base) && *getenv(v->env_base)
+	                ? getenv(v->env_base) : v->def_base;
+	if (wants_responses(s, b))
+		v = &openai_responses;
+	p->store = s->store;
 	p->format = v->format;
 	const char *base;
 	if (!vendor_url(p, s, v, who, &base))
@@ -251,6 +282,11 @@ enum provider_kind provider_kind_of(const struct provider *p)
 const char *provider_model(const struct provider *p)
 {
 	return p->model;
+}
+
+const char *provider_format_name(const struct provider *p)
+{
+	return p->format ? p->format->name : "script";
 }
 
 const char *provider_endpoint(const struct provider *p)
@@ -632,6 +668,28 @@ static long context_budget(const struct provider_request *req, int max_tokens)
 	return budget < 1 ? 1 : budget;
 }
 
+/*
+ * Whether message `at` (an assistant message) holds a call whose safety
+ * checks were not all acknowledged: the vendor still waits for that call,
+ * so --store cannot continue from the response that made it.
+ */
+static bool declined_check_at(const struct conv *c, size_t at)
+{
+	if (at >= c->n_messages || c->messages[at]->role != CONV_ASSISTANT)
+		return false;
+	const struct conv_message *m = c->messages[at];
+	const struct conv_message *res = at + 1 < c->n_messages ? c->messages[at + 1] : NULL;
+	for (size_t i = 0; i < m->n_blocks; i++) {
+		const struct conv_block *b = &m->blocks[i];
+		if (b->type != CONV_TOOL_CALL || !b->checks || strcmp(b->checks, "[]") == 0)
+			continue;
+		const struct conv_block *r = provider_find_result(res, b->id);
+		if (!r || !r->ack)
+			return true;
+	}
+	return false;
+}
+
 /* The request's body and headers for the part of c that fits (view), with
  * r the request as sent. Ownership: the caller clears view, body, *headers. */
 static bool build_request(struct provider *p, struct conv *c, const struct provider_request *req,
@@ -646,8 +704,16 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 	r->max_tokens = max_tokens;
 	struct request_ctx rc = {
 		.conv = c, .view = view, .req = r, .model = p->model, .stream = p->stream,
-		.openai_max_completion = p->openai_max_completion,
+		.openai_max_completion = p->openai_max_completion, .store = p->store,
 	};
+	/* --store: continue from the kept response while the conversation only
+	 * grew since and nothing was pruned; else the whole input again. */
+	if (p->store && p->last_response_id && view->dropped == 0 &&
+	    c->n_messages > p->last_n_messages && p->last_n_messages > 0 &&
+	    !declined_check_at(c, p->last_n_messages - 1)) {
+		rc.previous_response_id = p->last_response_id;
+		rc.first_message = p->last_n_messages;
+	}
 	bool built = p->format->build(&rc, body);
 	if (!built || body->oom || !(*headers = make_headers(p, req)))
 		return provider_fail("%s: out of memory building the request", who);
@@ -722,6 +788,16 @@ static enum provider_status take_answer(struct turn *t, struct conv *c,
 	return PROVIDER_OK;
 }
 
+/* --store: the response to continue from next time. */
+static void remember_response(struct provider *p, const struct turn *t, const struct conv *c)
+{
+	if (!p->store)
+		return;
+	free(p->last_response_id);
+	p->last_response_id = t->response_id[0] ? strdup(t->response_id) : NULL;
+	p->last_n_messages = c->n_messages;
+}
+
 enum provider_status provider_turn(struct provider *p, struct conv *c,
                                    const struct provider_request *req,
                                    const struct provider_events *ev,
@@ -748,6 +824,8 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 		status = attempt_turn(p, &t, &r, &body, headers, ev, usage);
 		if (status == PROVIDER_OK)
 			status = take_answer(&t, c, usage);
+		if (status == PROVIDER_OK)
+			remember_response(p, &t, c);
 	}
 	turn_clear(&t);
 	free_headers(headers);

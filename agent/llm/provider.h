@@ -1,6 +1,6 @@
 /*
  * agent/llm/provider — one model turn: the conversation goes out as a request in
- * the provider's wire format (OpenAI Chat Completions, Anthropic Messages,
+ * the provider's wire format (OpenAI Responses, OpenAI Chat Completions, Anthropic Messages,
  * Ollama through its OpenAI endpoint, or a replayed script), the answer comes
  * back streamed (server-sent events) or whole, and is delivered as events and
  * as one assistant message appended to the conversation.
@@ -50,15 +50,27 @@ enum provider_kind {
 bool provider_kind_parse(const char *name, enum provider_kind *out);
 const char *provider_kind_name(enum provider_kind kind);
 
+/*
+ * Which OpenAI API: Responses at OpenAI's own endpoint (the default base
+ * URL), Chat Completions at any other base (llama.cpp, vLLM, LM Studio and
+ * Ollama's /v1 serve only that); --api overrides either way.
+ */
+enum provider_api {
+	PROVIDER_API_AUTO,
+	PROVIDER_API_CHAT,
+	PROVIDER_API_RESPONSES,
+};
+
 /* What the command line gives; NULL fields fall back to the environment and defaults. */
 struct provider_settings {
 	enum provider_kind kind;
-	const char *model;    /* NULL: gpt-4o, claude-sonnet-4-20250514, llama3.1 */
+	const char *model;    /* NULL: gpt-5.4, claude-sonnet-4-20250514, llama3.1 */
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
 	 * http://localhost:11434 (ollama). Requests go to {base}/chat/completions,
-	 * {base}/v1/messages and {base}/v1/chat/completions respectively.
+	 * {base}/v1/messages and {base}/v1/chat/completions respectively
+	 * ({base}/responses for the Responses API).
 	 */
 	const char *base_url;
 	/*
@@ -69,6 +81,10 @@ struct provider_settings {
 	const char *api_key;
 	const char *script; /* PROVIDER_SCRIPT: the JSON file of recorded turns */
 	bool no_stream;     /* ask for whole responses instead of events */
+	enum provider_api api; /* PROVIDER_OPENAI only (another kind refuses responses) */
+	/* Responses: keep responses at the vendor (store:true) and continue
+	 * from previous_response_id; default store:false, the whole input sent. */
+	bool store;
 };
 
 /*
@@ -82,6 +98,8 @@ void provider_destroy(struct provider *p); /* NULL: no-op */
 
 enum provider_kind provider_kind_of(const struct provider *p);
 const char *provider_model(const struct provider *p);
+/* "openai-responses", "openai-chat", "anthropic", "script": the wire format spoken. */
+const char *provider_format_name(const struct provider *p);
 /* The URL requests go to (never holds the key); the script's path for scripts. */
 const char *provider_endpoint(const struct provider *p);
 

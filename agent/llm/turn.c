@@ -190,6 +190,29 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a)
 	return true;
 }
 
+bool turn_add_call(struct turn *t, const char *id, const char *name, const char *args,
+                   const struct conv_call_extra *x)
+{
+	if (!turn_commit_text(t) || !ensure_msg(t))
+		return false;
+	if (!conv_msg_add_tool_call_ex(t->msg, id, name, args ? args : "", x))
+		return turn_fail(t, "out of memory or a call that is not valid UTF-8");
+	t->delivered = true;
+	if (t->ev && t->ev->tool_call)
+		t->ev->tool_call(t->ev->user, &t->msg->blocks[t->msg->n_blocks - 1]);
+	return true;
+}
+
+bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *text)
+{
+	if (!turn_commit_text(t) || !ensure_msg(t))
+		return false;
+	if (!conv_msg_add_vendor(t->msg, vendor, raw, text))
+		return turn_fail(t, "out of memory or an item that is not valid UTF-8");
+	t->delivered = true;
+	return true;
+}
+
 bool turn_finish_calls(struct turn *t)
 {
 	for (size_t i = 0; i < t->n_calls; i++)

@@ -74,4 +74,14 @@ void gate_run_action(agent_gate *g, const proposal *p, agent_tool_result *res);
 /* Attaches a screenshot (settled first when `settle`) to res; a failure is noted in its text. */
 void gate_attach_screenshot(agent_gate *g, bool settle, agent_tool_result *res);
 
+/*
+ * The vendor's safety checks on `call` (gate_checks.c): each put to the
+ * human (policy rule 12) and recorded. True: all acknowledged (or none);
+ * *ack is then the JSON array to send back (NULL: none; the caller frees).
+ * False: one was declined or could not be asked; res says so, ends the
+ * batch, and g->end_turn is set.
+ */
+bool gate_vendor_checks(agent_gate *g, const struct conv_block *call, char **ack,
+                        agent_tool_result *res);
+
 #endif

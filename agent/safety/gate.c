@@ -397,13 +397,31 @@ out:
 	gate_proposal_finish(&p);
 }
 
+/* An action of an OpenAI computer_call: answered with a screenshot whatever happened. */
+static bool is_openai_action(const struct conv_block *call)
+{
+	return call->toolset != NULL && strcmp(call->toolset, "openai") == 0;
+}
+
+/* One call of a batch: its vendor's safety checks first, then the gate. */
+static void batch_call(agent_gate *g, const struct conv_block *call, agent_tool_result *res)
+{
+	char *ack = NULL;
+	if (call->checks != NULL && !gate_vendor_checks(g, call, &ack, res))
+		return;
+	agent_gate_tool_call(g, call, res);
+	res->ack = ack;
+}
+
 void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls, size_t n,
                            agent_tool_result *res)
 {
 	bool ended = false, due = false;
 	g->stop_batch = false;
+	g->end_turn = false;
 	for (size_t k = 0; k < n; k++) {
 		memset(&res[k], 0, sizeof(res[k]));
+		due = due || is_openai_action(calls[k]);
 		if (ended) {
 			gate_result_text(&res[k], true, "%s", AGENT_NOT_EXECUTED);
 		} else if (g->end_run || g->stop_batch || (g->cancel != NULL && *g->cancel)) {
@@ -411,12 +429,12 @@ void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls,
 			                 ? "not run: the run was stopped" : "not run: the user interrupted");
 		} else {
 			g->batch_more = k + 1 < n;
-			agent_gate_tool_call(g, calls[k], &res[k]);
+			batch_call(g, calls[k], &res[k]);
 			due = due || res[k].screenshot_due;
 			ended = res[k].ends_batch;
 		}
 	}
 	g->batch_more = false;
-	if (due && n > 0 && res[n - 1].image.path == NULL)
+	if (due && !g->end_turn && n > 0 && res[n - 1].image.path == NULL)
 		gate_attach_screenshot(g, true, &res[n - 1]);
 }

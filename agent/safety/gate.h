@@ -63,6 +63,9 @@ typedef struct agent_gate {
 	/* The kill switch stopped a run: the rest of the model's batch does not
 	 * run (agent_gate_tool_calls clears this before each batch). */
 	bool stop_batch;
+	/* A vendor's safety check was declined: the loop ends the turn and
+	 * waits for the user (agent_gate_tool_calls clears this). */
+	bool end_turn;
 	/* More calls follow in this batch: an input action's screenshot waits
 	 * for the end of the batch (agent_gate_tool_calls sets it). */
 	bool batch_more;
@@ -109,8 +112,11 @@ void agent_tool_result_finish(agent_tool_result *r);
  * batch: every later call is answered AGENT_NOT_EXECUTED and nothing of it
  * runs; so does the kill switch or Ctrl-C ("not run: ..."). Input actions
  * take no screenshot of their own while more calls follow: one settled
- * screenshot goes with the last result of the batch. Ownership: free each
- * result with agent_tool_result_finish.
+ * screenshot goes with the last result of the batch (always, when the
+ * batch holds OpenAI computer actions: its answer is a screenshot). A call
+ * carrying a vendor's safety checks has them put to the human first; a
+ * declined one ends the batch before the call and sets g->end_turn.
+ * Ownership: free each result with agent_tool_result_finish.
  */
 void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls, size_t n,
                            agent_tool_result *res);

@@ -83,6 +83,29 @@ static bool parse_action(agent_gate *g, const struct conv_block *call, const cha
 	return true;
 }
 
+/*
+ * One action of an OpenAI computer_call (toolset "openai"): translated into
+ * deskhand's action (agent/tools/openai_actions.h), then parsed like any.
+ */
+static bool parse_openai(agent_gate *g, const struct conv_block *call, proposal *p, char *err,
+                         size_t errlen)
+{
+	if (g->display == NULL) {
+		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
+		return false;
+	}
+	cJSON *args = agent_openai_action_args(call->args, err, errlen);
+	if (args == NULL)
+		return false;
+	bool ok = agent_computer_parse(args, &g->view, &p->action, err, errlen);
+	cJSON_Delete(args);
+	if (!ok)
+		return false;
+	p->has_action = true;
+	p->kind = agent_policy_action_kind(p->action.kind);
+	return true;
+}
+
 bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal *p,
                        char *err, size_t errlen)
 {
@@ -100,6 +123,8 @@ bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal 
 	 */
 	if (call->toolset != NULL && strcmp(call->toolset, "computer") == 0)
 		return parse_action(g, call, call->name, p, err, errlen);
+	if (call->toolset != NULL && strcmp(call->toolset, "openai") == 0)
+		return parse_openai(g, call, p, err, errlen);
 	if (strcmp(call->name, "find_text") == 0)
 		return parse_action(g, call, "find_text", p, err, errlen);
 	if (strcmp(call->name, "computer") == 0)

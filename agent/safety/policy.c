@@ -156,6 +156,13 @@ agent_policy_decision agent_policy_decide(const agent_policy_input *in)
 		return d;
 	}
 
+	if (in->vendor_check)
+		return in->interactive
+			? decision(AGENT_POLICY_ASK, "the model's vendor raised a safety check: it needs "
+			           "your yes, even under --os-auto-approve")
+			: decision(AGENT_POLICY_BLOCK, "the model's vendor raised a safety check and "
+			           "nobody is here to acknowledge it");
+
 	if (in->scanned && in->findings > 0) {
 		agent_policy_decision d = decision(AGENT_POLICY_ASK, "");
 		d.show_findings = true;

@@ -32,6 +32,10 @@
  *     (a magic command, a yes).
  * 11. With no sandbox (--sandbox off) every code block can reach the
  *     display: each one is treated as code with the display (rule 1).
+ * 12. A safety check the model's vendor attached to a proposal (OpenAI's
+ *     pending_safety_checks) goes to a human, even under os_auto_approve
+ *     and auto_run; with nobody to ask (non-interactive) it is refused.
+ *     Only a human's yes acknowledges a check.
  *
  * The caller's protocol for one proposed action (the single gate):
  *
@@ -139,6 +143,8 @@ typedef struct agent_policy_input {
 	/* Rule 11: code runs without a sandbox, so AGENT_POLICY_CODE is
 	 * decided as AGENT_POLICY_CODE_DISPLAY. */
 	bool unsandboxed;
+	/* Rule 12: the proposal is a safety check raised by the vendor. */
+	bool vendor_check;
 } agent_policy_input;
 
 typedef struct agent_policy_decision {
@@ -182,6 +188,8 @@ typedef struct agent_policy_decision {
  * In order:
  *  - an out-of-range kind or safe mode: BLOCK, end_run ("invalid input");
  *    never treated as something harmless;
+ *  - a vendor's safety check: ASK when interactive, else BLOCK (no end_run:
+ *    the call is refused and the model told);
  *  - scanned with findings > 0, any kind: ASK, show_findings;
  *  - code kinds not yet scanned, safe mode auto: scan_first;
  *  - code kinds not yet scanned, safe mode ask: offer_scan when a question

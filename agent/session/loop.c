@@ -390,6 +390,11 @@ static void run_user_message(agent_session *s, const char *text)
 			s->status = 1;
 			return;
 		}
+		if (s->gate.end_turn) {
+			agent_term_notice(s->term, "a safety check was declined: the turn ends here "
+			                  "(the model is told with your next message)");
+			return;
+		}
 		if (agent_cancel) {
 			agent_term_notice(s->term, "interrupted");
 			s->status = 130;
@@ -719,6 +724,9 @@ static bool start_provider(agent_session *s)
 		.base_url = s->opt->api_base,
 		.api_key = s->opt->api_key,
 		.script = s->opt->script,
+		.store = s->opt->store,
+		.api = s->opt->api == NULL ? PROVIDER_API_AUTO
+		       : strcmp(s->opt->api, "chat") == 0 ? PROVIDER_API_CHAT : PROVIDER_API_RESPONSES,
 	};
 	if (!provider_kind_parse(s->opt->provider, &ps.kind)) {
 		agent_term_error(s->term, "unknown provider %s", s->opt->provider);

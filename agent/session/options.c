@@ -57,6 +57,7 @@ void agent_options_finish(agent_options *o)
 	free(o->provider);
 	free(o->model);
 	free(o->api_base);
+	free(o->api);
 	if (o->api_key != NULL) {
 		/* The key should not linger in freed memory. */
 		memset(o->api_key, 0, strlen(o->api_key));
@@ -84,6 +85,7 @@ static bool one_of(const char *v, const char *const *allowed)
 static const char *const providers[] = {"openai", "anthropic", "ollama", "script", NULL};
 static const char *const safe_modes[] = {"off", "ask", "auto", NULL};
 static const char *const sandboxes[] = {"off", "standard", "strict", NULL};
+static const char *const apis[] = {"responses", "chat", NULL};
 
 static bool check_enum(const char *what, const char *v, const char *const *allowed)
 {
@@ -159,6 +161,7 @@ static const struct cfg_str cfg_strs[] = {
 	STR("api_base", api_base, NULL),
 	STR("api_key", api_key, NULL),
 	STR("script", script, NULL),
+	STR("api", api, apis),
 	STR("safe_mode", safe_mode, safe_modes),
 	STR("sandbox", sandbox, sandboxes),
 	STR("audit", audit, NULL),
@@ -177,6 +180,7 @@ static const struct cfg_bool cfg_bools[] = {
 	BOOL("json", json),
 	BOOL("grid", grid),
 	BOOL("prompt_cache", prompt_cache),
+	BOOL("store", store),
 };
 
 /* What waives the human's confirmation or the sandbox comes from the person
@@ -307,7 +311,7 @@ enum {
 	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
 	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_SETTLE_MS, OPT_CONFIG,
-	OPT_NO_PROMPT_CACHE,
+	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE,
 };
 
 static const struct option long_opts[] = {
@@ -350,6 +354,8 @@ static const struct option long_opts[] = {
 	{"config", required_argument, NULL, OPT_CONFIG},
 	{"no-prompt-cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
 	{"no_prompt_cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
+	{"api", required_argument, NULL, OPT_API},
+	{"store", no_argument, NULL, OPT_STORE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -435,6 +441,12 @@ static bool apply_option(agent_options *o, int c, char **argv)
 	case OPT_GRID: o->grid = true; break;
 	case OPT_CONFIG: break; /* read before parsing; see agent_main */
 	case OPT_NO_PROMPT_CACHE: o->prompt_cache = false; break;
+	case OPT_API:
+		if (!check_enum("--api", optarg, apis))
+			return false;
+		set_str(&o->api, optarg);
+		break;
+	case OPT_STORE: o->store = true; break;
 	default:
 		return apply_number_option(o, c, argv);
 	}
@@ -502,6 +514,9 @@ const char *agent_options_usage(void)
 	"  --model NAME          model name sent to the provider\n"
 	"  --api-base URL        endpoint base (OPENAI_BASE_URL for openai)\n"
 	"  --api-key KEY         key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)\n"
+	"  --api A               responses | chat: OpenAI's API (default: responses at\n"
+	"                        api.openai.com, chat at any other --api-base)\n"
+	"  --store               Responses: keep responses at OpenAI (previous_response_id)\n"
 	"  --script FILE         recorded assistant turns (script provider)\n"
 	"  -m, --message TEXT    the task; the run ends when the model is done\n"
 	"  -y, --auto-run        run ordinary code without asking (never OS actions)\n"

@@ -18,6 +18,8 @@ typedef struct agent_options {
 	char *api_base;
 	char *api_key;          /* held in memory only; never written anywhere */
 	char *script;           /* script provider's file */
+	char *api;              /* NULL (by endpoint) | responses | chat: OpenAI's API */
+	bool store;             /* Responses: keep responses at OpenAI (previous_response_id) */
 	bool auto_run;
 	char *safe_mode;        /* off | ask | auto */
 	bool os;

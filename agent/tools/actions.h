@@ -33,9 +33,13 @@
 	  "click at coordinate (or where the pointer is); text may hold modifier keys")     \
 	X(RIGHT_CLICK, "right_click", INPUT, "right-click at coordinate")                 \
 	X(MIDDLE_CLICK, "middle_click", INPUT, "middle-click at coordinate")              \
+	X(BACK_CLICK, "back_click", INPUT, "click the side 'back' button (X button 8) at coordinate") \
+	X(FORWARD_CLICK, "forward_click", INPUT,                                           \
+	  "click the side 'forward' button (X button 9) at coordinate")                     \
 	X(DOUBLE_CLICK, "double_click", INPUT, "double-click at coordinate")              \
 	X(TRIPLE_CLICK, "triple_click", INPUT, "triple-click at coordinate")              \
-	X(LEFT_CLICK_DRAG, "left_click_drag", INPUT, "drag from start_coordinate to coordinate") \
+	X(LEFT_CLICK_DRAG, "left_click_drag", INPUT,                                       \
+	  "drag from start_coordinate to coordinate, or along path [[x, y], ...]")          \
 	X(LEFT_MOUSE_DOWN, "left_mouse_down", INPUT, "press the left button")             \
 	X(LEFT_MOUSE_UP, "left_mouse_up", INPUT, "release the left button")               \
 	X(SCROLL, "scroll", INPUT, "scroll scroll_amount steps in scroll_direction at coordinate") \

@@ -154,6 +154,52 @@ static bool parse_scroll(const cJSON *args, agent_computer_action *a, char *err,
 	return parse_modifiers(a, err, errlen);
 }
 
+/* "path": [[x, y], ...] of a drag, each point checked against the screen. */
+static bool parse_path(const cJSON *args, const vision_view *view, agent_computer_action *a,
+                       char *err, size_t errlen)
+{
+	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
+	int n = cJSON_GetArraySize(path);
+	if (!cJSON_IsArray(path) || n < 2 || n > AC_MAX_PATH)
+		return perr(err, errlen, "path must hold 2 to %d points [x, y]", AC_MAX_PATH);
+	for (int k = 0; k < n; k++) {
+		const cJSON *pt = cJSON_GetArrayItem(path, k);
+		long x, y;
+		if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 2 ||
+		    !json_int(cJSON_GetArrayItem(pt, 0), -1000000, 1000000, &x) ||
+		    !json_int(cJSON_GetArrayItem(pt, 1), -1000000, 1000000, &y))
+			return perr(err, errlen, "path point %d must be [x, y] with two whole numbers", k);
+		if (!vision_model_to_screen(view, (int)x, (int)y, &a->path_s[k][0], &a->path_s[k][1]))
+			return perr(err, errlen, "path point %d: %s", k, vision_error());
+		a->path_m[k][0] = (int)x;
+		a->path_m[k][1] = (int)y;
+	}
+	a->n_path = n;
+	/* The ends stand for the whole where one point is looked at (the gate's
+	 * own-terminal check, the description). */
+	a->start_mx = a->path_m[0][0], a->start_my = a->path_m[0][1];
+	a->start_sx = a->path_s[0][0], a->start_sy = a->path_s[0][1];
+	a->mx = a->path_m[n - 1][0], a->my = a->path_m[n - 1][1];
+	a->sx = a->path_s[n - 1][0], a->sy = a->path_s[n - 1][1];
+	a->has_start = a->has_point = true;
+	return true;
+}
+
+static bool parse_drag(const cJSON *args, const vision_view *view, agent_computer_action *a,
+                       char *err, size_t errlen)
+{
+	if (cJSON_GetObjectItemCaseSensitive(args, "path") != NULL) {
+		if (a->has_start || a->has_point)
+			return perr(err, errlen, "left_click_drag takes either \"path\" or "
+			            "\"start_coordinate\" and \"coordinate\", not both");
+		if (!parse_path(args, view, a, err, errlen))
+			return false;
+	} else if (!a->has_start || !a->has_point) {
+		return perr(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
+	}
+	return parse_modifiers(a, err, errlen);
+}
+
 /* "region": [x0, y0, x1, y1] in the screenshot, checked against the screen. */
 static bool parse_zoom(const cJSON *args, const vision_view *view, agent_computer_action *a,
                        char *err, size_t errlen)
@@ -192,17 +238,17 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 	case AGENT_ACTION_MOUSE_MOVE:
 		if (!a->has_point)
 			return perr(err, errlen, "mouse_move needs \"coordinate\"");
-		return true;
+		return parse_modifiers(a, err, errlen);
 	case AGENT_ACTION_LEFT_CLICK:
 	case AGENT_ACTION_RIGHT_CLICK:
 	case AGENT_ACTION_MIDDLE_CLICK:
+	case AGENT_ACTION_BACK_CLICK:
+	case AGENT_ACTION_FORWARD_CLICK:
 	case AGENT_ACTION_DOUBLE_CLICK:
 	case AGENT_ACTION_TRIPLE_CLICK:
 		return parse_modifiers(a, err, errlen);
 	case AGENT_ACTION_LEFT_CLICK_DRAG:
-		if (!a->has_start || !a->has_point)
-			return perr(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
-		return true;
+		return parse_drag(args, view, a, err, errlen);
 	case AGENT_ACTION_LEFT_MOUSE_DOWN:
 	case AGENT_ACTION_LEFT_MOUSE_UP:
 		return true;
@@ -307,7 +353,15 @@ static void describe_extra(const agent_computer_action *a, agent_buf *b)
 /* Where the action points, if anywhere. */
 static void describe_where(const agent_computer_action *a, agent_buf *b)
 {
-	if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG)
+	if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG && a->n_path > 2) {
+		agent_buf_puts(b, " along");
+		for (int k = 0; k < a->n_path; k++)
+			agent_buf_printf(b, "%s %d,%d", k ? " ->" : "", a->path_m[k][0], a->path_m[k][1]);
+		agent_buf_puts(b, " (screen");
+		for (int k = 0; k < a->n_path; k++)
+			agent_buf_printf(b, "%s %d,%d", k ? " ->" : "", a->path_s[k][0], a->path_s[k][1]);
+		agent_buf_puts(b, ")");
+	} else if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG)
 		agent_buf_printf(b, " from %d,%d to %d,%d (screen %d,%d -> %d,%d)",
 		                 a->start_mx, a->start_my, a->mx, a->my, a->start_sx, a->start_sy,
 		                 a->sx, a->sy);
@@ -339,13 +393,17 @@ char *agent_computer_to_json(const agent_computer_action *a)
 	if (o == NULL)
 		return NULL;
 	cJSON_AddStringToObject(o, "action", a->name);
-	if (a->has_point) {
+	if (a->has_point && a->n_path == 0) {
 		int c[2] = {a->mx, a->my};
 		cJSON_AddItemToObject(o, "coordinate", cJSON_CreateIntArray(c, 2));
 		int s[2] = {a->sx, a->sy};
 		cJSON_AddItemToObject(o, "screen_coordinate", cJSON_CreateIntArray(s, 2));
 	}
-	if (a->has_start) {
+	if (a->n_path > 0) {
+		cJSON *path = cJSON_AddArrayToObject(o, "path");
+		for (int k = 0; k < a->n_path; k++)
+			cJSON_AddItemToArray(path, cJSON_CreateIntArray(a->path_m[k], 2));
+	} else if (a->has_start) {
 		int c[2] = {a->start_mx, a->start_my};
 		cJSON_AddItemToObject(o, "start_coordinate", cJSON_CreateIntArray(c, 2));
 	}
@@ -401,6 +459,25 @@ static bool click(os_display *d, const agent_computer_action *a, os_button b, in
 	if (ok)
 		ok = os_mouse_click(d, b, count);
 	/* Release held modifiers even when the click failed. */
+	return mods(d, a, false) && ok;
+}
+
+/* A drag, along its path when it has one, with the modifiers held throughout. */
+static bool drag(os_display *d, const agent_computer_action *a)
+{
+	bool ok = mods(d, a, true);
+	if (ok && a->n_path > 0)
+		ok = os_mouse_drag_path(d, &a->path_s[0][0], a->n_path, OS_BUTTON_LEFT);
+	else if (ok)
+		ok = os_mouse_drag(d, a->start_sx, a->start_sy, a->sx, a->sy, OS_BUTTON_LEFT);
+	return mods(d, a, false) && ok;
+}
+
+static bool move(os_display *d, const agent_computer_action *a)
+{
+	bool ok = mods(d, a, true);
+	if (ok)
+		ok = os_mouse_move(d, a->sx, a->sy);
 	return mods(d, a, false) && ok;
 }
 
@@ -532,19 +609,23 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 	case AGENT_ACTION_TYPE:
 		return done_if(os_type(d, a->text, strlen(a->text), -1));
 	case AGENT_ACTION_MOUSE_MOVE:
-		return done_if(os_mouse_move(d, a->sx, a->sy));
+		return done_if(move(d, a));
 	case AGENT_ACTION_LEFT_CLICK:
 		return done_if(click(d, a, OS_BUTTON_LEFT, 1));
 	case AGENT_ACTION_RIGHT_CLICK:
 		return done_if(click(d, a, OS_BUTTON_RIGHT, 1));
 	case AGENT_ACTION_MIDDLE_CLICK:
 		return done_if(click(d, a, OS_BUTTON_MIDDLE, 1));
+	case AGENT_ACTION_BACK_CLICK:
+		return done_if(click(d, a, OS_BUTTON_BACK, 1));
+	case AGENT_ACTION_FORWARD_CLICK:
+		return done_if(click(d, a, OS_BUTTON_FORWARD, 1));
 	case AGENT_ACTION_DOUBLE_CLICK:
 		return done_if(click(d, a, OS_BUTTON_LEFT, 2));
 	case AGENT_ACTION_TRIPLE_CLICK:
 		return done_if(click(d, a, OS_BUTTON_LEFT, 3));
 	case AGENT_ACTION_LEFT_CLICK_DRAG:
-		return done_if(os_mouse_drag(d, a->start_sx, a->start_sy, a->sx, a->sy, OS_BUTTON_LEFT));
+		return done_if(drag(d, a));
 	case AGENT_ACTION_LEFT_MOUSE_DOWN:
 	case AGENT_ACTION_LEFT_MOUSE_UP:
 		return done_if(mouse_button(d, a));

@@ -30,6 +30,7 @@ typedef agent_action agent_computer_kind;
 
 #define AC_MAX_COMBOS 16
 #define AC_MAX_TEXT (64 * 1024)
+#define AC_MAX_PATH 64 /* points of a drag path */
 
 typedef struct agent_computer_action {
 	agent_computer_kind kind;
@@ -46,6 +47,10 @@ typedef struct agent_computer_action {
 	int amount;              /* scroll clicks */
 	int duration_ms;         /* hold_key, wait */
 	int region[4];           /* zoom: x0,y0,x1,y1 in the model's screenshot */
+	/* left_click_drag along "path": every point, in the model's screenshot
+	 * and on the screen (start and point are then its first and last) */
+	int n_path;
+	int path_m[AC_MAX_PATH][2], path_s[AC_MAX_PATH][2];
 } agent_computer_action;
 
 

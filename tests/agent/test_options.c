@@ -44,8 +44,10 @@ static void test_flags_and_spellings(void **state)
 	agent_options o;
 	agent_options_init(&o);
 	const char *args[] = {"-y", "--safe_mode", "ask", "--os", "--max-steps", "7",
-	                      "--auto_run", "open", "the", "--file", NULL};
+	                      "--auto_run", "--api", "chat", "--store", "open", "the", "--file", NULL};
 	assert_true(parse(&o, args));
+	assert_string_equal(o.api, "chat");
+	assert_true(o.store);
 	assert_true(o.auto_run);
 	assert_true(o.auto_run_from_flag);
 	assert_string_equal(o.safe_mode, "ask");
@@ -64,6 +66,7 @@ static void test_bad_values(void **state)
 		{"--max-steps", "0", NULL}, {"--max-steps", "12x", NULL},
 		{"--keep-images", "-1", NULL}, {"--screen-max", "1280", NULL},
 		{"--bogus", NULL, NULL}, {"--model", NULL, NULL},
+		{"--api", "completions", NULL}, {"--api", NULL, NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		agent_options o;

@@ -2,9 +2,10 @@
 """
 fakellm — a scripted model server on loopback for deskhand's tests.
 
-It speaks both wire formats, streamed (server-sent events) and whole:
+It speaks the wire formats, streamed (server-sent events) and whole:
   POST /v1/chat/completions, /chat/completions   OpenAI Chat Completions
   POST /v1/messages                              Anthropic Messages
+  POST /v1/responses                             OpenAI Responses (responses.py)
 and answers each request with the next scripted turn. It records every
 request (path, headers, parsed body, arrival time) so a test can assert what
 the model was sent.
@@ -63,6 +64,9 @@ import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import responses  # noqa: E402
 
 
 def jbytes(b):
@@ -368,7 +372,8 @@ class _Handler(BaseHTTPRequestHandler):
             body = {"_raw": raw.decode("utf-8", "replace")}
         path = self.path.split("?")[0]
         fmt = "anthropic" if path.endswith("/v1/messages") else \
-            "openai" if path.endswith("/chat/completions") else None
+            "openai" if path.endswith("/chat/completions") else \
+            "responses" if path.endswith("/responses") else None
         fake._record({"time": arrived, "path": path, "format": fmt,
                       "headers": {k.lower(): v for k, v in self.headers.items()},
                       "body": body})
@@ -378,7 +383,12 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         if fmt is None:
             return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
-        problem = request_problem(body, fmt)
+        if fmt == "responses":
+            with fake.lock:
+                p = responses.problem(body, raw, fake.responses)
+            if p:
+                return self._send_json(400, p)
+        problem = request_problem(body, fmt) if fmt != "responses" else None
         if problem:
             # As the real servers do, before any turn is used up.
             return self._send_json(400, {"type": "error", "error": {
@@ -420,6 +430,9 @@ class _Handler(BaseHTTPRequestHandler):
             err = {"type": "error", "error": fault["stream_error"]}
             if fmt == "openai":
                 self._chunk(b"data: " + jdump({"error": fault["stream_error"]}) + b"\n\n")
+            elif fmt == "responses":
+                self._chunk(b"event: error\ndata: " + jdump(dict(
+                    fault["stream_error"], type="error")) + b"\n\n")
             else:
                 self._chunk(b"event: error\ndata: " + jdump(err) + b"\n\n")
             return self._end_stream()
@@ -432,14 +445,23 @@ class _Handler(BaseHTTPRequestHandler):
         stream = turn.get("stream")
         if stream is None:
             stream = bool(isinstance(body, dict) and body.get("stream"))
+        fake = self.server.fake
+        if not stream and fmt == "responses":
+            with fake.lock:
+                data = responses.whole(turn, model, body, fake.responses)
+            return self._send_json(200, data)
         if not stream:
             whole = openai_whole if fmt == "openai" else anthropic_whole
             return self._send_json(200, whole(turn, model))
         eol = b"\r\n" if turn.get("crlf") else b"\n"
         net = turn.get("net_chunk")
         self._start_stream()
-        events = (((None, d) for d in openai_events(turn, model)) if fmt == "openai"
-                  else anthropic_events(turn, model))
+        if fmt == "responses":
+            with fake.lock:
+                events = list(responses.events(turn, model, body, fake.responses, text_pieces))
+        else:
+            events = (((None, d) for d in openai_events(turn, model)) if fmt == "openai"
+                      else anthropic_events(turn, model))
         for i, (name, data) in enumerate(events):
             if cut_after is not None and i >= cut_after:
                 return self._cut()
@@ -490,6 +512,8 @@ class FakeLLM:
         self.answered = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
+        self.lock = threading.Lock()          # the Responses state below
+        self.responses = responses.State()
         self._turn = 0
         self._fault = 0
         self._repeat = 0
@@ -502,7 +526,7 @@ class FakeLLM:
     def base_url(self, fmt="openai"):
         """--base for a provider: OpenAI's includes /v1, Anthropic's and Ollama's do not."""
         root = "http://127.0.0.1:%d" % self.port
-        return root + "/v1" if fmt == "openai" else root
+        return root + "/v1" if fmt in ("openai", "responses") else root
 
     def start(self):
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)

@@ -22,14 +22,17 @@ void fuzz_build_requests(const struct conv *c)
 	struct conv_view v;
 	if (!conv_view_plan(c, 2000, 2, &v))
 		return; /* out of memory */
-	for (int anthropic = 0; anthropic < 2; anthropic++) {
+	static const struct provider_format *const formats[] = {
+		&provider_format_openai, &provider_format_anthropic, &provider_format_responses,
+	};
+	for (int f_i = 0; f_i < 3; f_i++) {
+		int anthropic = f_i == 1;
 		struct provider_request r = {.system = "system", .max_tokens = 100,
 		                             .keep_images = 2, .prompt_cache = anthropic};
 		struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m",
 		                         .stream = true};
 		agent_buf b = {0};
-		const struct provider_format *f = anthropic ? &provider_format_anthropic
-		                                            : &provider_format_openai;
+		const struct provider_format *f = formats[f_i];
 		if (f->build(&rc, &b) && !b.oom) {
 			cJSON *j = cJSON_ParseWithLength(b.data, b.len);
 			fuzz_check(j != NULL, "request body is not JSON: %.*s",

@@ -43,6 +43,6 @@ struct conv;
  * after a hostile answer or when resuming a planted conversation file) and
  * checks that each body is valid JSON.
  */
-void fuzz_build_requests(const struct conv *c);
+void fuzz_build_requests(const struct conv *c); /* in every wire format */
 
 #endif

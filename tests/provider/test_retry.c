@@ -119,15 +119,45 @@ static void test_settings(void **state)
 	setenv("OPENAI_API_KEY", "sk-env", 1);
 	p = provider_create(&s);
 	assert_non_null(p);
-	assert_string_equal(provider_endpoint(p), "https://api.openai.com/v1/chat/completions");
-	assert_string_equal(provider_model(p), "gpt-4o");
+	/* OpenAI's own endpoint speaks Responses, with a current computer-use model. */
+	assert_string_equal(provider_endpoint(p), "https://api.openai.com/v1/responses");
+	assert_string_equal(provider_format_name(p), "openai-responses");
+	assert_string_equal(provider_model(p), "gpt-5.4");
 	provider_destroy(p);
+	s.api = PROVIDER_API_CHAT; /* --api chat */
+	p = provider_create(&s);
+	assert_string_equal(provider_endpoint(p), "https://api.openai.com/v1/chat/completions");
+	assert_string_equal(provider_format_name(p), "openai-chat");
+	provider_destroy(p);
+	s.api = PROVIDER_API_AUTO;
 	setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1/", 1);
 	unsetenv("OPENAI_API_KEY");
-	p = provider_create(&s); /* a compatible server needs no key */
+	p = provider_create(&s); /* a compatible server needs no key, and serves Chat Completions */
 	assert_non_null(p);
 	assert_string_equal(provider_endpoint(p), "http://127.0.0.1:8000/v1/chat/completions");
 	provider_destroy(p);
+	s.api = PROVIDER_API_RESPONSES; /* --api responses */
+	p = provider_create(&s);
+	assert_string_equal(provider_endpoint(p), "http://127.0.0.1:8000/v1/responses");
+	provider_destroy(p);
+	s.api = PROVIDER_API_AUTO;
+	setenv("OPENAI_BASE_URL", "https://api.openai.com/v1/", 1);
+	setenv("OPENAI_API_KEY", "sk-env", 1);
+	p = provider_create(&s);
+	assert_string_equal(provider_format_name(p), "openai-responses");
+	provider_destroy(p);
+	unsetenv("OPENAI_API_KEY");
+	setenv("OPENAI_BASE_URL", "https://api.openai.com.evil.example/v1", 1);
+	p = provider_create(&s);
+	assert_string_equal(provider_format_name(p), "openai-chat");
+	provider_destroy(p);
+	setenv("OPENAI_BASE_URL", "http://127.0.0.1:8000/v1/", 1);
+	s.kind = PROVIDER_ANTHROPIC;
+	s.api = PROVIDER_API_RESPONSES;
+	assert_null(provider_create(&s));
+	assert_non_null(strstr(provider_error(), "--api responses is OpenAI's API"));
+	s.kind = PROVIDER_OPENAI;
+	s.api = PROVIDER_API_AUTO;
 
 	s.kind = PROVIDER_ANTHROPIC;
 	assert_null(provider_create(&s));

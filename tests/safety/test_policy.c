@@ -67,6 +67,11 @@ static bool rule5_scan_pending(const agent_policy_input *in)
 static struct expect oracle(const agent_policy_input *in)
 {
 	struct expect e = {0};
+	/* Rule 12: a vendor's safety check is a human's, whatever else holds. */
+	if (in->vendor_check) {
+		e.verdict = in->interactive ? AGENT_POLICY_ASK : AGENT_POLICY_BLOCK;
+		return e;
+	}
 	if (rule5_findings(in)) {
 		e.verdict = AGENT_POLICY_ASK;
 		e.show_findings = true;
@@ -118,7 +123,8 @@ static size_t for_each_input(case_fn fn, void *ctx)
 	for (int kt = 0; kt < 2; kt++)
 	for (int ia = 0; ia < 2; ia++)
 	for (int ot = 0; ot < 2; ot++)
-	for (int un = 0; un < 2; un++) {
+	for (int un = 0; un < 2; un++)
+	for (int vc = 0; vc < 2; vc++) {
 		agent_policy_input in = {
 			.kind = (agent_policy_kind)kind,
 			.auto_run = ar,
@@ -131,6 +137,7 @@ static size_t for_each_input(case_fn fn, void *ctx)
 			.interactive = ia,
 			.own_terminal = ot,
 			.unsandboxed = un,
+			.vendor_check = vc,
 		};
 		agent_policy_decision d = agent_policy_decide(&in);
 		fn(&in, &d, ctx);
@@ -143,11 +150,11 @@ static void describe(const agent_policy_input *in, char *buf, size_t size)
 {
 	snprintf(buf, size,
 	         "kind=%s auto_run=%d safe=%s scanned=%d findings=%u worst=%s os_auto=%d kill=%d "
-	         "interactive=%d own_terminal=%d unsandboxed=%d",
+	         "interactive=%d own_terminal=%d unsandboxed=%d vendor_check=%d",
 	         agent_policy_kind_name(in->kind), in->auto_run,
 	         agent_policy_safe_mode_name(in->safe_mode), in->scanned, in->findings,
 	         agent_scan_severity_name(in->worst), in->os_auto_approve, in->kill_tripped,
-	         in->interactive, in->own_terminal, in->unsandboxed);
+	         in->interactive, in->own_terminal, in->unsandboxed, in->vendor_check);
 }
 
 static void check_oracle(const agent_policy_input *in, const agent_policy_decision *d, void *ctx)
@@ -179,7 +186,7 @@ static void truth_table_matches_oracle(void **state)
 	(void)state;
 	size_t bad = 0;
 	size_t n = for_each_input(check_oracle, &bad);
-	assert_int_equal(n, 4 * 2 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2);
+	assert_int_equal(n, 4 * 2 * 3 * 2 * 3 * 5 * 2 * 2 * 2 * 2 * 2 * 2);
 	assert_int_equal(bad, 0);
 }
 
@@ -220,20 +227,28 @@ static void check_properties(const agent_policy_input *in, const agent_policy_de
 		PROP(agent_policy_decide(&o2).verdict == d->verdict, "unsandboxed only for code");
 	}
 	/* 2: a clean observation with no kill switch runs, whatever else is set. */
-	PROP(!(in->kind == AGENT_POLICY_OS_OBSERVE && !rule5_findings(in) && !in->kill_tripped) || run,
-	     "rule 2");
+	PROP(!(in->kind == AGENT_POLICY_OS_OBSERVE && !rule5_findings(in) && !in->kill_tripped &&
+	       !in->vendor_check) || run, "rule 2");
+	/* 12: a vendor's safety check never runs unasked, not even under
+	 * os_auto_approve; asked when someone is there, refused otherwise. */
+	PROP(!(in->vendor_check && run), "rule 12 never unasked");
+	PROP(!(in->vendor_check && in->interactive) || d->verdict == AGENT_POLICY_ASK,
+	     "rule 12 asked");
+	PROP(!(in->vendor_check && !in->interactive) ||
+	     (d->verdict == AGENT_POLICY_BLOCK && !d->end_run), "rule 12 refused");
 	/* 3: ordinary code runs unasked only under auto_run. */
 	PROP(!(run && is_code_kind(in->kind) && !in->auto_run), "rule 3");
 	/* 5: findings never run; code is never run unscanned under ask/auto. */
 	PROP(!(run && rule5_findings(in)), "rule 5 findings");
-	PROP(!(rule5_findings(in) && !d->show_findings), "rule 5 shown");
+	PROP(!(rule5_findings(in) && !in->vendor_check && !d->show_findings), "rule 5 shown");
 	PROP(!(run && is_code_kind(in->kind) && !in->scanned &&
 	       in->safe_mode != AGENT_POLICY_SAFE_OFF), "rule 5 scan");
 	/* 8: a tripped kill switch never runs anything unasked. */
 	PROP(!(run && in->kill_tripped), "rule 8");
 	/* BLOCK only for the kill switch in a non-interactive run, ending it. */
 	PROP(d->verdict != AGENT_POLICY_BLOCK ||
-	     (in->kill_tripped && !in->interactive && d->end_run && d->kill_tripped), "block");
+	     (in->kill_tripped && !in->interactive && d->end_run && d->kill_tripped) ||
+	     (in->vendor_check && !in->interactive), "block");
 	/* end_run only with BLOCK. */
 	PROP(!d->end_run || d->verdict == AGENT_POLICY_BLOCK, "end_run");
 	/* flags that ask for a question come with ASK. */
@@ -618,7 +633,8 @@ static void action_classes(void **state)
 {
 	(void)state;
 	static const char *const inputs[] = {
-		"key", "type", "mouse_move", "left_click", "right_click", "middle_click",
+		"key", "type", "mouse_move", "left_click", "right_click", "middle_click", "back_click",
+		"forward_click",
 		"double_click", "triple_click", "left_click_drag", "left_mouse_down",
 		"left_mouse_up", "scroll", "hold_key",
 	};

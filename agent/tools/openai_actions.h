@@ -1,0 +1,62 @@
+/*
+ * agent/tools/openai_actions — OpenAI's computer actions (the Responses
+ * API's computer_call `actions[]`, and the single `action` of the legacy
+ * computer_use_preview tool) put in deskhand's terms: each one becomes the
+ * arguments of one action of the one table (actions.h), which
+ * agent_computer_parse then validates against the view like any other.
+ *
+ * Pure: no I/O, no X. Called by the gate's proposal parser for calls of
+ * toolset "openai"; nothing here runs anything.
+ *
+ * The mapping:
+ *   click{button,x,y,keys?}   left|right|wheel|back|forward -> left_click,
+ *                             right_click, middle_click, back_click,
+ *                             forward_click; keys held during the click
+ *   double_click{x,y,keys?}   double_click
+ *   drag{path,keys?}          left_click_drag along every point of path
+ *   keypress{keys}            key: one combination, OpenAI's key names
+ *                             (CTRL, ALT, SHIFT, ENTER, ARROWLEFT, ...) as
+ *                             xdotool names
+ *   move{x,y,keys?}           mouse_move
+ *   scroll{x,y,scroll_x,scroll_y,keys?}
+ *                             scroll: pixels become wheel clicks, one click
+ *                             per AGENT_OPENAI_SCROLL_PX pixels (rounded,
+ *                             at least one); one axis per action
+ *   type{text}                type
+ *   screenshot{}              screenshot
+ *   wait{}                    wait AGENT_OPENAI_WAIT_S seconds
+ */
+#ifndef DESKHAND_AGENT_OPENAI_ACTIONS_H
+#define DESKHAND_AGENT_OPENAI_ACTIONS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/*
+ * Pixels per X wheel click. A wheel click scrolls three lines in GTK and Qt
+ * and about 50-120 px in browsers; OpenAI's models think in page pixels
+ * (their reference harness scrolls a browser page by them), so 100 px per
+ * click keeps a "scroll 300 px" request close to 300 px on screen.
+ */
+#define AGENT_OPENAI_SCROLL_PX 100
+/* OpenAI's wait action carries no duration; its guide waits about 2 s. */
+#define AGENT_OPENAI_WAIT_S 2
+
+/*
+ * Translates one OpenAI action object into the arguments of a deskhand
+ * computer action ({"action": "left_click", "coordinate": [x, y], ...}).
+ * On failure returns NULL and writes a message for the model into err.
+ * Ownership: the caller deletes the result.
+ */
+cJSON *agent_openai_action_args(const cJSON *action, char *err, size_t errlen);
+
+/*
+ * One OpenAI key name as the name deskhand's key parser reads ("CTRL" ->
+ * "ctrl", "ARROWLEFT" -> "Left", "C" -> "c"); names it does not know are
+ * passed on as they are (the key parser then accepts X keysym names or
+ * refuses). Writes into buf; returns buf.
+ */
+const char *agent_openai_key_name(const char *key, char *buf, size_t size);
+
+#endif
