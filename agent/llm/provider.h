@@ -53,7 +53,7 @@ const char *provider_kind_name(enum provider_kind kind);
 /* What the command line gives; NULL fields fall back to the environment and defaults. */
 struct provider_settings {
 	enum provider_kind kind;
-	const char *model;    /* NULL: gpt-4o, claude-sonnet-4-20250514, llama3.1 */
+	const char *model;    /* NULL: gpt-4o, claude-sonnet-5-5, llama3.1 */
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
@@ -69,6 +69,14 @@ struct provider_settings {
 	const char *api_key;
 	const char *script; /* PROVIDER_SCRIPT: the JSON file of recorded turns */
 	bool no_stream;     /* ask for whole responses instead of events */
+	/*
+	 * Anthropic: the computer tool version ("toolset", "20251124",
+	 * "20250124"); NULL: picked from the model (agent/llm/anthropic_tools.h),
+	 * and on an HTTP 400 that refuses the tool type the turn is retried once
+	 * with the next older version, which is kept for the session (the
+	 * notice event says which). Given: never changed.
+	 */
+	const char *computer_tool;
 };
 
 /*
@@ -103,8 +111,9 @@ struct provider_tools {
 	struct provider_tool *tools;
 	/*
 	 * When > 0 and the provider is Anthropic, the tool named "computer" is
-	 * declared as Anthropic's native computer_20250124 tool of this size
-	 * (with the computer-use beta header) instead of as a function.
+	 * declared as Anthropic's native computer tool for the model (the
+	 * toolset, or computer_20251124/20250124 of this size with their beta
+	 * header: provider_settings.computer_tool) instead of as a function.
 	 */
 	int computer_width, computer_height;
 };
@@ -138,6 +147,10 @@ struct provider_events {
 	void (*tool_call)(void *user, const struct conv_block *call);
 	/* A failed attempt that will be retried after delay_ms. */
 	void (*retry)(void *user, int attempt, long delay_ms, const char *why);
+	/* Something the user should know (the computer tool version that worked). */
+	void (*notice)(void *user, const char *text);
+	/* A piece of the model's summarised thinking as it arrives (shown dimmed). */
+	void (*thinking)(void *user, const char *text, size_t len);
 };
 
 enum provider_stop {

@@ -362,10 +362,10 @@ static bool openai_body(struct turn *t, const char *body, size_t len)
 	return ok && !t->failed;
 }
 
-static bool openai_headers(const struct provider_request *req, const char *api_key,
+static bool openai_headers(const struct request_ctx *rc, const char *api_key,
                            wire_header_fn add, void *user)
 {
-	(void)req;
+	(void)rc;
 	return api_key == NULL || wire_header_secret(add, user, "Authorization: Bearer", api_key);
 }
 

@@ -221,6 +221,18 @@ static void ev_text(void *user, const char *text, size_t len)
 	agent_term_text(s->term, text, len);
 }
 
+static void ev_thinking(void *user, const char *text, size_t len)
+{
+	agent_session *s = user;
+	agent_term_thinking(s->term, text, len);
+}
+
+static void ev_notice(void *user, const char *text)
+{
+	agent_session *s = user;
+	agent_term_notice(s->term, "%s", text);
+}
+
 static void ev_retry(void *user, int attempt, long delay_ms, const char *why)
 {
 	agent_session *s = user;
@@ -349,6 +361,8 @@ static void run_user_message(agent_session *s, const char *text)
 		.user = s,
 		.text = ev_text,
 		.retry = ev_retry,
+		.notice = ev_notice,
+		.thinking = ev_thinking,
 	};
 	for (long step = 0;; step++) {
 		if (step >= s->opt->max_steps) {
@@ -719,6 +733,7 @@ static bool start_provider(agent_session *s)
 		.base_url = s->opt->api_base,
 		.api_key = s->opt->api_key,
 		.script = s->opt->script,
+		.computer_tool = s->opt->computer_tool,
 	};
 	if (!provider_kind_parse(s->opt->provider, &ps.kind)) {
 		agent_term_error(s->term, "unknown provider %s", s->opt->provider);
