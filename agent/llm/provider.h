@@ -5,7 +5,12 @@
  * back streamed (server-sent events) or whole, and is delivered as events and
  * as one assistant message appended to the conversation.
  *
- * The only part of deskhand that knows libcurl and the wire formats.
+ * The only part of deskhand that knows libcurl and the wire formats. For
+ * Anthropic it also picks the computer tool version for the model
+ * (anthropic_tools.h; --computer-tool overrides), steps down once per
+ * HTTP 400 that refuses the tool type (the notice event says which worked),
+ * keeps thinking blocks byte for byte as vendor blocks and shows their
+ * summary through the thinking event.
  *
  * How the loop uses it:
  *

@@ -506,6 +506,37 @@ static bool call_keep(struct turn *t, struct tool_acc *a, const cJSON *cb)
 	return true;
 }
 
+/* content_block_start: a text block, thinking, or a call opens. */
+static bool block_start(struct turn *t, const cJSON *cb, long index)
+{
+	const char *bt = json_str(cb, "type");
+	if (bt && !strcmp(bt, "text")) {
+		const char *text = json_str(cb, "text");
+		t->text_block = index;
+		if (text)
+			turn_text(t, text, strlen(text));
+		return true;
+	}
+	if (is_thinking(bt))
+		return turn_commit_text(t) && thinking_start(t, cb, index);
+	if (!bt || strcmp(bt, "tool_use") != 0)
+		return true; /* server-side blocks are not part of deskhand's answer */
+	/* Only content_block_start opens a call: one still open here means the
+	 * server started the same block twice. */
+	for (size_t i = 0; i < t->n_calls; i++)
+		if (t->calls[i].key == index && !t->calls[i].done)
+			return turn_fail(t, "content block %ld was started twice", index);
+	struct tool_acc *a = turn_call(t, index);
+	if (!a)
+		return false;
+	agent_buf_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
+	agent_buf_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
+	cJSON *input = cJSON_GetObjectItemCaseSensitive(cb, "input");
+	if (cJSON_IsObject(input))
+		a->start_input = cJSON_Duplicate(input, true);
+	return call_keep(t, a, cb);
+}
+
 static bool anthropic_event(struct turn *t, const char *event, const char *data, size_t len)
 {
 	cJSON *root = cJSON_ParseWithLength(data, len);
@@ -522,35 +553,7 @@ static bool anthropic_event(struct turn *t, const char *event, const char *data,
 		take_usage(t, cJSON_GetObjectItemCaseSensitive(
 			cJSON_GetObjectItemCaseSensitive(root, "message"), "usage"));
 	} else if (!strcmp(type, "content_block_start")) {
-		const cJSON *cb = cJSON_GetObjectItemCaseSensitive(root, "content_block");
-		const char *bt = json_str(cb, "type");
-		if (bt && !strcmp(bt, "text")) {
-			const char *text = json_str(cb, "text");
-			t->text_block = index;
-			if (text)
-				turn_text(t, text, strlen(text));
-		} else if (is_thinking(bt)) {
-			ok = turn_commit_text(t) && thinking_start(t, cb, index);
-		} else if (bt && !strcmp(bt, "tool_use")) {
-			/* Only content_block_start opens a call: one still open here
-			 * means the server started the same block twice. */
-			for (size_t i = 0; i < t->n_calls; i++)
-				if (t->calls[i].key == index && !t->calls[i].done) {
-					cJSON_Delete(root);
-					return turn_fail(t, "content block %ld was started twice", index);
-				}
-			struct tool_acc *a = turn_call(t, index);
-			ok = a != NULL;
-			if (ok) {
-				agent_buf_puts(&a->id, json_str(cb, "id") ? json_str(cb, "id") : "");
-				agent_buf_puts(&a->name, json_str(cb, "name") ? json_str(cb, "name") : "");
-				cJSON *input = cJSON_GetObjectItemCaseSensitive(cb, "input");
-				if (cJSON_IsObject(input))
-					a->start_input = cJSON_Duplicate(input, true);
-				ok = call_keep(t, a, cb);
-			}
-		}
-		/* server-side blocks are not part of deskhand's answer */
+		ok = block_start(t, cJSON_GetObjectItemCaseSensitive(root, "content_block"), index);
 	} else if (!strcmp(type, "content_block_delta")) {
 		const cJSON *d = cJSON_GetObjectItemCaseSensitive(root, "delta");
 		const char *dt = json_str(d, "type");

@@ -138,6 +138,9 @@ bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const 
 {
 	if (!turn_commit_text(t) || !ensure_msg(t))
 		return false;
+	/* It could not go back unchanged: refused here rather than mangled. */
+	if (!agent_utf8_valid(raw, strlen(raw)))
+		return turn_fail(t, "a %s block is not valid UTF-8", vendor);
 	if (!conv_msg_add_vendor(t->msg, vendor, raw, shown))
 		return turn_fail(t, "out of memory");
 	t->delivered = true;

@@ -477,7 +477,8 @@ static enum outcome done_if(bool ok)
 	return ok ? OUTCOME_DONE : OUTCOME_FAILED;
 }
 
-static bool press_combos(os_display *d, const agent_computer_action *a, volatile sig_atomic_t *cancel)
+static bool press_combos(os_display *d, const agent_computer_action *a,
+                         volatile sig_atomic_t *cancel)
 {
 	bool ok = true;
 	int times = a->repeat > 1 ? a->repeat : 1;
