@@ -1,6 +1,6 @@
 /*
  * The model side's inner door, private to agent/provider*.c, turn.c, sse.c,
- * jbuf.c (and their tests): the JSON text builder, the server-sent-events
+ * jbuf.c, anthropic_tools.c (and their tests): the JSON text builder, the server-sent-events
  * parser, the per-turn state the wire formats fill (turn.c), the table of
  * functions a wire format implements (struct provider_format), and the
  * pieces the retry logic is made of. Dependencies run one way: provider.c
@@ -73,6 +73,9 @@ struct tool_acc {
 	long key;             /* OpenAI: tool_calls[].index; Anthropic: content block index */
 	agent_buf id, name, args;
 	cJSON *start_input;   /* Anthropic: the input given in content_block_start */
+	char *toolset;        /* the vendor's tool group the name belongs to; NULL: none */
+	cJSON *raw;           /* the block as received (input filled in when done); NULL: none */
+	const char *vendor;   /* whose raw it is (static) */
 	bool done;
 };
 
@@ -94,12 +97,22 @@ struct turn {
 	long text_block;              /* Anthropic: index of the open text block, -1 none */
 	bool streamed_text;           /* Responses: the open message's text came as deltas */
 	char response_id[128];        /* Responses: the response's id ("" none) */
+	/* Anthropic: the thinking block being streamed (blocks arrive one at a
+	 * time), its index, and its thinking and signature deltas so far. */
+	cJSON *vblock;
+	long vblock_index;
+	agent_buf vthink, vsig;
 };
 
 void turn_init(struct turn *t, const char *who, const struct provider_events *ev);
 void turn_clear(struct turn *t);
 /* Text arriving: shown through ev->text (whole characters only) and kept. */
 void turn_text(struct turn *t, const char *s, size_t n);
+/* Thinking text arriving: shown through ev->thinking, not kept (the vendor block keeps it). */
+void turn_thinking(struct turn *t, const char *s, size_t n);
+/* A vendor block (text committed first, so it keeps its place). False: out of
+ * memory, or raw is not valid UTF-8 and could not go back unchanged (t->error). */
+bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *shown);
 /* Ends the current text block: adds it to the message when not empty. */
 bool turn_commit_text(struct turn *t);
 /* The accumulator for `key`, created on first use; NULL when out of memory. */
@@ -113,8 +126,6 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a);
  */
 bool turn_add_call(struct turn *t, const char *id, const char *name, const char *args,
                    const struct conv_call_extra *x);
-/* A vendor block (text so far committed first); same failures. */
-bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *text);
 /* Finishes every call not yet finished, in the order they started. */
 bool turn_finish_calls(struct turn *t);
 __attribute__((format(printf, 2, 3)))
@@ -143,6 +154,7 @@ struct request_ctx {
 	const char *previous_response_id;
 	size_t first_message;
 	bool openai_max_completion; /* api.openai.com wants max_completion_tokens */
+	int tool_version;           /* the format's computer tool version (tool_pick); 0: none */
 };
 
 /* Adds one request header line ("Name: value"); false when out of memory. */
@@ -159,14 +171,26 @@ struct provider_format {
 	/* The request body. False only when out of memory (the buffer is then unusable). */
 	bool (*build)(const struct request_ctx *rc, agent_buf *body);
 	/* The format's own headers (API version, feature flags, the key, which may be NULL). */
-	bool (*headers)(const struct provider_request *req, const char *api_key,
+	bool (*headers)(const struct request_ctx *rc, const char *api_key,
 	                wire_header_fn add, void *user);
 	/* One event of a stream (`event`: its SSE event name). False: the stream is bad (t->error set). */
 	bool (*event)(struct turn *t, const char *event, const char *data, size_t len);
 	/* A whole (non-streamed) response body. */
 	bool (*body)(struct turn *t, const char *body, size_t len);
+	/*
+	 * Optional, for formats with versions of a computer tool: the version
+	 * for `model` or the one `forced` names (NULL: from the model); -1 when
+	 * forced names none. The older version to retry with after an HTTP 400
+	 * whose message is `why` (0: none, do not retry), and a version's name.
+	 */
+	int (*tool_pick)(const char *model, const char *forced);
+	int (*tool_fallback)(int version, const char *why);
+	const char *(*tool_name)(int version);
 };
 
+/* OpenAI's headers (the key as a bearer token), for both of its formats. */
+bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
+                           wire_header_fn add, void *user);
 extern const struct provider_format provider_format_openai;    /* Chat Completions */
 extern const struct provider_format provider_format_anthropic; /* Messages */
 extern const struct provider_format provider_format_responses; /* OpenAI Responses */

@@ -62,7 +62,7 @@ static const struct vendor vendors[] = {
 	                     "//api.openai.com"},
 	[PROVIDER_ANTHROPIC] = {&provider_format_anthropic, "https://api.anthropic.com",
 	                        "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "/v1/messages",
-	                        "claude-sonnet-4-20250514", false, NULL},
+	                        "claude-sonnet-5-5", false, NULL},
 	[PROVIDER_OLLAMA] = {&provider_format_openai, "http://localhost:11434", NULL, NULL,
 	                     "/v1/chat/completions", "llama3.1", true, NULL},
 };
@@ -90,6 +90,9 @@ struct provider {
 	bool store;
 	char *last_response_id;
 	size_t last_n_messages;
+	int tool_version;  /* the format's computer tool version in use (0: none) */
+	bool tool_forced;  /* given by the user: never stepped down */
+	long last_status;  /* the HTTP status of the last exchange */
 };
 
 void provider_tools_clear(struct provider_tools *t)
@@ -253,6 +256,13 @@ static bool vendor_setup(struct provider *p, const struct provider_settings *s, 
 		return false;
 	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model)))
 		return provider_fail("%s: out of memory", who);
+	if (p->format->tool_pick) {
+		p->tool_forced = s->computer_tool && *s->computer_tool;
+		p->tool_version = p->format->tool_pick(p->model, p->tool_forced ? s->computer_tool : NULL);
+		if (p->tool_version < 0)
+			return provider_fail("%s: unknown computer tool version '%s'", who,
+			                     s->computer_tool);
+	}
 	return curl_setup(p, who);
 }
 
@@ -599,6 +609,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	CURLcode rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x.status);
 	*retry_after_ms = x.retry_after_ms;
+	p->last_status = x.status;
 	enum outcome out = exchange_outcome(&x, rc, errbuf);
 	sse_clear(&x.sse);
 	agent_buf_finish(&x.body);
@@ -623,13 +634,13 @@ static bool add_header(void *user, const char *line)
 	return n != NULL;
 }
 
-static struct curl_slist *make_headers(const struct provider *p, const struct provider_request *req)
+static struct curl_slist *make_headers(const struct provider *p, const struct request_ctx *rc)
 {
 	struct curl_slist *l = NULL;
 	bool ok = add_header(&l, "Content-Type: application/json") &&
 	          add_header(&l, "Expect:") && /* no 100-continue round trip for large bodies */
 	          add_header(&l, p->stream ? "Accept: text/event-stream" : "Accept: application/json") &&
-	          p->format->headers(req, p->api_key, add_header, &l);
+	          p->format->headers(rc, p->api_key, add_header, &l);
 	if (!ok) {
 		free_headers(l);
 		return NULL;
@@ -705,6 +716,7 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 	struct request_ctx rc = {
 		.conv = c, .view = view, .req = r, .model = p->model, .stream = p->stream,
 		.openai_max_completion = p->openai_max_completion, .store = p->store,
+		.tool_version = req->tools && req->tools->computer_width > 0 ? p->tool_version : 0,
 	};
 	/* --store: continue from the kept response while the conversation only
 	 * grew since and nothing was pruned; else the whole input again. */
@@ -715,7 +727,7 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 		rc.first_message = p->last_n_messages;
 	}
 	bool built = p->format->build(&rc, body);
-	if (!built || body->oom || !(*headers = make_headers(p, req)))
+	if (!built || body->oom || !(*headers = make_headers(p, &rc)))
 		return provider_fail("%s: out of memory building the request", who);
 	return true;
 }
@@ -798,19 +810,30 @@ static void remember_response(struct provider *p, const struct turn *t, const st
 	p->last_n_messages = c->n_messages;
 }
 
-enum provider_status provider_turn(struct provider *p, struct conv *c,
-                                   const struct provider_request *req,
-                                   const struct provider_events *ev,
-                                   struct provider_usage *usage)
+/*
+ * After a failed turn: when the server refused the computer tool version
+ * (HTTP 400 naming its type) and the user did not choose it, the next older
+ * version becomes the session's. True: worth one more turn.
+ */
+static bool step_down_tool(struct provider *p, const struct provider_request *req)
+{
+	if (!p->format->tool_fallback || p->tool_forced || p->last_status != 400 ||
+	    !req->tools || req->tools->computer_width <= 0)
+		return false;
+	int older = p->format->tool_fallback(p->tool_version, provider_error());
+	if (older <= 0)
+		return false;
+	p->tool_version = older;
+	return true;
+}
+
+/* One request and its answer (see provider_turn). */
+static enum provider_status one_turn(struct provider *p, struct conv *c,
+                                     const struct provider_request *req,
+                                     const struct provider_events *ev,
+                                     struct provider_usage *usage)
 {
 	const char *who = provider_kind_name(p->kind);
-	struct provider_usage local;
-	usage = usage ? usage : &local;
-	usage_reset(usage);
-	provider_err.text[0] = '\0';
-	if (p->kind == PROVIDER_SCRIPT)
-		return script_turn(p->script, c, ev, usage);
-
 	enum provider_status status = PROVIDER_FAILED;
 	struct conv_view view = {0};
 	agent_buf body = {0};
@@ -831,5 +854,34 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 	free_headers(headers);
 	agent_buf_finish(&body);
 	conv_view_clear(&view);
+	return status;
+}
+
+enum provider_status provider_turn(struct provider *p, struct conv *c,
+                                   const struct provider_request *req,
+                                   const struct provider_events *ev,
+                                   struct provider_usage *usage)
+{
+	struct provider_usage local;
+	usage = usage ? usage : &local;
+	usage_reset(usage);
+	provider_err.text[0] = '\0';
+	if (p->kind == PROVIDER_SCRIPT)
+		return script_turn(p->script, c, ev, usage);
+	enum provider_status status = one_turn(p, c, req, ev, usage);
+	bool stepped = false;
+	/* Each refusal earns one retry with the next older version. */
+	while (status == PROVIDER_FAILED && step_down_tool(p, req)) {
+		stepped = true;
+		status = one_turn(p, c, req, ev, usage);
+	}
+	if (stepped && status == PROVIDER_OK && ev && ev->notice) {
+		char text[300];
+		snprintf(text, sizeof(text),
+		         "%s: model %s refused the newer computer tool; %s worked and is "
+		         "used for the rest of this session",
+		         provider_kind_name(p->kind), p->model, p->format->tool_name(p->tool_version));
+		ev->notice(ev->user, text);
+	}
 	return status;
 }

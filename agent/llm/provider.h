@@ -5,7 +5,12 @@
  * back streamed (server-sent events) or whole, and is delivered as events and
  * as one assistant message appended to the conversation.
  *
- * The only part of deskhand that knows libcurl and the wire formats.
+ * The only part of deskhand that knows libcurl and the wire formats. For
+ * Anthropic it also picks the computer tool version for the model
+ * (anthropic_tools.h; --computer-tool overrides), steps down once per
+ * HTTP 400 that refuses the tool type (the notice event says which worked),
+ * keeps thinking blocks byte for byte as vendor blocks and shows their
+ * summary through the thinking event.
  *
  * How the loop uses it:
  *
@@ -64,7 +69,7 @@ enum provider_api {
 /* What the command line gives; NULL fields fall back to the environment and defaults. */
 struct provider_settings {
 	enum provider_kind kind;
-	const char *model;    /* NULL: gpt-5.4, claude-sonnet-4-20250514, llama3.1 */
+	const char *model;    /* NULL: gpt-5.4, claude-sonnet-5-5, llama3.1 */
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
@@ -85,6 +90,14 @@ struct provider_settings {
 	/* Responses: keep responses at the vendor (store:true) and continue
 	 * from previous_response_id; default store:false, the whole input sent. */
 	bool store;
+	/*
+	 * Anthropic: the computer tool version ("toolset", "20251124",
+	 * "20250124"); NULL: picked from the model (agent/llm/anthropic_tools.h),
+	 * and on an HTTP 400 that refuses the tool type the turn is retried once
+	 * with the next older version, which is kept for the session (the
+	 * notice event says which). Given: never changed.
+	 */
+	const char *computer_tool;
 };
 
 /*
@@ -121,8 +134,9 @@ struct provider_tools {
 	struct provider_tool *tools;
 	/*
 	 * When > 0 and the provider is Anthropic, the tool named "computer" is
-	 * declared as Anthropic's native computer_20250124 tool of this size
-	 * (with the computer-use beta header) instead of as a function.
+	 * declared as Anthropic's native computer tool for the model (the
+	 * toolset, or computer_20251124/20250124 of this size with their beta
+	 * header: provider_settings.computer_tool) instead of as a function.
 	 */
 	int computer_width, computer_height;
 };
@@ -156,6 +170,10 @@ struct provider_events {
 	void (*tool_call)(void *user, const struct conv_block *call);
 	/* A failed attempt that will be retried after delay_ms. */
 	void (*retry)(void *user, int attempt, long delay_ms, const char *why);
+	/* Something the user should know (the computer tool version that worked). */
+	void (*notice)(void *user, const char *text);
+	/* A piece of the model's summarised thinking as it arrives (shown dimmed). */
+	void (*thinking)(void *user, const char *text, size_t len);
 };
 
 enum provider_stop {

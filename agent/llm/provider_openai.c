@@ -362,17 +362,17 @@ static bool openai_body(struct turn *t, const char *body, size_t len)
 	return ok && !t->failed;
 }
 
-static bool openai_headers(const struct provider_request *req, const char *api_key,
+bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
                            wire_header_fn add, void *user)
 {
-	(void)req;
+	(void)rc;
 	return api_key == NULL || wire_header_secret(add, user, "Authorization: Bearer", api_key);
 }
 
 const struct provider_format provider_format_openai = {
 	.name = "openai-chat",
 	.build = openai_build,
-	.headers = openai_headers,
+	.headers = openai_bearer_headers,
 	.event = openai_event,
 	.body = openai_body,
 };

@@ -221,6 +221,18 @@ static void ev_text(void *user, const char *text, size_t len)
 	agent_term_text(s->term, text, len);
 }
 
+static void ev_thinking(void *user, const char *text, size_t len)
+{
+	agent_session *s = user;
+	agent_term_thinking(s->term, text, len);
+}
+
+static void ev_notice(void *user, const char *text)
+{
+	agent_session *s = user;
+	agent_term_notice(s->term, "%s", text);
+}
+
 static void ev_retry(void *user, int attempt, long delay_ms, const char *why)
 {
 	agent_session *s = user;
@@ -349,6 +361,8 @@ static void run_user_message(agent_session *s, const char *text)
 		.user = s,
 		.text = ev_text,
 		.retry = ev_retry,
+		.notice = ev_notice,
+		.thinking = ev_thinking,
 	};
 	for (long step = 0;; step++) {
 		if (step >= s->opt->max_steps) {
@@ -727,6 +741,7 @@ static bool start_provider(agent_session *s)
 		.store = s->opt->store,
 		.api = s->opt->api == NULL ? PROVIDER_API_AUTO
 		       : strcmp(s->opt->api, "chat") == 0 ? PROVIDER_API_CHAT : PROVIDER_API_RESPONSES,
+		.computer_tool = s->opt->computer_tool,
 	};
 	if (!provider_kind_parse(s->opt->provider, &ps.kind)) {
 		agent_term_error(s->term, "unknown provider %s", s->opt->provider);

@@ -66,6 +66,7 @@ void agent_options_finish(agent_options *o)
 	free(o->script);
 	free(o->safe_mode);
 	free(o->sandbox);
+	free(o->computer_tool);
 	free(o->conversation);
 	free(o->audit);
 	free(o->message);
@@ -86,6 +87,7 @@ static const char *const providers[] = {"openai", "anthropic", "ollama", "script
 static const char *const safe_modes[] = {"off", "ask", "auto", NULL};
 static const char *const sandboxes[] = {"off", "standard", "strict", NULL};
 static const char *const apis[] = {"responses", "chat", NULL};
+static const char *const computer_tools[] = {"toolset", "20251124", "20250124", NULL};
 
 static bool check_enum(const char *what, const char *v, const char *const *allowed)
 {
@@ -164,6 +166,7 @@ static const struct cfg_str cfg_strs[] = {
 	STR("api", api, apis),
 	STR("safe_mode", safe_mode, safe_modes),
 	STR("sandbox", sandbox, sandboxes),
+	STR("computer_tool", computer_tool, computer_tools),
 	STR("audit", audit, NULL),
 	STR("workspace", workspace, NULL),
 };
@@ -311,7 +314,7 @@ enum {
 	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
 	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_SETTLE_MS, OPT_CONFIG,
-	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE,
+	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL,
 };
 
 static const struct option long_opts[] = {
@@ -330,6 +333,8 @@ static const struct option long_opts[] = {
 	{"os-auto-approve", no_argument, NULL, OPT_OS_AUTO_APPROVE},
 	{"os_auto_approve", no_argument, NULL, OPT_OS_AUTO_APPROVE},
 	{"sandbox", required_argument, NULL, OPT_SANDBOX},
+	{"computer-tool", required_argument, NULL, OPT_COMPUTER_TOOL},
+	{"computer_tool", required_argument, NULL, OPT_COMPUTER_TOOL},
 	{"conversation", required_argument, NULL, OPT_CONVERSATION},
 	{"conversations", no_argument, NULL, OPT_CONVERSATIONS},
 	{"audit", required_argument, NULL, OPT_AUDIT},
@@ -407,6 +412,11 @@ static bool apply_option(agent_options *o, int c, char **argv)
 		set_str(&o->provider, optarg);
 		break;
 	case OPT_MODEL: set_str(&o->model, optarg); break;
+	case OPT_COMPUTER_TOOL:
+		if (!check_enum("--computer-tool", optarg, computer_tools))
+			return false;
+		set_str(&o->computer_tool, optarg);
+		break;
 	case OPT_API_BASE: set_str(&o->api_base, optarg); break;
 	case OPT_API_KEY:
 		set_str(&o->api_key, optarg);
@@ -524,6 +534,8 @@ const char *agent_options_usage(void)
 	"  --os                  give the model the desktop (screenshots, mouse, keys)\n"
 	"  --os-auto-approve     DANGER: run OS actions without asking each time\n"
 	"  --sandbox P           off | standard | strict (default standard)\n"
+	"  --computer-tool V     Anthropic: toolset | 20251124 | 20250124 (default: from\n"
+	"                        the model; see the README's \"Models and APIs\")\n"
 	"  --workspace DIR       directory the code works in (default: current)\n"
 	"  --conversation PATH   conversation file to resume or create\n"
 	"  --conversations       list saved conversations\n"

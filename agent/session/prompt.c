@@ -159,8 +159,12 @@ static cJSON *computer_schema(void)
 	cJSON_AddItemToObject(props, "scroll_amount", amount);
 	cJSON *dur = typed("number", "seconds, for hold_key and wait");
 	cJSON_AddNumberToObject(dur, "minimum", 0);
-	cJSON_AddNumberToObject(dur, "maximum", 100);
+	cJSON_AddNumberToObject(dur, "maximum", AC_MAX_SECONDS);
 	cJSON_AddItemToObject(props, "duration", dur);
+	cJSON *repeat = typed("integer", "times to press the keys, for key");
+	cJSON_AddNumberToObject(repeat, "minimum", 1);
+	cJSON_AddNumberToObject(repeat, "maximum", 100);
+	cJSON_AddItemToObject(props, "repeat", repeat);
 	cJSON_AddItemToObject(props, "region", coordinate_schema(4, "[x0, y0, x1, y1] for zoom"));
 	cJSON *req = cJSON_AddArrayToObject(s, "required");
 	cJSON_AddItemToArray(req, cJSON_CreateString("action"));

@@ -42,6 +42,9 @@ A turn (every key optional):
   comments       interleave ": keep-alive" comment lines and pings
   delay          seconds to sleep between events (a slow server)
   delay_headers  seconds to wait before answering at all
+  blocks         Anthropic: the answer's blocks in order (thinking, redacted
+                 thinking, text, toolset members): see anthropic_strict.py, which
+                 also holds the 2026 rules every Anthropic request is checked by
   usage          {"input": N, "output": M, "cache_read": R, "cache_write": W}
                  (the cache counts are Anthropic's and optional)
   faults         a list; each request first consumes one fault, then the turn:
@@ -67,6 +70,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import responses  # noqa: E402
+import anthropic_strict  # noqa: E402  the 2026 Anthropic rules and answers
 
 
 def jbytes(b):
@@ -360,6 +364,9 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def headers_lower(self):
+        return {k.lower(): v for k, v in self.headers.items()}
+
     # -- the request
     def do_POST(self):
         fake = self.server.fake
@@ -393,6 +400,10 @@ class _Handler(BaseHTTPRequestHandler):
             # As the real servers do, before any turn is used up.
             return self._send_json(400, {"type": "error", "error": {
                 "type": "invalid_request_error", "message": problem}})
+        refused = anthropic_strict.check(fake.anthropic, body, self.headers_lower()) \
+            if fmt == "anthropic" else None
+        if refused:
+            return self._send_json(400, refused)
         turn, fault = fake._next()
         if callable(turn):
             turn = turn(body, fmt)
@@ -450,7 +461,11 @@ class _Handler(BaseHTTPRequestHandler):
             with fake.lock:
                 data = responses.whole(turn, model, body, fake.responses)
             return self._send_json(200, data)
+        strict = fmt == "anthropic" and "blocks" in turn
         if not stream:
+            if strict:
+                return self._send_json(200, anthropic_strict.whole(self.server.fake.anthropic,
+                                                                   turn, body))
             whole = openai_whole if fmt == "openai" else anthropic_whole
             return self._send_json(200, whole(turn, model))
         eol = b"\r\n" if turn.get("crlf") else b"\n"
@@ -461,7 +476,8 @@ class _Handler(BaseHTTPRequestHandler):
                 events = list(responses.events(turn, model, body, fake.responses, text_pieces))
         else:
             events = (((None, d) for d in openai_events(turn, model)) if fmt == "openai"
-                      else anthropic_events(turn, model))
+                      else anthropic_strict.events(fake.anthropic, turn, body)
+                      if strict else anthropic_events(turn, model))
         for i, (name, data) in enumerate(events):
             if cut_after is not None and i >= cut_after:
                 return self._cut()
@@ -510,6 +526,7 @@ class FakeLLM:
         self.log_path = log_path
         self.requests = []
         self.answered = []
+        self.anthropic = anthropic_strict.State()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self.lock = threading.Lock()          # the Responses state below

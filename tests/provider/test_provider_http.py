@@ -175,7 +175,8 @@ class Formats(unittest.TestCase):
         turn = {"text": "Looking.", "tool_calls": [{"id": "toolu_1", "name": "computer",
                                                     "arguments": {"action": "screenshot"}}]}
         with FakeLLM([turn]) as srv:
-            rc, ev, err = p.run(srv, "--user", "look", "--os", "1280x800")
+            rc, ev, err = p.run(srv, "--user", "look", "--os", "1280x800",
+                                "--model", "claude-sonnet-4-5-20250929")
             self.assertEqual(rc, 0, (ev, err))
             req = srv.requests[0]
             self.assertEqual(req["headers"]["anthropic-beta"], "computer-use-2025-01-24")
