@@ -198,13 +198,9 @@ static bool open_desktop(agent_session *s)
 		                 s->opt->monitor, n);
 		return false;
 	}
-	os_rect mon = mons[s->gate.monitor];
-	s->gate.view.screen_x = mon.x;
-	s->gate.view.screen_y = mon.y;
-	s->gate.view.screen_w = mon.width;
-	s->gate.view.screen_h = mon.height;
-	if (!vision_fit(mon.width, mon.height, (int)s->opt->screen_max_w,
-	                (int)s->opt->screen_max_h, &s->gate.view.model_w, &s->gate.view.model_h)) {
+	vision_shot_opts vo;
+	agent_gate_shot_opts(&s->gate, &vo);
+	if (!vision_view_for(&vo, &mons[s->gate.monitor], &s->gate.view)) {
 		agent_term_error(s->term, "%s", vision_error());
 		return false;
 	}
