@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/llm/conversation.h"
+#include "agent/llm/family.h"
 #include "agent/llm/provider.h"
 #include "agent/util/textutil.h"
 
@@ -67,6 +68,27 @@ bool sse_feed(struct sse_parser *s, const char *bytes, size_t n);
 /* End of stream: a last event without its blank line is still dispatched. */
 bool sse_finish(struct sse_parser *s);
 
+/* ---- newline-delimited JSON (Ollama's stream) ----------------------------- */
+
+/* Called per line that is not blank (NUL-terminated, len bytes, no line end). */
+typedef bool (*ndjson_line_fn)(void *user, const char *line, size_t len);
+
+struct ndjson_parser {
+	ndjson_line_fn fn;
+	void *user;
+	agent_buf line;
+	bool stopped;
+	size_t max_line; /* bytes; a longer line fails the stream */
+};
+
+void ndjson_init(struct ndjson_parser *n, ndjson_line_fn fn, void *user);
+void ndjson_clear(struct ndjson_parser *n);
+/* Feeds bytes split anywhere (lines end in LF or CRLF). False once the
+ * callback refused a line or a line exceeded max_line. */
+bool ndjson_feed(struct ndjson_parser *n, const char *bytes, size_t len);
+/* End of stream: a last line without its newline is still dispatched. */
+bool ndjson_finish(struct ndjson_parser *n);
+
 /* ---- a turn in progress ---------------------------------------------------- */
 
 struct tool_acc {
@@ -102,6 +124,7 @@ struct turn {
 	cJSON *vblock;
 	long vblock_index;
 	agent_buf vthink, vsig;
+	enum model_family family;     /* open models: calls in the text are read (turn_text_calls) */
 };
 
 void turn_init(struct turn *t, const char *who, const struct provider_events *ev);
@@ -136,6 +159,20 @@ bool turn_fail(struct turn *t, const char *fmt, ...);
  */
 cJSON *turn_parse_body(struct turn *t, const char *body, size_t len);
 void turn_set_stop(struct turn *t, const char *raw);
+/*
+ * Open models' calls written into the text (agent/llm/family.h): for the
+ * Qwen families <tool_call> blocks become calls and every computer_use
+ * call gets toolset "qwen"; for UI-TARS the actions after "Action:" become
+ * calls of toolset "uitars" while the text stays as it is (the model reads
+ * its own "Thought/Action" text back). Other families: nothing changes.
+ * False: out of memory (t->error).
+ */
+bool turn_text_calls(struct turn *t, enum model_family f);
+/* A call that travels in its message's text (toolset "uitars"): no tool
+ * call on the wire, its result goes back in a user message. */
+bool provider_call_in_text(const struct conv_block *b);
+/* The message holds a call that is sent as a tool call. */
+bool provider_has_wire_calls(const struct conv_message *m);
 /* Moves the assembled answer (if it has any block) into the conversation. False: out of memory. */
 bool turn_append(struct turn *t, struct conv *c);
 
@@ -155,6 +192,7 @@ struct request_ctx {
 	size_t first_message;
 	bool openai_max_completion; /* api.openai.com wants max_completion_tokens */
 	int tool_version;           /* the format's computer tool version (tool_pick); 0: none */
+	const char *think;          /* Ollama: --think as given (NULL: not sent) */
 };
 
 /* Adds one request header line ("Name: value"); false when out of memory. */
@@ -186,6 +224,10 @@ struct provider_format {
 	int (*tool_pick)(const char *model, const char *forced);
 	int (*tool_fallback)(int version, const char *why);
 	const char *(*tool_name)(int version);
+	/* Open models speak it: their calls written in text are read (turn_text_calls). */
+	bool open_models;
+	/* A stream is newline-delimited JSON: each line goes to event() with event NULL. */
+	bool ndjson;
 };
 
 /* OpenAI's headers (the key as a bearer token), for both of its formats. */
@@ -194,6 +236,7 @@ bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
 extern const struct provider_format provider_format_openai;    /* Chat Completions */
 extern const struct provider_format provider_format_anthropic; /* Messages */
 extern const struct provider_format provider_format_responses; /* OpenAI Responses */
+extern const struct provider_format provider_format_ollama;    /* Ollama's /api/chat */
 
 /* Adds "<name>: <secret>" through add and wipes the copy it made. */
 bool wire_header_secret(wire_header_fn add, void *user, const char *name, const char *secret);

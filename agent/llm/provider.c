@@ -63,8 +63,8 @@ static const struct vendor vendors[] = {
 	[PROVIDER_ANTHROPIC] = {&provider_format_anthropic, "https://api.anthropic.com",
 	                        "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "/v1/messages",
 	                        "claude-sonnet-5-5", false, NULL},
-	[PROVIDER_OLLAMA] = {&provider_format_openai, "http://localhost:11434", NULL, NULL,
-	                     "/v1/chat/completions", "llama3.1", true, NULL},
+	[PROVIDER_OLLAMA] = {&provider_format_ollama, "http://localhost:11434", "OLLAMA_HOST", NULL,
+	                     "/api/chat", "llama3.1", true, NULL},
 };
 
 /* OpenAI's own API, where computer use lives (gpt-5.4 and later). */
@@ -93,6 +93,8 @@ struct provider {
 	int tool_version;  /* the format's computer tool version in use (0: none) */
 	bool tool_forced;  /* given by the user: never stepped down */
 	long last_status;  /* the HTTP status of the last exchange */
+	enum model_family family; /* open models: their calls in text (turn_text_calls) */
+	char *think;       /* Ollama's think, as given */
 };
 
 void provider_tools_clear(struct provider_tools *t)
@@ -147,6 +149,7 @@ void provider_destroy(struct provider *p)
 	script_destroy(p->script);
 	wipe(p->api_key);
 	free(p->last_response_id);
+	free(p->think);
 	free(p->model);
 	free(p->url);
 	free(p);
@@ -256,6 +259,10 @@ static bool vendor_setup(struct provider *p, const struct provider_settings *s, 
 		return false;
 	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model)))
 		return provider_fail("%s: out of memory", who);
+	if (p->format->open_models)
+		p->family = model_family_of(p->model);
+	if (s->think && *s->think && !(p->think = strdup(s->think)))
+		return provider_fail("%s: out of memory", who);
 	if (p->format->tool_pick) {
 		p->tool_forced = s->computer_tool && *s->computer_tool;
 		p->tool_version = p->format->tool_pick(p->model, p->tool_forced ? s->computer_tool : NULL);
@@ -287,6 +294,11 @@ struct provider *provider_create(const struct provider_settings *s)
 enum provider_kind provider_kind_of(const struct provider *p)
 {
 	return p->kind;
+}
+
+enum model_family provider_family(const struct provider *p)
+{
+	return p->family;
 }
 
 const char *provider_model(const struct provider *p)
@@ -357,7 +369,8 @@ struct exchange {
 	struct turn *t;
 	const struct provider_request *req;
 	struct sse_parser sse;
-	enum { BODY_UNKNOWN, BODY_SSE, BODY_WHOLE } mode;
+	struct ndjson_parser nd;
+	enum { BODY_UNKNOWN, BODY_SSE, BODY_NDJSON, BODY_WHOLE } mode;
 	agent_buf body;     /* whole responses and error bodies */
 	long status;
 	long retry_after_ms;
@@ -374,6 +387,12 @@ static bool on_sse_event(void *user, const char *event, const char *data, size_t
 {
 	struct exchange *x = user;
 	return x->p->format->event(x->t, event, data, len);
+}
+
+static bool on_ndjson_line(void *user, const char *line, size_t len)
+{
+	struct exchange *x = user;
+	return x->p->format->event(x->t, NULL, line, len);
 }
 
 static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
@@ -399,6 +418,8 @@ static void decide_mode(struct exchange *x, const char *first, size_t n)
 	curl_easy_getinfo(x->p->curl, CURLINFO_CONTENT_TYPE, &ctype);
 	if (x->status < 200 || x->status >= 300)
 		x->mode = BODY_WHOLE;
+	else if (x->p->format->ndjson && ctype && strstr(ctype, "ndjson"))
+		x->mode = BODY_NDJSON;
 	else if (ctype && strstr(ctype, "event-stream"))
 		x->mode = BODY_SSE;
 	else if (ctype && strstr(ctype, "json"))
@@ -421,6 +442,8 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *user)
 		decide_mode(x, buf, n);
 	if (x->mode == BODY_SSE)
 		return sse_feed(&x->sse, buf, n) ? n : 0;
+	if (x->mode == BODY_NDJSON)
+		return ndjson_feed(&x->nd, buf, n) ? n : 0;
 	size_t max = x->status >= 200 && x->status < 300 ? BODY_MAX : ERROR_BODY_MAX;
 	if (x->body.len + n > max) {
 		if (max == ERROR_BODY_MAX) /* enough of an error text: ignore the rest */
@@ -516,7 +539,7 @@ static enum outcome turn_failed(const struct turn *t)
 
 static enum outcome finish_calls(struct turn *t)
 {
-	if (!turn_finish_calls(t)) {
+	if (!turn_finish_calls(t) || !turn_text_calls(t, t->family)) {
 		provider_fail("%s: %s", t->who, t->error);
 		return OUT_FAIL;
 	}
@@ -528,7 +551,8 @@ static enum outcome transfer_broke(struct exchange *x, CURLcode rc, const char *
 {
 	struct turn *t = x->t;
 	const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-	if (x->status >= 200 && x->status < 300 && (t->done || x->mode == BODY_SSE)) {
+	if (x->status >= 200 && x->status < 300 &&
+	    (t->done || x->mode == BODY_SSE || x->mode == BODY_NDJSON)) {
 		if (t->done && !t->failed) /* everything arrived; only the goodbye broke */
 			return finish_calls(t);
 		provider_fail("%s: the stream was cut before the answer was complete (%s)", t->who,
@@ -548,8 +572,11 @@ static enum outcome transfer_broke(struct exchange *x, CURLcode rc, const char *
 static enum outcome body_outcome(struct exchange *x)
 {
 	struct turn *t = x->t;
-	if (x->mode == BODY_SSE) {
-		sse_finish(&x->sse);
+	if (x->mode == BODY_SSE || x->mode == BODY_NDJSON) {
+		if (x->mode == BODY_SSE)
+			sse_finish(&x->sse);
+		else
+			ndjson_finish(&x->nd);
 		if (t->failed)
 			return turn_failed(t);
 		if (!t->done) {
@@ -572,7 +599,7 @@ static enum outcome exchange_outcome(struct exchange *x, CURLcode rc, const char
 		provider_fail("%s: cancelled", who);
 		return OUT_CANCELLED;
 	}
-	if (rc == CURLE_WRITE_ERROR && (t->failed || x->sse.stopped)) {
+	if (rc == CURLE_WRITE_ERROR && (t->failed || x->sse.stopped || x->nd.stopped)) {
 		if (!t->failed)
 			turn_fail(t, "an event in the stream is too large");
 		return turn_failed(t);
@@ -604,6 +631,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	char errbuf[CURL_ERROR_SIZE] = "";
 	CURL *h = p->curl;
 	sse_init(&x.sse, on_sse_event, &x);
+	ndjson_init(&x.nd, on_ndjson_line, &x);
 	clock_gettime(CLOCK_MONOTONIC, &x.last_io);
 	exchange_setopts(h, p, body, headers, &x, errbuf);
 	CURLcode rc = curl_easy_perform(h);
@@ -612,6 +640,7 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	p->last_status = x.status;
 	enum outcome out = exchange_outcome(&x, rc, errbuf);
 	sse_clear(&x.sse);
+	ndjson_clear(&x.nd);
 	agent_buf_finish(&x.body);
 	/* The handle keeps these pointers until the next reset. */
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
@@ -717,6 +746,7 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 		.conv = c, .view = view, .req = r, .model = p->model, .stream = p->stream,
 		.openai_max_completion = p->openai_max_completion, .store = p->store,
 		.tool_version = req->tools && req->tools->computer_width > 0 ? p->tool_version : 0,
+		.think = p->think,
 	};
 	/* --store: continue from the kept response while the conversation only
 	 * grew since and nothing was pruned; else the whole input again. */
@@ -763,6 +793,7 @@ static enum provider_status attempt_turn(struct provider *p, struct turn *t,
 		long retry_after = -1;
 		turn_clear(t);
 		turn_init(t, who, ev);
+		t->family = p->family;
 		usage->attempts = attempt;
 		enum outcome o = exchange_run(p, t, r, body, headers, &retry_after);
 		if (o == OUT_OK)

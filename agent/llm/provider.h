@@ -1,9 +1,16 @@
 /*
  * agent/llm/provider — one model turn: the conversation goes out as a request in
  * the provider's wire format (OpenAI Responses, OpenAI Chat Completions, Anthropic Messages,
- * Ollama through its OpenAI endpoint, or a replayed script), the answer comes
- * back streamed (server-sent events) or whole, and is delivered as events and
- * as one assistant message appended to the conversation.
+ * Ollama's native /api/chat, or a replayed script), the answer comes back
+ * streamed (server-sent events, or Ollama's newline-delimited JSON) or
+ * whole, and is delivered as events and as one assistant message appended
+ * to the conversation.
+ *
+ * Open models (agent/llm/family.h) through Chat Completions or Ollama: the
+ * calls Qwen writes as <tool_call> text and UI-TARS's "Action: ..." text
+ * become calls of the message (toolsets "qwen" and "uitars"), so they pass
+ * the gate like any other; UI-TARS's go back as text, their results as a
+ * user message.
  *
  * The only part of deskhand that knows libcurl and the wire formats. For
  * Anthropic it also picks the computer tool version for the model
@@ -43,6 +50,7 @@
 #include <stddef.h>
 
 #include "agent/llm/conversation.h"
+#include "agent/llm/family.h"
 
 enum provider_kind {
 	PROVIDER_OPENAI,
@@ -73,9 +81,9 @@ struct provider_settings {
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
-	 * http://localhost:11434 (ollama). Requests go to {base}/chat/completions,
-	 * {base}/v1/messages and {base}/v1/chat/completions respectively
-	 * ({base}/responses for the Responses API).
+	 * OLLAMA_HOST or http://localhost:11434 (ollama). Requests go to
+	 * {base}/chat/completions, {base}/v1/messages and {base}/api/chat
+	 * respectively ({base}/responses for the Responses API).
 	 */
 	const char *base_url;
 	/*
@@ -98,6 +106,8 @@ struct provider_settings {
 	 * notice event says which). Given: never changed.
 	 */
 	const char *computer_tool;
+	/* Ollama: "think" as given (true|false|low|medium|high); NULL: not sent. */
+	const char *think;
 };
 
 /*
@@ -110,6 +120,9 @@ struct provider *provider_create(const struct provider_settings *s);
 void provider_destroy(struct provider *p); /* NULL: no-op */
 
 enum provider_kind provider_kind_of(const struct provider *p);
+/* The open model family (agent/llm/family.h) when the wire format serves
+ * open models (Chat Completions, Ollama); MODEL_FAMILY_OTHER otherwise. */
+enum model_family provider_family(const struct provider *p);
 const char *provider_model(const struct provider *p);
 /* "openai-responses", "openai-chat", "anthropic", "script": the wire format spoken. */
 const char *provider_format_name(const struct provider *p);

@@ -71,6 +71,9 @@ typedef struct agent_gate {
 	/* A vendor's safety check was declined: the loop ends the turn and
 	 * waits for the user (agent_gate_tool_calls clears this). */
 	bool end_turn;
+	/* The model ended the task (Qwen's terminate/answer, UI-TARS's
+	 * finished): the loop stops (agent_gate_tool_calls clears this). */
+	bool task_done;
 	/* More calls follow in this batch: an input action's screenshot waits
 	 * for the end of the batch (agent_gate_tool_calls sets it). */
 	bool batch_more;
