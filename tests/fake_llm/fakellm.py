@@ -6,6 +6,9 @@ It speaks the wire formats, streamed (server-sent events) and whole:
   POST /v1/chat/completions, /chat/completions   OpenAI Chat Completions
   POST /v1/messages                              Anthropic Messages
   POST /v1/responses                             OpenAI Responses (responses.py)
+  POST /api/chat                                 Ollama's native chat (ollama.py)
+Requests whose model names an open family (qwen*, ui-tars*) are also held
+to what those models expect (open_models.py).
 and answers each request with the next scripted turn. It records every
 request (path, headers, parsed body, arrival time) so a test can assert what
 the model was sent.
@@ -71,6 +74,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import responses  # noqa: E402
 import anthropic_strict  # noqa: E402  the 2026 Anthropic rules and answers
+import ollama  # noqa: E402  Ollama's /api/chat
+import open_models  # noqa: E402  Qwen and UI-TARS behind an OpenAI-compatible server
 
 
 def jbytes(b):
@@ -380,7 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         fmt = "anthropic" if path.endswith("/v1/messages") else \
             "openai" if path.endswith("/chat/completions") else \
-            "responses" if path.endswith("/responses") else None
+            "responses" if path.endswith("/responses") else \
+            "ollama" if path.endswith("/api/chat") else None
         fake._record({"time": arrived, "path": path, "format": fmt,
                       "headers": {k.lower(): v for k, v in self.headers.items()},
                       "body": body})
@@ -390,6 +396,12 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         if fmt is None:
             return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
+        if fmt == "ollama":
+            return ollama.serve(self, fake, body, text_pieces, split_at)
+        refused = open_models.problem(body) if fmt == "openai" and isinstance(body, dict) \
+            else None
+        if refused:
+            return self._send_json(400, refused)
         if fmt == "responses":
             with fake.lock:
                 p = responses.problem(body, raw, fake.responses)
