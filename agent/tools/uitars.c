@@ -185,7 +185,9 @@ static int numbers(const char *p, const char *end, char sep, long v[4])
 		if (!isdigit((unsigned char)*p))
 			return -1;
 		double d = strtod(p, &e);
-		if (e > end || n == 4 || !(d >= 0 && d <= 1e6))
+		/* Decimal digits only: strtod would also read hex and exponents. */
+		if (e > end || n == 4 || strspn(p, "0123456789.") < (size_t)(e - p) ||
+		    !(d >= 0 && d <= 1e6))
 			return -1;
 		v[n++] = (long)(d + 0.5);
 		p = skip_ws(e);
@@ -292,7 +294,7 @@ static bool scroll(cJSON *o, const struct ut_call *c, char *err, size_t errlen)
 static bool clicked(cJSON *o, const struct ut_call *c, const char *action, char *err,
                     size_t errlen)
 {
-	const char *k = ut_get(c, "start_box", NULL) ? "start_box" : "point";
+	const char *k = ut_get(c, "point", NULL) ? "point" : "start_box";
 	if (!add_point(o, "coordinate", c, k, NULL, err, errlen))
 		return false;
 	cJSON_AddStringToObject(o, "action", action);
@@ -301,8 +303,8 @@ static bool clicked(cJSON *o, const struct ut_call *c, const char *action, char 
 
 static bool drag(cJSON *o, const struct ut_call *c, char *err, size_t errlen)
 {
-	const char *s = ut_get(c, "start_box", NULL) ? "start_box" : "start_point";
-	const char *e = ut_get(c, "end_box", NULL) ? "end_box" : "end_point";
+	const char *s = ut_get(c, "start_point", NULL) ? "start_point" : "start_box";
+	const char *e = ut_get(c, "end_point", NULL) ? "end_point" : "end_box";
 	if (!add_point(o, "start_coordinate", c, s, NULL, err, errlen) ||
 	    !add_point(o, "coordinate", c, e, NULL, err, errlen))
 		return false;
