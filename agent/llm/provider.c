@@ -63,7 +63,7 @@ static const struct vendor vendors[] = {
 	[PROVIDER_ANTHROPIC] = {&provider_format_anthropic, "https://api.anthropic.com",
 	                        "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "/v1/messages",
 	                        "claude-sonnet-5-5", false, NULL},
-	[PROVIDER_OLLAMA] = {&provider_format_ollama, "http://localhost:11434", "OLLAMA_HOST", NULL,
+	[PROVIDER_OLLAMA] = {&provider_format_ollama, "http://localhost:11434", NULL, NULL,
 	                     "/api/chat", "llama3.1", true, NULL},
 };
 

@@ -81,7 +81,7 @@ struct provider_settings {
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
-	 * OLLAMA_HOST or http://localhost:11434 (ollama). Requests go to
+	 * http://localhost:11434 (ollama). Requests go to
 	 * {base}/chat/completions, {base}/v1/messages and {base}/api/chat
 	 * respectively ({base}/responses for the Responses API).
 	 */

@@ -166,7 +166,8 @@ class Formats(unittest.TestCase):
             rc, ev, err = p.run(srv, "--user", "hi", key=False)
             self.assertEqual(rc, 0, (ev, err))
             self.assertEqual(text_of(ev), "local hello")
-            self.assertEqual(srv.requests[0]["path"], "/v1/chat/completions")
+            # Ollama's native API (its OpenAI endpoint: --provider openai --api-base .../v1).
+            self.assertEqual(srv.requests[0]["path"], "/api/chat")
             self.assertNotIn("authorization", srv.requests[0]["headers"])
             self.assertEqual(srv.requests[0]["body"]["model"], "llama3.1")
 
