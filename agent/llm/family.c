@@ -1,7 +1,6 @@
 /* agent/llm/family — open model families by name (see the header). */
 #include <ctype.h>
 #include <string.h>
-#include <strings.h>
 
 #include "agent/llm/family.h"
 

@@ -124,7 +124,7 @@ enum provider_kind provider_kind_of(const struct provider *p);
  * open models (Chat Completions, Ollama); MODEL_FAMILY_OTHER otherwise. */
 enum model_family provider_family(const struct provider *p);
 const char *provider_model(const struct provider *p);
-/* "openai-responses", "openai-chat", "anthropic", "script": the wire format spoken. */
+/* "openai-responses", "openai-chat", "anthropic", "ollama", "script": the wire format spoken. */
 const char *provider_format_name(const struct provider *p);
 /* The URL requests go to (never holds the key); the script's path for scripts. */
 const char *provider_endpoint(const struct provider *p);
