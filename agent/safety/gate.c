@@ -402,7 +402,7 @@ out:
  * ask for (OpenAI's computer_call, Qwen's computer_use, UI-TARS's text):
  * answered with a screenshot whatever happened.
  */
-static bool is_openai_action(const struct conv_block *call)
+static bool answered_with_screenshot(const struct conv_block *call)
 {
 	static const char *const sets[] = {"openai", "qwen", "uitars"};
 	for (size_t i = 0; call->toolset != NULL && i < sizeof(sets) / sizeof(sets[0]); i++)
@@ -457,7 +457,7 @@ void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls,
 	g->task_done = false;
 	for (size_t k = 0; k < n; k++) {
 		memset(&res[k], 0, sizeof(res[k]));
-		due = due || is_openai_action(calls[k]);
+		due = due || answered_with_screenshot(calls[k]);
 		if (ended) {
 			gate_result_text(&res[k], true, "%s", AGENT_NOT_EXECUTED);
 		} else if (g->task_done) {
