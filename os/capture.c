@@ -687,6 +687,12 @@ static bool strips_grab(struct strips *s, int y)
 		return false;
 	if (!ok)
 		return false;
+	/*
+	 * SysV segments have no fault-around: each page would fault on its
+	 * first read (170 faults). The first strip wrote every page of it.
+	 */
+	if (y == 0)
+		madvise(s->st->seg.shmaddr, s->st->seg_size, MADV_POPULATE_READ);
 	const XImage *img = s->img;
 	const Visual *v = s->st->visual;
 	for (int i = 0; i < n; i++)
