@@ -1,7 +1,8 @@
 /*
  * agent/llm/provider — one model turn: the conversation goes out as a request in
  * the provider's wire format (OpenAI Responses, OpenAI Chat Completions, Anthropic Messages,
- * Ollama through its OpenAI endpoint, or a replayed script), the answer comes
+ * Google Gemini's generateContent, Ollama through its OpenAI endpoint, or a
+ * replayed script), the answer comes
  * back streamed (server-sent events) or whole, and is delivered as events and
  * as one assistant message appended to the conversation.
  *
@@ -10,7 +11,9 @@
  * (anthropic_tools.h; --computer-tool overrides), steps down once per
  * HTTP 400 that refuses the tool type (the notice event says which worked),
  * keeps thinking blocks byte for byte as vendor blocks and shows their
- * summary through the thinking event.
+ * summary through the thinking event. For Gemini it keeps the model's
+ * content (thought signatures included) byte for byte and marks Google's
+ * computer-use functions as toolset "gemini" (0..999 coordinates).
  *
  * How the loop uses it:
  *
@@ -49,9 +52,10 @@ enum provider_kind {
 	PROVIDER_ANTHROPIC,
 	PROVIDER_OLLAMA,
 	PROVIDER_SCRIPT,
+	PROVIDER_GEMINI,
 };
 
-/* "openai", "anthropic", "ollama", "script" -> kind. False for anything else. */
+/* "openai", "anthropic", "ollama", "script", "gemini" -> kind. False for anything else. */
 bool provider_kind_parse(const char *name, enum provider_kind *out);
 const char *provider_kind_name(enum provider_kind kind);
 
@@ -69,17 +73,22 @@ enum provider_api {
 /* What the command line gives; NULL fields fall back to the environment and defaults. */
 struct provider_settings {
 	enum provider_kind kind;
-	const char *model;    /* NULL: gpt-5.4, claude-sonnet-5-5, llama3.1 */
+	const char *model;    /* NULL: gpt-5.4, claude-sonnet-5-5, llama3.1, gemini-3.5-flash */
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
-	 * http://localhost:11434 (ollama). Requests go to {base}/chat/completions,
-	 * {base}/v1/messages and {base}/v1/chat/completions respectively
-	 * ({base}/responses for the Responses API).
+	 * http://localhost:11434 (ollama), GOOGLE_GEMINI_BASE_URL or
+	 * https://generativelanguage.googleapis.com (gemini). Requests go to
+	 * {base}/chat/completions, {base}/v1/messages, {base}/v1/chat/completions
+	 * and {base}/v1beta/models/{model}:generateContent (streamed:
+	 * :streamGenerateContent?alt=sse) respectively ({base}/responses for the
+	 * Responses API).
 	 */
 	const char *base_url;
 	/*
-	 * NULL: OPENAI_API_KEY / ANTHROPIC_API_KEY. Required only for the
+	 * NULL: OPENAI_API_KEY / ANTHROPIC_API_KEY / GOOGLE_API_KEY, else
+	 * GEMINI_API_KEY (Google's SDKs' order; sent as x-goog-api-key, never
+	 * in the URL). Required only for the
 	 * vendors' own default base URLs (a local OpenAI-compatible server or
 	 * Ollama needs none). Held in memory only, wiped on destroy.
 	 */
@@ -111,7 +120,7 @@ void provider_destroy(struct provider *p); /* NULL: no-op */
 
 enum provider_kind provider_kind_of(const struct provider *p);
 const char *provider_model(const struct provider *p);
-/* "openai-responses", "openai-chat", "anthropic", "script": the wire format spoken. */
+/* "openai-responses", "openai-chat", "anthropic", "gemini", "script": the wire format spoken. */
 const char *provider_format_name(const struct provider *p);
 /* The URL requests go to (never holds the key); the script's path for scripts. */
 const char *provider_endpoint(const struct provider *p);

@@ -83,18 +83,9 @@ static bool parse_action(agent_gate *g, const struct conv_block *call, const cha
 	return true;
 }
 
-/*
- * One action of an OpenAI computer_call (toolset "openai"): translated into
- * deskhand's action (agent/tools/openai_actions.h), then parsed like any.
- */
-static bool parse_openai(agent_gate *g, const struct conv_block *call, proposal *p, char *err,
-                         size_t errlen)
+/* A vendor's action translated into deskhand's (args, NULL: err says why), parsed like any. */
+static bool parse_translated(agent_gate *g, cJSON *args, proposal *p, char *err, size_t errlen)
 {
-	if (g->display == NULL) {
-		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
-		return false;
-	}
-	cJSON *args = agent_openai_action_args(call->args, err, errlen);
 	if (args == NULL)
 		return false;
 	bool ok = agent_computer_parse(args, &g->view, &p->action, err, errlen);
@@ -104,6 +95,24 @@ static bool parse_openai(agent_gate *g, const struct conv_block *call, proposal 
 	p->has_action = true;
 	p->kind = agent_policy_action_kind(p->action.kind);
 	return true;
+}
+
+/*
+ * One action of an OpenAI computer_call (toolset "openai",
+ * agent/tools/openai_actions.h), or one of Gemini's computer-use functions
+ * (toolset "gemini", agent/tools/gemini_actions.h: in the view's 0..999
+ * grid): translated into deskhand's action, then parsed like any.
+ */
+static bool parse_vendor(agent_gate *g, const struct conv_block *call, bool gemini, proposal *p,
+                         char *err, size_t errlen)
+{
+	if (g->display == NULL) {
+		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
+		return false;
+	}
+	cJSON *args = gemini ? agent_gemini_action_args(call->name, call->args, &g->view, err, errlen)
+	                     : agent_openai_action_args(call->args, err, errlen);
+	return parse_translated(g, args, p, err, errlen);
 }
 
 bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal *p,
@@ -124,7 +133,9 @@ bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal 
 	if (call->toolset != NULL && strcmp(call->toolset, "computer") == 0)
 		return parse_action(g, call, call->name, p, err, errlen);
 	if (call->toolset != NULL && strcmp(call->toolset, "openai") == 0)
-		return parse_openai(g, call, p, err, errlen);
+		return parse_vendor(g, call, false, p, err, errlen);
+	if (call->toolset != NULL && strcmp(call->toolset, "gemini") == 0)
+		return parse_vendor(g, call, true, p, err, errlen);
 	if (strcmp(call->name, "find_text") == 0)
 		return parse_action(g, call, "find_text", p, err, errlen);
 	if (strcmp(call->name, "computer") == 0)

@@ -96,6 +96,8 @@ static bool build_prompt(agent_session *s)
 		.computer = s->gate.display != NULL,
 		.screen_width = s->gate.view.model_w,
 		.screen_height = s->gate.view.model_h,
+		.coord_w = s->gate.view.coord_w,
+		.coord_h = s->gate.view.coord_h,
 	};
 	s->system_prompt = prompt_system(&env);
 	if (s->system_prompt == NULL || !prompt_tools(&env, &s->tools)) {
@@ -818,6 +820,11 @@ static void gate_setup(agent_session *s)
 	g->screen_max_w = (int)s->opt->screen_max_w;
 	g->screen_max_h = (int)s->opt->screen_max_h;
 	g->grid = s->opt->grid;
+	/* Gemini points on a 0..999 grid whatever the image size. */
+	if (provider_kind_of(s->provider) == PROVIDER_GEMINI) {
+		g->grounding = VISION_GROUND_RELATIVE;
+		g->relative = 1000;
+	}
 	own_files_setup(s);
 }
 

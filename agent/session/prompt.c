@@ -38,7 +38,11 @@ char *prompt_system(const struct prompt_env *env)
 	}
 	if (env->sandbox && *env->sandbox)
 		fprintf(f, "- Code runs in a sandbox, profile: %s.\n", env->sandbox);
-	if (env->computer)
+	if (env->computer && env->coord_w > 0)
+		fprintf(f, "- Screen: coordinates you give are on a %dx%d grid over the screenshot "
+		           "(0 to %d on each axis), (0, 0) at the top left.\n",
+		        env->coord_w, env->coord_h, env->coord_w - 1);
+	else if (env->computer)
 		fprintf(f, "- Screen: your screenshots are %dx%d pixels; every coordinate you give is "
 		           "in that space, (0, 0) at the top left.\n",
 		        env->screen_width, env->screen_height);

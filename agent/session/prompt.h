@@ -19,6 +19,7 @@ struct prompt_env {
 	const char *sandbox;           /* the profile, e.g. "strict (no network, ...)"; NULL: none */
 	bool computer;                 /* --os: the computer tool is offered */
 	int screen_width, screen_height; /* the size of the screenshots the model sees */
+	int coord_w, coord_h;          /* the model's coordinate grid (Gemini: 1000); 0: pixels */
 	const char *custom;            /* the user's own instructions, appended; NULL: none */
 };
 
