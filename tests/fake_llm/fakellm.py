@@ -6,6 +6,8 @@ It speaks the wire formats, streamed (server-sent events) and whole:
   POST /v1/chat/completions, /chat/completions   OpenAI Chat Completions
   POST /v1/messages                              Anthropic Messages
   POST /v1/responses                             OpenAI Responses (responses.py)
+  POST /v1beta/models/M:generateContent,
+       /v1beta/models/M:streamGenerateContent     Google Gemini (gemini.py)
 and answers each request with the next scripted turn. It records every
 request (path, headers, parsed body, arrival time) so a test can assert what
 the model was sent.
@@ -71,6 +73,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import responses  # noqa: E402
 import anthropic_strict  # noqa: E402  the 2026 Anthropic rules and answers
+import gemini  # noqa: E402  Google's generateContent, its rules and answers
 
 
 def jbytes(b):
@@ -380,14 +383,18 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         fmt = "anthropic" if path.endswith("/v1/messages") else \
             "openai" if path.endswith("/chat/completions") else \
-            "responses" if path.endswith("/responses") else None
-        fake._record({"time": arrived, "path": path, "format": fmt,
+            "responses" if path.endswith("/responses") else \
+            "gemini" if "/v1beta/models/" in path else None
+        fake._record({"time": arrived, "path": path, "url": self.path, "format": fmt,
                       "headers": {k.lower(): v for k, v in self.headers.items()},
                       "body": body})
         try:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
+        if "/v1beta/models/" in path:
+            query = self.path.split("?", 1)[1] if "?" in self.path else ""
+            return gemini.serve(self, fake, path, query, body, raw)
         if fmt is None:
             return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
         if fmt == "responses":
@@ -531,6 +538,7 @@ class FakeLLM:
         self._lock = threading.Lock()
         self.lock = threading.Lock()          # the Responses state below
         self.responses = responses.State()
+        self.gemini = gemini.State()
         self._turn = 0
         self._fault = 0
         self._repeat = 0
