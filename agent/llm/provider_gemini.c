@@ -177,7 +177,10 @@ static void model_content(agent_buf *b, const struct conv_message *m, bool *firs
 			agent_buf_puts(b, "{\"functionCall\":{\"name\":");
 			jb_str(b, bl->name);
 			agent_buf_puts(b, ",\"args\":");
-			agent_buf_puts(b, bl->args ? bl->arguments : "{}");
+			if (bl->args) /* printed from the parse: "" counts as {} */
+				jb_json(b, bl->args);
+			else
+				agent_buf_puts(b, "{}");
 			agent_buf_puts(b, "},\"thoughtSignature\":\"" SKIP_SIGNATURE "\"}");
 		}
 	}

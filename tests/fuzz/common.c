@@ -24,8 +24,9 @@ void fuzz_build_requests(const struct conv *c)
 		return; /* out of memory */
 	static const struct provider_format *const formats[] = {
 		&provider_format_openai, &provider_format_anthropic, &provider_format_responses,
+		&provider_format_gemini,
 	};
-	for (int f_i = 0; f_i < 3; f_i++) {
+	for (int f_i = 0; f_i < 4; f_i++) {
 		int anthropic = f_i == 1;
 		struct provider_request r = {.system = "system", .max_tokens = 100,
 		                             .keep_images = 2, .prompt_cache = anthropic};
