@@ -396,6 +396,30 @@ class Gemini(unittest.TestCase):
             self.assertIn(json.dumps(text), saved)
         self.assertIn("\n", issued[0])  # the whole answer's pretty-printed content
 
+    def test_a_stream_split_anywhere_and_a_whole_answer(self):
+        text = "h\u00e9llo \u2713 \U0001F600 done"
+        code = 'print("\u00e9\U0001F600")'
+        for extra in ({"net_chunk": 1}, {"net_chunk": 3, "text_chunks": 5}, {"stream": False}):
+            with self.subTest(**extra):
+                turns = [dict({"thought": "plan \u2713", "text": text,
+                               "calls": [call("execute", language="python", code=code)]},
+                              **extra),
+                         dict({"text": "ok \U0001F600"}, **extra)]
+                r = Run()
+                with FakeLLM(turns) as srv:
+                    e = r.env(None, GEMINI_API_KEY=KEY)
+                    p = h.run(args(r, srv, "-m", "go"), env=e, input=b"n\n", timeout=120)
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertEqual(len(srv.requests), 2)
+                out = p.stdout.decode()
+                self.assertIn(text, out)
+                self.assertIn("plan \u2713", out)
+                self.assertIn(code, out)
+                msgs = r.conversation()["messages"]
+                call_block = [b for b in msgs[1]["content"] if b["type"] == "tool_call"][0]
+                self.assertEqual(json.loads(call_block["arguments"])["code"], code)
+                self.assertIsNone(call_block.get("toolset"))
+
     def test_a_coordinate_outside_the_grid_is_refused(self):
         turns = [{"calls": [call("click", x=1000, y=10)], "unchecked": True}, {"text": "ok"}]
         r = Run()
