@@ -1,5 +1,6 @@
 /*
- * The JSON text builder the providers write request bodies with: appends
+ * The JSON text builder the providers write request bodies with (and the
+ * raw spans of what vendors send, kept byte for byte): appends
  * straight into one growing buffer, so a screenshot is read from its file
  * and base64-encoded in place, never copied through an intermediate string.
  */
@@ -159,3 +160,99 @@ bool jb_base64_file(agent_buf *b, const char *path)
 	return true;
 }
 
+/* ---- raw JSON spans: what vendors send is kept byte for byte ------------------ */
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* The end of the JSON value starting at i (0 when malformed). */
+static size_t value_end(const char *s, size_t n, size_t i)
+{
+	int depth = 0;
+	bool in_str = false;
+	for (; i < n; i++) {
+		char ch = s[i];
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+			if (!in_str && depth == 0)
+				return i + 1;
+			continue;
+		}
+		if (ch == '"')
+			in_str = true;
+		else if (ch == '{' || ch == '[')
+			depth++;
+		else if (ch == '}' || ch == ']') {
+			if (--depth < 0)
+				return i; /* a scalar ended by its container */
+			if (depth == 0)
+				return i + 1;
+		} else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\n' || ch == '\r' ||
+		                          ch == '\t'))
+			return i;
+	}
+	return depth == 0 && !in_str ? n : 0;
+}
+
+bool json_member_span(const char *s, size_t n, size_t i, const char *key, size_t *off,
+                        size_t *len)
+{
+	i = skip_ws(s, n, i);
+	if (i >= n || s[i] != '{')
+		return false;
+	i++;
+	size_t klen = strlen(key);
+	while ((i = skip_ws(s, n, i)) < n && s[i] == '"') {
+		size_t kend = value_end(s, n, i);
+		if (!kend)
+			return false;
+		bool match = kend - i == klen + 2 && memcmp(s + i + 1, key, klen) == 0;
+		i = skip_ws(s, n, kend);
+		if (i >= n || s[i] != ':')
+			return false;
+		i = skip_ws(s, n, i + 1);
+		size_t vend = value_end(s, n, i);
+		if (!vend)
+			return false;
+		if (match) {
+			*off = i;
+			*len = vend - i;
+			return true;
+		}
+		i = skip_ws(s, n, vend);
+		if (i < n && s[i] == ',')
+			i++;
+	}
+	return false;
+}
+
+bool json_element_span(const char *s, size_t n, size_t i, int k, size_t *off, size_t *len)
+{
+	i = skip_ws(s, n, i);
+	if (i >= n || s[i] != '[')
+		return false;
+	i++;
+	for (int at = 0;; at++) {
+		i = skip_ws(s, n, i);
+		if (i >= n || s[i] == ']')
+			return false;
+		size_t vend = value_end(s, n, i);
+		if (!vend)
+			return false;
+		if (at == k) {
+			*off = i;
+			*len = vend - i;
+			return true;
+		}
+		i = skip_ws(s, n, vend);
+		if (i < n && s[i] == ',')
+			i++;
+	}
+}

@@ -39,6 +39,16 @@ void jb_json(agent_buf *b, const cJSON *v);
  */
 bool jb_base64_file(agent_buf *b, const char *path);
 
+/*
+ * Raw JSON spans, for what must go back byte for byte: the value of member
+ * `key` of the object starting at s[i] (skipping blanks), or element k of
+ * the array starting there, as an offset and length into s[0..n). False
+ * when absent or malformed. The text is not validated beyond its nesting.
+ */
+bool json_member_span(const char *s, size_t n, size_t i, const char *key, size_t *off,
+                      size_t *len);
+bool json_element_span(const char *s, size_t n, size_t i, int k, size_t *off, size_t *len);
+
 /* ---- server-sent events --------------------------------------------------- */
 
 /*
@@ -125,6 +135,8 @@ struct turn {
 	long vblock_index;
 	agent_buf vthink, vsig;
 	enum model_family family;     /* open models: calls in the text are read (turn_text_calls) */
+	/* Gemini: the content's parts so far, each as received, joined by commas. */
+	agent_buf gparts;
 };
 
 void turn_init(struct turn *t, const char *who, const struct provider_events *ev);
@@ -237,6 +249,7 @@ extern const struct provider_format provider_format_openai;    /* Chat Completio
 extern const struct provider_format provider_format_anthropic; /* Messages */
 extern const struct provider_format provider_format_responses; /* OpenAI Responses */
 extern const struct provider_format provider_format_ollama;    /* Ollama's /api/chat */
+extern const struct provider_format provider_format_gemini;    /* Google generateContent */
 
 /* Adds "<name>: <secret>" through add and wipes the copy it made. */
 bool wire_header_secret(wire_header_fn add, void *user, const char *name, const char *secret);

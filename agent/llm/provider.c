@@ -2,7 +2,8 @@
  * The provider's common part: the vendors and their keys, the HTTP exchange
  * over libcurl (streamed or whole), retries with backoff, cancellation and
  * error texts. What differs between APIs is a struct provider_format (one
- * file per format: provider_openai.c, provider_responses.c, provider_anthropic.c), chosen through
+ * file per format: provider_openai.c, provider_responses.c, provider_anthropic.c,
+ * provider_gemini.c), chosen through
  * the vendor table below; the answer is assembled by turn.c; the replayed
  * script is provider_script.c.
  */
@@ -27,6 +28,7 @@ static const char *const kind_names[] = {
 	[PROVIDER_ANTHROPIC] = "anthropic",
 	[PROVIDER_OLLAMA] = "ollama",
 	[PROVIDER_SCRIPT] = "script",
+	[PROVIDER_GEMINI] = "gemini",
 };
 
 bool provider_kind_parse(const char *name, enum provider_kind *out)
@@ -54,6 +56,8 @@ struct vendor {
 	const char *def_base, *env_base, *key_env, *suffix, *def_model;
 	bool key_optional;             /* a local server: no key even at its default address */
 	const char *max_completion_at; /* this host wants max_completion_tokens */
+	const char *key_env_alt;       /* read when key_env is unset */
+	bool model_in_path;            /* {base}{suffix}{model}:method (Google) */
 };
 
 static const struct vendor vendors[] = {
@@ -65,6 +69,10 @@ static const struct vendor vendors[] = {
 	                        "claude-sonnet-5-5", false, NULL},
 	[PROVIDER_OLLAMA] = {&provider_format_ollama, "http://localhost:11434", NULL, NULL,
 	                     "/api/chat", "llama3.1", true, NULL},
+	/* Google's SDKs read these variables, GOOGLE_API_KEY first when both are set. */
+	[PROVIDER_GEMINI] = {&provider_format_gemini, "https://generativelanguage.googleapis.com",
+	                     "GOOGLE_GEMINI_BASE_URL", "GOOGLE_API_KEY", "/v1beta/models/",
+	                     "gemini-3.5-flash", false, NULL, "GEMINI_API_KEY", true},
 };
 
 /* OpenAI's own API, where computer use lives (gpt-5.4 and later). */
@@ -182,7 +190,16 @@ static bool vendor_url(struct provider *p, const struct provider_settings *s,
 	size_t blen = strlen(b);
 	while (blen > 0 && b[blen - 1] == '/')
 		blen--;
-	if (asprintf(&p->url, "%.*s%s", (int)blen, b, v->suffix) < 0) {
+	/* Google names the model and the method in the path. */
+	const char *model = v->model_in_path ? p->model : "";
+	const char *method = !v->model_in_path ? "" : p->stream ? ":streamGenerateContent?alt=sse"
+	                     : ":generateContent";
+	if (v->model_in_path && (!*model || strspn(model, "abcdefghijklmnopqrstuvwxyz"
+	                                         "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") !=
+	                         strlen(model)))
+		return provider_fail("%s: model name '%s' is not a model id (letters, digits, . - _)",
+		                     who, model);
+	if (asprintf(&p->url, "%.*s%s%s%s", (int)blen, b, v->suffix, model, method) < 0) {
 		p->url = NULL;
 		return provider_fail("%s: out of memory", who);
 	}
@@ -197,13 +214,16 @@ static bool vendor_key(struct provider *p, const struct provider_settings *s,
 	const char *key = s->api_key;
 	if ((!key || !*key) && v->key_env)
 		key = getenv(v->key_env);
+	if ((!key || !*key) && v->key_env_alt)
+		key = getenv(v->key_env_alt);
 	if (key && *key) {
 		if (!header_safe(key))
 			return provider_fail("%s: the API key contains control characters", who);
 		if (!(p->api_key = strdup(key)))
 			return provider_fail("%s: out of memory", who);
 	} else if (at_vendor) {
-		return provider_fail("%s: no API key (pass --api-key or set %s)", who, v->key_env);
+		return provider_fail("%s: no API key (pass --api-key or set %s%s%s)", who, v->key_env,
+		                     v->key_env_alt ? " or " : "", v->key_env_alt ? v->key_env_alt : "");
 	}
 	return true;
 }
@@ -250,6 +270,8 @@ static bool vendor_setup(struct provider *p, const struct provider_settings *s, 
 		v = &openai_responses;
 	p->store = s->store;
 	p->format = v->format;
+	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model)))
+		return provider_fail("%s: out of memory", who);
 	const char *base;
 	if (!vendor_url(p, s, v, who, &base))
 		return false;
@@ -257,8 +279,6 @@ static bool vendor_setup(struct provider *p, const struct provider_settings *s, 
 	p->openai_max_completion = v->max_completion_at && strstr(base, v->max_completion_at);
 	if (!vendor_key(p, s, v, who, at_vendor))
 		return false;
-	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model)))
-		return provider_fail("%s: out of memory", who);
 	if (p->format->open_models)
 		p->family = model_family_of(p->model);
 	if (s->think && *s->think && !(p->think = strdup(s->think)))

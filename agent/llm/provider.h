@@ -1,10 +1,10 @@
 /*
  * agent/llm/provider — one model turn: the conversation goes out as a request in
  * the provider's wire format (OpenAI Responses, OpenAI Chat Completions, Anthropic Messages,
- * Ollama's native /api/chat, or a replayed script), the answer comes back
- * streamed (server-sent events, or Ollama's newline-delimited JSON) or
- * whole, and is delivered as events and as one assistant message appended
- * to the conversation.
+ * Google Gemini's generateContent, Ollama's native /api/chat, or a replayed
+ * script), the answer comes back streamed (server-sent events, or Ollama's
+ * newline-delimited JSON) or whole, and is delivered as events and as one
+ * assistant message appended to the conversation.
  *
  * Open models (agent/llm/family.h) through Chat Completions or Ollama: the
  * calls Qwen writes as <tool_call> text and UI-TARS's "Action: ..." text
@@ -17,7 +17,9 @@
  * (anthropic_tools.h; --computer-tool overrides), steps down once per
  * HTTP 400 that refuses the tool type (the notice event says which worked),
  * keeps thinking blocks byte for byte as vendor blocks and shows their
- * summary through the thinking event.
+ * summary through the thinking event. For Gemini it keeps the model's
+ * content (thought signatures included) byte for byte and marks Google's
+ * computer-use functions as toolset "gemini" (0..999 coordinates).
  *
  * How the loop uses it:
  *
@@ -57,9 +59,10 @@ enum provider_kind {
 	PROVIDER_ANTHROPIC,
 	PROVIDER_OLLAMA,
 	PROVIDER_SCRIPT,
+	PROVIDER_GEMINI,
 };
 
-/* "openai", "anthropic", "ollama", "script" -> kind. False for anything else. */
+/* "openai", "anthropic", "ollama", "script", "gemini" -> kind. False for anything else. */
 bool provider_kind_parse(const char *name, enum provider_kind *out);
 const char *provider_kind_name(enum provider_kind kind);
 
@@ -77,17 +80,22 @@ enum provider_api {
 /* What the command line gives; NULL fields fall back to the environment and defaults. */
 struct provider_settings {
 	enum provider_kind kind;
-	const char *model;    /* NULL: gpt-5.4, claude-sonnet-5-5, llama3.1 */
+	const char *model;    /* NULL: gpt-5.4, claude-sonnet-5-5, llama3.1, gemini-3.5-flash */
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
-	 * http://localhost:11434 (ollama). Requests go to
-	 * {base}/chat/completions, {base}/v1/messages and {base}/api/chat
-	 * respectively ({base}/responses for the Responses API).
+	 * http://localhost:11434 (ollama), GOOGLE_GEMINI_BASE_URL or
+	 * https://generativelanguage.googleapis.com (gemini). Requests go to
+	 * {base}/chat/completions, {base}/v1/messages, {base}/api/chat and
+	 * {base}/v1beta/models/{model}:generateContent (streamed:
+	 * :streamGenerateContent?alt=sse) respectively ({base}/responses for the
+	 * Responses API).
 	 */
 	const char *base_url;
 	/*
-	 * NULL: OPENAI_API_KEY / ANTHROPIC_API_KEY. Required only for the
+	 * NULL: OPENAI_API_KEY / ANTHROPIC_API_KEY / GOOGLE_API_KEY, else
+	 * GEMINI_API_KEY (Google's SDKs' order; sent as x-goog-api-key, never
+	 * in the URL). Required only for the
 	 * vendors' own default base URLs (a local OpenAI-compatible server or
 	 * Ollama needs none). Held in memory only, wiped on destroy.
 	 */
@@ -124,7 +132,7 @@ enum provider_kind provider_kind_of(const struct provider *p);
  * open models (Chat Completions, Ollama); MODEL_FAMILY_OTHER otherwise. */
 enum model_family provider_family(const struct provider *p);
 const char *provider_model(const struct provider *p);
-/* "openai-responses", "openai-chat", "anthropic", "ollama", "script": the wire format spoken. */
+/* "openai-responses", "openai-chat", "anthropic", "ollama", "gemini", "script": the wire format spoken. */
 const char *provider_format_name(const struct provider *p);
 /* The URL requests go to (never holds the key); the script's path for scripts. */
 const char *provider_endpoint(const struct provider *p);

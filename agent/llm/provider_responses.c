@@ -467,105 +467,6 @@ static bool responses_build(const struct request_ctx *rc, agent_buf *b)
 	return !b->oom;
 }
 
-/* ---- raw JSON spans: items are kept byte for byte ---------------------------- */
-
-static size_t skip_ws(const char *s, size_t n, size_t i)
-{
-	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
-		i++;
-	return i;
-}
-
-/* The end of the JSON value starting at i (0 when malformed). */
-static size_t value_end(const char *s, size_t n, size_t i)
-{
-	int depth = 0;
-	bool in_str = false;
-	for (; i < n; i++) {
-		char ch = s[i];
-		if (in_str) {
-			if (ch == '\\')
-				i++;
-			else if (ch == '"')
-				in_str = false;
-			if (!in_str && depth == 0)
-				return i + 1;
-			continue;
-		}
-		if (ch == '"')
-			in_str = true;
-		else if (ch == '{' || ch == '[')
-			depth++;
-		else if (ch == '}' || ch == ']') {
-			if (--depth < 0)
-				return i; /* a scalar ended by its container */
-			if (depth == 0)
-				return i + 1;
-		} else if (depth == 0 && (ch == ',' || ch == ' ' || ch == '\n' || ch == '\r' ||
-		                          ch == '\t'))
-			return i;
-	}
-	return depth == 0 && !in_str ? n : 0;
-}
-
-/* The span of member `key` of the object starting at i; false when absent. */
-static bool member_span(const char *s, size_t n, size_t i, const char *key, size_t *off,
-                        size_t *len)
-{
-	i = skip_ws(s, n, i);
-	if (i >= n || s[i] != '{')
-		return false;
-	i++;
-	size_t klen = strlen(key);
-	while ((i = skip_ws(s, n, i)) < n && s[i] == '"') {
-		size_t kend = value_end(s, n, i);
-		if (!kend)
-			return false;
-		bool match = kend - i == klen + 2 && memcmp(s + i + 1, key, klen) == 0;
-		i = skip_ws(s, n, kend);
-		if (i >= n || s[i] != ':')
-			return false;
-		i = skip_ws(s, n, i + 1);
-		size_t vend = value_end(s, n, i);
-		if (!vend)
-			return false;
-		if (match) {
-			*off = i;
-			*len = vend - i;
-			return true;
-		}
-		i = skip_ws(s, n, vend);
-		if (i < n && s[i] == ',')
-			i++;
-	}
-	return false;
-}
-
-/* The span of element k of the array starting at i. */
-static bool element_span(const char *s, size_t n, size_t i, int k, size_t *off, size_t *len)
-{
-	i = skip_ws(s, n, i);
-	if (i >= n || s[i] != '[')
-		return false;
-	i++;
-	for (int at = 0;; at++) {
-		i = skip_ws(s, n, i);
-		if (i >= n || s[i] == ']')
-			return false;
-		size_t vend = value_end(s, n, i);
-		if (!vend)
-			return false;
-		if (at == k) {
-			*off = i;
-			*len = vend - i;
-			return true;
-		}
-		i = skip_ws(s, n, vend);
-		if (i < n && s[i] == ',')
-			i++;
-	}
-}
-
 /* ---- the answer ----------------------------------------------------------- */
 
 static void take_usage(struct turn *t, const cJSON *resp)
@@ -730,7 +631,7 @@ static bool take_error(struct turn *t, const cJSON *err, const char *what)
 static bool item_event(struct turn *t, const char *data, size_t len)
 {
 	size_t off, n;
-	if (!member_span(data, len, 0, "item", &off, &n))
+	if (!json_member_span(data, len, 0, "item", &off, &n))
 		return turn_fail(t, "response.output_item.done without an item");
 	return take_item(t, data + off, n);
 }
@@ -789,10 +690,10 @@ static bool responses_body(struct turn *t, const char *body, size_t len)
 		ok = take_error(t, err, "the response failed");
 	} else {
 		size_t aoff, alen, off, n;
-		bool have = member_span(body, len, 0, "output", &aoff, &alen);
+		bool have = json_member_span(body, len, 0, "output", &aoff, &alen);
 		if (!have)
 			ok = turn_fail(t, "the response has no output");
-		for (int k = 0; ok && have && element_span(body, aoff + alen, aoff, k, &off, &n); k++)
+		for (int k = 0; ok && have && json_element_span(body, aoff + alen, aoff, k, &off, &n); k++)
 			ok = take_item(t, body + off, n);
 		if (ok) {
 			take_usage(t, root);

@@ -48,6 +48,7 @@ void turn_clear(struct turn *t)
 	t->vblock = NULL;
 	agent_buf_finish(&t->vthink);
 	agent_buf_finish(&t->vsig);
+	agent_buf_finish(&t->gparts);
 	conv_message_destroy(t->msg);
 	t->msg = NULL;
 	t->calls = NULL;

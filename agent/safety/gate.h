@@ -122,7 +122,8 @@ void agent_tool_result_finish(agent_tool_result *r);
  * take no screenshot of their own while more calls follow: one settled
  * screenshot goes with the last result of the batch (always, when the
  * batch holds OpenAI computer actions: its answer is a screenshot). A call
- * carrying a vendor's safety checks has them put to the human first; a
+ * carrying a vendor's safety checks (OpenAI's pending checks, Google's
+ * safety decision) has them put to the human first; a
  * declined one ends the batch before the call and sets g->end_turn.
  * Ownership: free each result with agent_tool_result_finish.
  */

@@ -1,6 +1,8 @@
 /*
  * agent/safety/gate — the safety checks a model's vendor attaches to a call
- * (OpenAI's pending_safety_checks): each one put to the human, whatever
+ * (OpenAI's pending_safety_checks, Google's safety_decision
+ * require_confirmation with its explanation as the message): each one put
+ * to the human, whatever
  * --os-auto-approve says (policy rule 12), recorded in the audit log with
  * its answer, and only those the human approved acknowledged back.
  *
@@ -24,6 +26,12 @@ static char *shown(const char *s)
 	return agent_buf_steal(&b);
 }
 
+/* Google's calls (toolset "gemini") carry a safety decision, OpenAI's a check. */
+static bool from_google(const struct conv_block *call)
+{
+	return call->toolset != NULL && strcmp(call->toolset, "gemini") == 0;
+}
+
 /* One check: asked (or refused with nobody to ask); true when the human said yes. */
 static bool ask_check(agent_gate *g, const struct conv_block *call, const cJSON *check,
                       char *why, size_t whylen)
@@ -44,7 +52,8 @@ static bool ask_check(agent_gate *g, const struct conv_block *call, const cJSON 
 		.vendor_check = true,
 	};
 	agent_policy_decision d = agent_policy_decide(&in);
-	snprintf(why, whylen, "OpenAI's safety check %s: %s", scode, smsg);
+	snprintf(why, whylen, "%s %s: %s", from_google(call) ? "Google's safety decision"
+	         : "OpenAI's safety check", scode, smsg);
 	agent_term_warning(g->term, "%s", why);
 	bool yes = false;
 	if (d.verdict == AGENT_POLICY_ASK && !g->audit_broken) {
@@ -93,8 +102,9 @@ bool gate_vendor_checks(agent_gate *g, const struct conv_block *call, char **ack
 		*ack = cJSON_PrintUnformatted(acked);
 	} else {
 		g->end_turn = true;
-		gate_result_text(res, true, "Not run: the user did not acknowledge %s. None of this "
-		                 "computer_call's actions ran; wait for the user's next message.", why);
+		gate_result_text(res, true, "Not run: the user did not acknowledge %s. %s; wait for "
+		                 "the user's next message.", why, from_google(call)
+		                 ? "This call did not run" : "None of this computer_call's actions ran");
 		res->ends_batch = true;
 	}
 	cJSON_Delete(acked);

@@ -83,18 +83,9 @@ static bool parse_action(agent_gate *g, const struct conv_block *call, const cha
 	return true;
 }
 
-/*
- * One action of an OpenAI computer_call (toolset "openai"): translated into
- * deskhand's action (agent/tools/openai_actions.h), then parsed like any.
- */
-static bool parse_openai(agent_gate *g, const struct conv_block *call, proposal *p, char *err,
-                         size_t errlen)
+/* A vendor's action translated into deskhand's (args, NULL: err says why), parsed like any. */
+static bool parse_translated(agent_gate *g, cJSON *args, proposal *p, char *err, size_t errlen)
 {
-	if (g->display == NULL) {
-		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
-		return false;
-	}
-	cJSON *args = agent_openai_action_args(call->args, err, errlen);
 	if (args == NULL)
 		return false;
 	bool ok = agent_computer_parse(args, &g->view, &p->action, err, errlen);
@@ -116,31 +107,36 @@ static bool pointer_in_view(agent_gate *g, int xy[2])
 }
 
 /*
- * A call of an open model's own vocabulary: Qwen's computer_use (toolset
- * "qwen") or a UI-TARS text action ("uitars"), translated into deskhand's
- * action (agent/tools/qwen_actions.h, uitars.h), then parsed like any.
+ * A call in a vendor's or a model family's own vocabulary, by its toolset:
+ * one action of an OpenAI computer_call ("openai", openai_actions.h), one
+ * of Gemini's computer-use functions ("gemini", gemini_actions.h, in the
+ * view's 0..999 grid), Qwen's computer_use ("qwen", qwen_actions.h) or a
+ * UI-TARS text action ("uitars", uitars.h): translated into deskhand's
+ * action, then parsed like any. False (err set) for another toolset.
  */
-static bool parse_open_model(agent_gate *g, const struct conv_block *call, bool qwen,
-                             proposal *p, char *err, size_t errlen)
+static bool parse_vendor(agent_gate *g, const struct conv_block *call, proposal *p,
+                         char *err, size_t errlen)
 {
 	if (g->display == NULL) {
 		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
 		return false;
 	}
+	const char *ts = call->toolset;
+	cJSON *args = NULL;
 	int ptr[2];
-	bool have_ptr = qwen && pointer_in_view(g, ptr);
-	cJSON *args = qwen ? agent_qwen_action_args(call->args, have_ptr ? ptr : NULL, err, errlen)
-	              : agent_uitars_action_args(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-	                                             call->args, "action")), err, errlen);
-	if (args == NULL)
-		return false;
-	bool ok = agent_computer_parse(args, &g->view, &p->action, err, errlen);
-	cJSON_Delete(args);
-	if (!ok)
-		return false;
-	p->has_action = true;
-	p->kind = agent_policy_action_kind(p->action.kind);
-	return true;
+	if (strcmp(ts, "openai") == 0)
+		args = agent_openai_action_args(call->args, err, errlen);
+	else if (strcmp(ts, "gemini") == 0)
+		args = agent_gemini_action_args(call->name, call->args, &g->view, err, errlen);
+	else if (strcmp(ts, "qwen") == 0)
+		args = agent_qwen_action_args(call->args, pointer_in_view(g, ptr) ? ptr : NULL,
+		                              err, errlen);
+	else if (strcmp(ts, "uitars") == 0)
+		args = agent_uitars_action_args(cJSON_GetStringValue(
+			cJSON_GetObjectItemCaseSensitive(call->args, "action")), err, errlen);
+	else
+		snprintf(err, errlen, "unknown toolset \"%.40s\"", ts);
+	return parse_translated(g, args, p, err, errlen);
 }
 
 bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal *p,
@@ -160,11 +156,8 @@ bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal 
 	 */
 	if (call->toolset != NULL && strcmp(call->toolset, "computer") == 0)
 		return parse_action(g, call, call->name, p, err, errlen);
-	if (call->toolset != NULL && strcmp(call->toolset, "openai") == 0)
-		return parse_openai(g, call, p, err, errlen);
-	if (call->toolset != NULL && (strcmp(call->toolset, "qwen") == 0 ||
-	                              strcmp(call->toolset, "uitars") == 0))
-		return parse_open_model(g, call, call->toolset[0] == 'q', p, err, errlen);
+	if (call->toolset != NULL)
+		return parse_vendor(g, call, p, err, errlen);
 	if (strcmp(call->name, "find_text") == 0)
 		return parse_action(g, call, "find_text", p, err, errlen);
 	if (strcmp(call->name, "computer") == 0)

@@ -842,6 +842,9 @@ static void grounding_setup(agent_session *s)
 	agent_gate *g = &s->gate;
 	enum model_family f = model_family_of(provider_model(s->provider));
 	const char *gr = s->opt->grounding;
+	/* Gemini points on a 0..999 grid whatever the image size. */
+	if (provider_kind_of(s->provider) == PROVIDER_GEMINI)
+		gr = "relative-1000";
 	if (gr == NULL)
 		gr = f == MODEL_FAMILY_QWEN25_VL || f == MODEL_FAMILY_UITARS ? "smart-resize"
 		     : f == MODEL_FAMILY_QWEN3_VL ? "relative-1000" : "pixels";

@@ -85,7 +85,8 @@ static bool one_of(const char *v, const char *const *allowed)
 	return false;
 }
 
-static const char *const providers[] = {"openai", "anthropic", "ollama", "script", NULL};
+static const char *const providers[] = {"openai", "anthropic", "ollama", "script", "gemini",
+                                        NULL};
 static const char *const safe_modes[] = {"off", "ask", "auto", NULL};
 static const char *const sandboxes[] = {"off", "standard", "strict", NULL};
 static const char *const apis[] = {"responses", "chat", NULL};
@@ -525,6 +526,11 @@ bool agent_options_validate(const agent_options *o)
 		return fail("--script is only for --provider script");
 	if (o->message != NULL && o->message[0] == '\0')
 		return fail("the message is empty");
+	/* Google serves this model the browser environment only: no desktop to drive. */
+	if (o->os && strcmp(o->provider, "gemini") == 0 && o->model != NULL &&
+	    strncmp(o->model, "gemini-2.5-computer-use-preview", 31) == 0)
+		return fail("--os: %s is browser-only (Google's API gives it ENVIRONMENT_BROWSER, not "
+		            "the desktop); use a desktop model such as gemini-3.5-flash", o->model);
 	return true;
 }
 
@@ -538,11 +544,13 @@ const char *agent_options_usage(void)
 	"to the model, runs the code and desktop actions it answers with — each\n"
 	"through the safety gate — and feeds the results back until it is done.\n"
 	"\n"
-	"  --provider P          openai | anthropic | ollama | script (default openai;\n"
+	"  --provider P          openai | anthropic | gemini | ollama | script (default openai;\n"
 	"                        ollama speaks its native /api/chat)\n"
 	"  --model NAME          model name sent to the provider\n"
-	"  --api-base URL        endpoint base (OPENAI_BASE_URL for openai)\n"
-	"  --api-key KEY         key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)\n"
+	"  --api-base URL        endpoint base (OPENAI_BASE_URL for openai,\n"
+	"                        GOOGLE_GEMINI_BASE_URL for gemini)\n"
+	"  --api-key KEY         key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY /\n"
+	"                        GOOGLE_API_KEY, else GEMINI_API_KEY)\n"
 	"  --api A               responses | chat: OpenAI's API (default: responses at\n"
 	"                        api.openai.com, chat at any other --api-base)\n"
 	"  --store               Responses: keep responses at OpenAI (previous_response_id)\n"

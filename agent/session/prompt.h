@@ -19,7 +19,7 @@ struct prompt_env {
 	const char *sandbox;           /* the profile, e.g. "strict (no network, ...)"; NULL: none */
 	bool computer;                 /* --os: the computer tool is offered */
 	int screen_width, screen_height; /* the size of the screenshots the model sees */
-	/* The grid its coordinates are on (Qwen3-VL: 1000x1000); 0: the screenshot's pixels. */
+	/* The grid its coordinates are on (Gemini, Qwen3-VL: 1000x1000); 0: the screenshot's pixels. */
 	int coord_width, coord_height;
 	/*
 	 * An open model's family (agent/llm/family.h): Qwen's are offered their

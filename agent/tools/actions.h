@@ -28,7 +28,9 @@
 	X(KEY, "key", INPUT,                                                               \
 	  "press a key or combination given in text, xdotool names (\"Return\", \"ctrl+s\"); " \
 	  "repeat (1-100) presses it that many times")                                     \
-	X(TYPE, "type", INPUT, "type the text given in text")                             \
+	X(TYPE, "type", INPUT,                                                             \
+	  "type the text given in text (at coordinate: clicked first; clear: true empties " \
+	  "the field with ctrl+a, BackSpace first)")                                        \
 	X(MOUSE_MOVE, "mouse_move", INPUT, "move the pointer to coordinate")              \
 	X(LEFT_CLICK, "left_click", INPUT,                                                 \
 	  "click at coordinate (or where the pointer is); text may hold modifier keys")     \
@@ -45,6 +47,8 @@
 	X(LEFT_MOUSE_UP, "left_mouse_up", INPUT, "release the left button")               \
 	X(SCROLL, "scroll", INPUT, "scroll scroll_amount steps in scroll_direction at coordinate") \
 	X(HOLD_KEY, "hold_key", INPUT, "hold the key in text for duration seconds")       \
+	X(KEY_DOWN, "key_down", INPUT, "press the key in text and keep it down (key_up releases it)") \
+	X(KEY_UP, "key_up", INPUT, "release the key in text (pressed with key_down)")     \
 	X(WAIT, "wait", OBSERVE, "wait duration seconds")                                 \
 	X(SCREENSHOT, "screenshot", OBSERVE, "take a screenshot")                         \
 	X(CURSOR_POSITION, "cursor_position", OBSERVE, "report the pointer position")     \

@@ -127,6 +127,30 @@ static bool parse_hold_key(const cJSON *args, agent_computer_action *a, char *er
 	return seconds_to_ms(args, AC_MAX_SECONDS, &a->duration_ms, err, errlen);
 }
 
+/* key_down / key_up: one combination, pressed (or released) and left so. */
+static bool parse_key_state(agent_computer_action *a, char *err, size_t errlen)
+{
+	if (a->text == NULL)
+		return perr(err, errlen, "%s needs \"text\" with the key", a->name);
+	if (!parse_combos(a->text, a, err, errlen))
+		return false;
+	if (a->n_combos != 1)
+		return perr(err, errlen, "%s takes one key combination", a->name);
+	return true;
+}
+
+/* type: a point to click first, and "clear" to empty the field before typing. */
+static bool parse_type(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
+{
+	if (a->text == NULL || a->text[0] == '\0')
+		return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
+	const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "clear");
+	if (c != NULL && !cJSON_IsBool(c) && !cJSON_IsNull(c))
+		return perr(err, errlen, "\"clear\" must be true or false");
+	a->clear_first = cJSON_IsTrue(c);
+	return true;
+}
+
 /* key: "repeat" presses the whole sequence 1-100 times (default once). */
 static bool parse_key(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
 {
@@ -243,7 +267,11 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 		return parse_key(args, a, err, errlen);
 	case AGENT_ACTION_HOLD_KEY:
 		return parse_hold_key(args, a, err, errlen);
+	case AGENT_ACTION_KEY_DOWN:
+	case AGENT_ACTION_KEY_UP:
+		return parse_key_state(a, err, errlen);
 	case AGENT_ACTION_TYPE:
+		return parse_type(args, a, err, errlen);
 	case AGENT_ACTION_FIND_TEXT:
 		if (a->text == NULL || a->text[0] == '\0')
 			return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
@@ -329,10 +357,14 @@ static void describe_extra(const agent_computer_action *a, agent_buf *b)
 	switch (a->kind) {
 	case AGENT_ACTION_TYPE:
 		/* The human approves exactly what will be typed: all of it, shown. */
+		if (a->clear_first)
+			agent_buf_puts(b, " (clearing the field first: ctrl+a, BackSpace)");
 		agent_buf_puts(b, " ");
 		agent_show_typed(b, a->text ? a->text : "", a->text ? strlen(a->text) : 0);
 		break;
 	case AGENT_ACTION_KEY:
+	case AGENT_ACTION_KEY_DOWN:
+	case AGENT_ACTION_KEY_UP:
 	case AGENT_ACTION_HOLD_KEY:
 	case AGENT_ACTION_FIND_TEXT:
 		agent_buf_puts(b, " \"");
@@ -431,6 +463,8 @@ char *agent_computer_to_json(const agent_computer_action *a)
 	}
 	if (a->kind == AGENT_ACTION_KEY && a->repeat > 1)
 		cJSON_AddNumberToObject(o, "repeat", a->repeat);
+	if (a->kind == AGENT_ACTION_TYPE && a->clear_first)
+		cJSON_AddBoolToObject(o, "clear", 1);
 	if (a->kind == AGENT_ACTION_HOLD_KEY || a->kind == AGENT_ACTION_WAIT)
 		cJSON_AddNumberToObject(o, "duration", a->duration_ms / 1000.0);
 	if (a->kind == AGENT_ACTION_ZOOM)
@@ -566,6 +600,20 @@ static bool press_combos(os_display *d, const agent_computer_action *a,
 	return ok;
 }
 
+/* type: clicked where asked, the field emptied when asked, then the text. */
+static bool type_text(os_display *d, const agent_computer_action *a)
+{
+	bool ok = true;
+	if (a->has_point)
+		ok = os_mouse_move(d, a->sx, a->sy) && os_mouse_click(d, OS_BUTTON_LEFT, 1);
+	if (ok && a->clear_first) {
+		os_combo all, back;
+		ok = os_key_parse("ctrl+a", &all) && os_key_parse("BackSpace", &back) &&
+		     os_key_combo(d, &all) && os_key_combo(d, &back);
+	}
+	return ok && os_type(d, a->text, strlen(a->text), -1);
+}
+
 /* left_mouse_down / left_mouse_up, after moving to the point if there is one. */
 static bool mouse_button(os_display *d, const agent_computer_action *a)
 {
@@ -628,7 +676,7 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 	case AGENT_ACTION_KEY:
 		return done_if(press_combos(d, a, ctx->cancel));
 	case AGENT_ACTION_TYPE:
-		return done_if(os_type(d, a->text, strlen(a->text), -1));
+		return done_if(type_text(d, a));
 	case AGENT_ACTION_MOUSE_MOVE:
 		return done_if(move(d, a));
 	case AGENT_ACTION_LEFT_CLICK:
@@ -654,6 +702,10 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 		return done_if(scroll(d, a));
 	case AGENT_ACTION_HOLD_KEY:
 		return done_if(os_key_hold(d, &a->combos[0], a->duration_ms));
+	case AGENT_ACTION_KEY_DOWN:
+		return done_if(os_key_down(d, &a->combos[0]));
+	case AGENT_ACTION_KEY_UP:
+		return done_if(os_key_up(d, &a->combos[0]));
 	case AGENT_ACTION_WAIT:
 		if (agent_sleep_ms(a->duration_ms, ctx->cancel))
 			return OUTCOME_DONE;

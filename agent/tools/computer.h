@@ -45,6 +45,7 @@ typedef struct agent_computer_action {
 	os_combo combos[AC_MAX_COMBOS];
 	int n_combos;            /* key: the combos in order; clicks: modifiers held */
 	int repeat;              /* key: times the whole sequence is pressed (1-100) */
+	bool clear_first;        /* type: empty the field (ctrl+a, BackSpace) before typing */
 	os_scroll direction;
 	int amount;              /* scroll clicks */
 	int duration_ms;         /* hold_key, wait */

@@ -31,7 +31,8 @@ class Run:
         if X is None:
             e.pop("DISPLAY", None)
         for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "OPENAI_BASE_URL",
-                  "ANTHROPIC_BASE_URL"):
+                  "ANTHROPIC_BASE_URL", "GEMINI_API_KEY", "GOOGLE_API_KEY",
+                  "GOOGLE_GEMINI_BASE_URL"):
             e.pop(k, None)
         e.update(HOME=self.home, XDG_DATA_HOME=os.path.join(self.home, "data"),
                  XDG_CONFIG_HOME=os.path.join(self.home, "config"),

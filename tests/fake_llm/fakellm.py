@@ -7,6 +7,8 @@ It speaks the wire formats, streamed (server-sent events) and whole:
   POST /v1/messages                              Anthropic Messages
   POST /v1/responses                             OpenAI Responses (responses.py)
   POST /api/chat                                 Ollama's native chat (ollama.py)
+  POST /v1beta/models/M:generateContent,
+       /v1beta/models/M:streamGenerateContent     Google Gemini (gemini.py)
 Requests whose model names an open family (qwen*, ui-tars*) are also held
 to what those models expect (open_models.py).
 and answers each request with the next scripted turn. It records every
@@ -76,6 +78,7 @@ import responses  # noqa: E402
 import anthropic_strict  # noqa: E402  the 2026 Anthropic rules and answers
 import ollama  # noqa: E402  Ollama's /api/chat
 import open_models  # noqa: E402  Qwen and UI-TARS behind an OpenAI-compatible server
+import gemini  # noqa: E402  Google's generateContent, its rules and answers
 
 
 def jbytes(b):
@@ -386,14 +389,18 @@ class _Handler(BaseHTTPRequestHandler):
         fmt = "anthropic" if path.endswith("/v1/messages") else \
             "openai" if path.endswith("/chat/completions") else \
             "responses" if path.endswith("/responses") else \
-            "ollama" if path.endswith("/api/chat") else None
-        fake._record({"time": arrived, "path": path, "format": fmt,
+            "ollama" if path.endswith("/api/chat") else \
+            "gemini" if "/v1beta/models/" in path else None
+        fake._record({"time": arrived, "path": path, "url": self.path, "format": fmt,
                       "headers": {k.lower(): v for k, v in self.headers.items()},
                       "body": body})
         try:
             self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
             pass
+        if "/v1beta/models/" in path:
+            query = self.path.split("?", 1)[1] if "?" in self.path else ""
+            return gemini.serve(self, fake, path, query, body, raw)
         if fmt is None:
             return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
         if fmt == "ollama":
@@ -543,6 +550,7 @@ class FakeLLM:
         self._lock = threading.Lock()
         self.lock = threading.Lock()          # the Responses state below
         self.responses = responses.State()
+        self.gemini = gemini.State()
         self._turn = 0
         self._fault = 0
         self._repeat = 0

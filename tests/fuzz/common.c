@@ -25,6 +25,7 @@ void fuzz_build_requests(const struct conv *c)
 	static const struct provider_format *const formats[] = {
 		&provider_format_openai, &provider_format_anthropic, &provider_format_responses,
 		&provider_format_ollama,
+		&provider_format_gemini,
 	};
 	for (int f_i = 0; f_i < 4; f_i++) {
 		int anthropic = f_i == 1;

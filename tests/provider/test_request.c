@@ -226,7 +226,7 @@ static void test_openai_tools_and_user_images(void **state)
 	assert_string_equal(s(fn, "name"), "computer");
 	const cJSON *actions = get(get(get(get(fn, "parameters"), "properties"), "action"), "enum");
 	assert_int_equal(cJSON_GetArraySize(actions), (int)prompt_n_computer_actions);
-	assert_string_equal(cJSON_GetArrayItem(actions, 18)->valuestring, "zoom");
+	assert_string_equal(cJSON_GetArrayItem(actions, 20)->valuestring, "zoom");
 	const cJSON *parts = get(cJSON_GetArrayItem(get(j, "messages"), 1), "content");
 	assert_string_equal(s(cJSON_GetArrayItem(parts, 1), "type"), "image_url");
 	cJSON_Delete(j);

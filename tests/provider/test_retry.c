@@ -196,7 +196,9 @@ static void test_settings(void **state)
 	enum provider_kind k;
 	assert_true(provider_kind_parse("ollama", &k));
 	assert_int_equal(k, PROVIDER_OLLAMA);
-	assert_false(provider_kind_parse("gemini", &k));
+	assert_true(provider_kind_parse("gemini", &k));
+	assert_int_equal(k, PROVIDER_GEMINI);
+	assert_false(provider_kind_parse("palm", &k));
 	assert_false(provider_kind_parse(NULL, &k));
 	assert_string_equal(provider_kind_name(PROVIDER_ANTHROPIC), "anthropic");
 }

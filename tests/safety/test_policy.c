@@ -636,7 +636,7 @@ static void action_classes(void **state)
 		"key", "type", "mouse_move", "left_click", "right_click", "middle_click", "back_click",
 		"forward_click",
 		"double_click", "triple_click", "left_click_drag", "left_mouse_down",
-		"left_mouse_up", "scroll", "hold_key",
+		"left_mouse_up", "scroll", "hold_key", "key_down", "key_up",
 	};
 	static const char *const observations[] = {"screenshot", "cursor_position", "zoom", "wait",
 	                                           "find_text"};
