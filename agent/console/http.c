@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <sys/socket.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -442,6 +443,23 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 	}
 }
 
+/*
+ * A small send buffer per connection: a client that stops reading fills it
+ * soon, its sends stop making progress, and the idle timeout drops it
+ * (with the kernel's default, megabytes would go unread into it first).
+ */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+		return;
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	int size = 64 * 1024;
+	if (info != NULL)
+		setsockopt(info->connect_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+}
+
 bool console_http_start(agent_console *c, const char *addr, int port, bool v6)
 {
 	struct sockaddr_in sa4;
@@ -469,6 +487,7 @@ bool console_http_start(agent_console *c, const char *addr, int port, bool v6)
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)CONSOLE_IDLE_SECONDS,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(32 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, completed, c,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, c,
 		MHD_OPTION_END);
 	if (c->daemon == NULL)
 		return console_fail("--console: cannot listen on %s port %d (in use?)", addr, port);

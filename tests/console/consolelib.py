@@ -169,3 +169,62 @@ class Events:
         except Exception:
             pass
         self.c.close()
+
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+CHROMIUM = os.environ.get("DESKHAND_CHROMIUM", "/usr/bin/chromium")
+
+
+def browser_missing():
+    """Why the browser tests cannot run here, or None."""
+    import shutil
+    if not os.path.exists(CHROMIUM):
+        return "no chromium at %s (.ci/install-deps installs it)" % CHROMIUM
+    if not shutil.which("node"):
+        return "no node (.ci/install-deps installs it)"
+    if not os.path.isdir(os.path.join(HERE, "node_modules", "playwright-core")):
+        return "playwright-core is not installed in tests/console (.ci/install-deps runs npm ci)"
+    return None
+
+
+class Browser:
+    """tests/console/browser.mjs as a child: chromium driven by playwright-core."""
+
+    def __init__(self):
+        self.log = open(os.path.join(h.tmpdir(), "browser.log"), "wb")
+        self.p = subprocess.Popen(["node", os.path.join(HERE, "browser.mjs")],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                  stderr=self.log, start_new_session=True, cwd=HERE)
+
+    def do(self, op, **kw):
+        kw["op"] = op
+        self.p.stdin.write((json.dumps(kw) + "\n").encode())
+        self.p.stdin.flush()
+        line = self.p.stdout.readline()
+        if not line:
+            raise RuntimeError("the browser driver ended: " + self.logtext())
+        r = json.loads(line)
+        if not r.get("ok"):
+            raise AssertionError("browser %s failed: %s" % (op, r.get("error")))
+        return r
+
+    def eval(self, page, js):
+        return self.do("eval", page=page, js=js)["value"]
+
+    def wait(self, page, js, timeout=60000):
+        return self.do("wait", page=page, js=js, timeout=timeout)["value"]
+
+    def logtext(self):
+        self.log.flush()
+        with open(self.log.name, "rb") as f:
+            return f.read().decode(errors="replace")[-3000:]
+
+    def stop(self):
+        if self.p.poll() is None:
+            try:
+                self.p.stdin.write(b'{"op":"quit"}\n')
+                self.p.stdin.flush()
+                self.p.wait(20)
+            except Exception:
+                os.killpg(self.p.pid, 9)
+                self.p.wait()
