@@ -1,6 +1,6 @@
 // A browser the Python tests drive: Debian's chromium through playwright-core,
 // one JSON command per line on stdin, one JSON answer per line on stdout.
-//   {"op":"open","page":"a","url":U}        a new page (its own context: own cookies)
+//   {"op":"open","page":"a","url":U[,"with":"b"]}  a new page (own cookies, or b's)
 //   {"op":"goto","page":"a","url":U}        navigates it
 //   {"op":"eval","page":"a","js":"expr"}    the value of an expression (awaited)
 //   {"op":"wait","page":"a","js":"expr","timeout":ms}  until it is truthy
@@ -25,7 +25,8 @@ async function run(c) {
   const p = pages[c.page];
   switch (c.op) {
   case 'open': {
-    const ctx = await browser.newContext();
+    // "with": open beside that page, in its context (its cookies).
+    const ctx = c.with ? pages[c.with].context() : await browser.newContext();
     const page = await ctx.newPage();
     page.on('console', (m) => process.stderr.write('[' + c.page + '] ' + m.text() + '\n'));
     page.on('pageerror', (e) => process.stderr.write('[' + c.page + '] error ' + e + '\n'));
@@ -35,9 +36,17 @@ async function run(c) {
   }
   case 'goto': { const r = await p.goto(c.url); return { status: r ? r.status() : 0, url: p.url() }; }
   case 'eval': return { value: await p.evaluate(c.js) };
-  case 'wait':
-    await p.waitForFunction(c.js, null, { timeout: c.timeout || 30000, polling: 50 });
-    return { value: await p.evaluate(c.js) };
+  case 'wait': {
+    // Polled with evaluate (the page's CSP forbids the eval waitForFunction uses).
+    const end = Date.now() + (c.timeout || 30000);
+    for (;;) {
+      let v;
+      try { v = await p.evaluate(c.js); } catch (e) { v = undefined; }
+      if (v) return { value: v };
+      if (Date.now() > end) throw new Error('timed out waiting for: ' + c.js);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
   case 'click': await p.click(c.sel, { timeout: c.timeout || 30000 }); return {};
   case 'fill': await p.fill(c.sel, c.text); return {};
   case 'reload': await p.reload(); return { url: p.url() };
