@@ -224,6 +224,85 @@ class StateChanges(unittest.TestCase):
         self.assertFalse(sessions[0]["settings"]["auto_run"])
 
 
+class Answers(unittest.TestCase):
+    """First answer wins; the end of the terminal's input only silences the terminal."""
+
+    def test_terminal_first_then_the_console_is_told_and_refused(self):
+        mark = os.path.join(h.tmpdir(), "ran")
+        with FakeLLM(code_turns(2, mark=mark)) as srv:
+            a = Agent(srv)
+            try:
+                cookie, csrf = login(a)
+                ev = Events(a, cookie)
+                q = ev.question()
+                a.say("n")
+                done = ev.wait(lambda e: e.get("type") == "answered")
+                self.assertEqual((done[0]["who"], done[0]["answer"], done[0]["qid"]),
+                                 ("terminal", "no", q["qid"]))
+                # The next question keeps the agent here; the old one is closed.
+                ev.question(after=q["qid"])
+                st, _, body = post(a, "/api/answer", cookie, csrf, {"qid": q["qid"], "answer": "y"})
+                self.assertEqual(st, 409, body)
+                a.say("n")
+                self.assertEqual(a.wait(60), 0, a.stderr())
+                ev.close()
+                self.assertFalse(os.path.exists(mark))
+                denied = [e for e in a.run.audit_events() if e["event"] == "denied"]
+                self.assertEqual([e.get("from") for e in denied], ["terminal", "terminal"])
+            finally:
+                a.stop()
+
+    def test_console_first_then_the_terminal_line_is_not_the_answer(self):
+        mark = os.path.join(h.tmpdir(), "ran")
+        with FakeLLM(code_turns(mark=mark)) as srv:
+            a = Agent(srv)
+            try:
+                cookie, csrf = login(a)
+                ev = Events(a, cookie)
+                q = ev.question()
+                st, _, _ = post(a, "/api/answer", cookie, csrf, {"qid": q["qid"], "answer": "y"})
+                self.assertEqual(st, 200)
+                self.assertEqual(a.wait(60), 0, a.stderr())
+                ev.close()
+                self.assertTrue(os.path.exists(mark))
+                self.assertIn("answered in the console:approver: yes", a.stderr())
+                approved = [e for e in a.run.audit_events() if e["event"] == "approved"]
+                self.assertEqual([e.get("from") for e in approved], ["console:approver"])
+            finally:
+                a.stop()
+
+    def test_end_of_input_waits_for_the_console(self):
+        mark = os.path.join(h.tmpdir(), "ran")
+        with FakeLLM(code_turns(mark=mark)) as srv:
+            a = Agent(srv)
+            try:
+                cookie, csrf = login(a)
+                ev = Events(a, cookie)
+                q = ev.question()
+                a.close_stdin()
+                self.assertTrue(h.wait_for(lambda: "waits for an answer in the console"
+                                           in a.stderr(), 30), a.stderr())
+                self.assertIsNone(a.proc.poll())
+                st, _, _ = post(a, "/api/answer", cookie, csrf, {"qid": q["qid"], "answer": "y"})
+                self.assertEqual(st, 200)
+                self.assertEqual(a.wait(60), 0, a.stderr())
+                ev.close()
+                self.assertTrue(os.path.exists(mark))
+            finally:
+                a.stop()
+
+    def test_without_a_console_end_of_input_is_still_no(self):
+        mark = os.path.join(h.tmpdir(), "ran")
+        from agentlib import Run
+        with FakeLLM(code_turns(mark=mark)) as srv:
+            r = Run()
+            p = r.run(srv, "openai", "-m", "go", input=b"")
+            self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertFalse(os.path.exists(mark))
+        denied = [e for e in r.audit_events() if e["event"] == "denied"]
+        self.assertEqual([e["by"] for e in denied], ["no-answer"])
+
+
 class Headers(unittest.TestCase):
     def test_every_response_has_the_security_headers(self):
         cookie, _ = SESSION
