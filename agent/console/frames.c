@@ -7,6 +7,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
 
 #include "agent/console/console-internal.h"
 #include "os/os.h"
@@ -74,6 +76,9 @@ static void look(agent_console *c, os_display *d, grab *last)
 static void *capture_main(void *arg)
 {
 	agent_console *c = arg;
+	/* Frames are best effort: under load the agent's own work goes first. */
+	if (setpriority(PRIO_PROCESS, (id_t)gettid(), 10) != 0)
+		(void)0; /* not allowed: frames simply keep their share */
 	os_display *d = os_display_open(c->display_name);
 	if (d == NULL)
 		return NULL;

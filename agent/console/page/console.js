@@ -64,7 +64,7 @@ function loadFrame() {
     lastFrame = f;
     $('noscreen').hidden = true;
     img.dataset.seq = f.seq;
-    img.dataset.t = f.t;
+    img.dataset.loadedAt = Date.now(); // read by bench/console.py (frame latency)
     overlays();
     loadFrame();
   };
