@@ -328,9 +328,11 @@ static bool run_tool_calls(agent_session *s, bool *any)
 	return save(s);
 }
 
-/* The model's text of its last turn, for the console's timeline. */
-static void console_model_text(agent_session *s)
+/* A turn the model answered: its usage (%tokens), its text to the console's timeline. */
+static void turn_answered(agent_session *s, const struct provider_usage *usage)
 {
+	s->last_usage = *usage;
+	s->have_last_usage = true;
 	struct conv_message *m = conv_last(s->conv);
 	if (s->console == NULL || m == NULL || m->role != CONV_ASSISTANT)
 		return;
@@ -380,9 +382,7 @@ static void run_user_message(agent_session *s, const char *text)
 		agent_term_text_end(s->term);
 		switch (st) {
 		case PROVIDER_OK:
-			s->last_usage = usage;
-			s->have_last_usage = true;
-			console_model_text(s);
+			turn_answered(s, &usage);
 			break;
 		case PROVIDER_FAILED:
 			agent_term_error(s->term, "%s", provider_error());
