@@ -117,11 +117,6 @@ void agent_console_model_text(agent_console *c, const char *text)
 		push_text(c, "text", text);
 }
 
-void agent_console_note(agent_console *c, const char *text)
-{
-	push_text(c, "note", text);
-}
-
 void agent_console_audit_line(void *console, const char *line, size_t len)
 {
 	agent_console *c = console;
@@ -194,6 +189,19 @@ static void remote_open(void *ctx, const char *id, const char *question, const c
 	cJSON_AddNumberToObject(o, "qid", (double)c->qid);
 	console_event_push_locked(c, cJSON_PrintUnformatted(o));
 	pthread_mutex_unlock(&c->lock);
+	cJSON_Delete(o);
+}
+
+static void remote_details(void *ctx, const char *id, const char *text)
+{
+	agent_console *c = ctx;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "type", "details");
+	cJSON_AddStringToObject(o, "id", id);
+	char *valid = agent_utf8_sanitize(text, strlen(text), NULL);
+	cJSON_AddStringToObject(o, "text", valid ? valid : "");
+	free(valid);
+	console_event_push(c, cJSON_PrintUnformatted(o));
 	cJSON_Delete(o);
 }
 
@@ -445,6 +453,7 @@ agent_console *agent_console_start(const agent_console_config *cfg)
 	c->answer_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->remote_if = (agent_term_remote){
 		.ctx = c, .fd = c->answer_fd, .open = remote_open, .settle = remote_settle,
+		.details = remote_details,
 	};
 	if (c->answer_fd < 0) {
 		console_fail("eventfd: %s", strerror(errno));

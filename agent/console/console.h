@@ -74,8 +74,6 @@ void agent_console_audit_line(void *console, const char *line, size_t len);
 /* The user's task, and the model's text of one turn. */
 void agent_console_task(agent_console *c, const char *text);
 void agent_console_model_text(agent_console *c, const char *text);
-/* A notice for the timeline (e.g. "the task ended"). */
-void agent_console_note(agent_console *c, const char *text);
 
 typedef enum agent_console_hold {
 	AGENT_CONSOLE_GO,

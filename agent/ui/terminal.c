@@ -181,6 +181,13 @@ bool agent_term_interactive(const agent_term *t)
 	return t->tty_in;
 }
 
+void agent_term_details(agent_term *t, const char *id, const char *text)
+{
+	agent_term_print(t, text);
+	if (t->have_remote && t->remote.details != NULL)
+		t->remote.details(t->remote.ctx, id, text);
+}
+
 bool agent_term_answerable(const agent_term *t)
 {
 	return t->tty_in || t->have_remote;

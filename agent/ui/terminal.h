@@ -123,6 +123,8 @@ typedef struct agent_term_remote {
 	void (*open)(void *ctx, const char *id, const char *question, const char *choices,
 	             const agent_term_ask_info *info);
 	bool (*settle)(void *ctx, agent_term_answer *a, char **edit, char *who, size_t wholen);
+	/* The details of a proposal (the answer d), shown there too; may be NULL. */
+	void (*details)(void *ctx, const char *id, const char *text);
 } agent_term_remote;
 
 /*
@@ -187,5 +189,7 @@ void agent_term_show_image(agent_term *t, const char *png_path);
 
 /* Prints a block of text as is (help, info, findings). */
 void agent_term_print(agent_term *t, const char *text);
+/* Prints the details of proposal `id` (the answer d), and shows them in the remote too. */
+void agent_term_details(agent_term *t, const char *id, const char *text);
 
 #endif

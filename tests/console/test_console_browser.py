@@ -268,6 +268,27 @@ class Supervise(unittest.TestCase):
         self.assertNotEqual(B.eval(self.page, "document.title"), "pwned")
         self.answer("n")
 
+    def test_details_with_a_hostile_window_title(self):
+        title = "<img src=x onerror=\"document.title='pwned'\">"
+        term = xi.Xterm(X, title=title)  # at 0,0: the click below aims at it
+        try:
+            a = self.start([click(100, 100), {"text": "done"}])
+            a.say("go")
+            qid = self.answer("d")
+            # The details reach the page too, and the same proposal is asked again.
+            B.wait(self.page, QUESTION_OPEN + " && +document.getElementById('question')"
+                   ".dataset.qid > %d" % qid)
+            details = B.wait(self.page, "document.getElementById('q-details').textContent")
+            self.assertIn("window:", details)
+            self.assertIn(title, details)
+            self.assertEqual(B.eval(self.page, "document.querySelectorAll('main img').length"), 1)
+            self.assertNotEqual(B.eval(self.page, "document.title"), "pwned")
+            self.answer("n", after=qid)
+            a.close_stdin()
+            self.assertEqual(a.wait(60), 0, a.stderr())
+        finally:
+            term.stop()
+
 
 EVIL_JS = """window.results = [];
 const target = 'http://127.0.0.1:%d';

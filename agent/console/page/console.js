@@ -108,6 +108,10 @@ function timeline(ev) {
   else if (ev.type === 'question') li = el('li', 'ev-question', 'Asked: ' + ev.question + ' (' + ev.id + ')');
   else if (ev.type === 'answered') li = el('li', 'ev-answered', 'Answered ' + ev.answer + ' by ' + ev.who);
   else if (ev.type === 'state') li = el('li', 'ev-state', 'Control: ' + ev.what);
+  else if (ev.type === 'details') {
+    li = el('li', 'ev-details', 'Details of ' + ev.id);
+    li.appendChild(el('pre', 'ev-body', ev.text));
+  }
   else return;
   li.dataset.type = ev.type;
   $('timeline').appendChild(li);
@@ -117,6 +121,9 @@ function timeline(ev) {
 // ---- questions and state ------------------------------------------------
 
 function showQuestion(ev) {
+  // Details asked for (d) stay beside the same proposal when it is asked again.
+  if ($('question').dataset.id !== ev.id) $('q-details').textContent = '';
+  $('question').dataset.id = ev.id;
   question = ev;
   $('question').hidden = false;
   $('question').dataset.qid = ev.qid;
@@ -152,6 +159,8 @@ function onEvent(ev) {
   if (ev.type === 'question') showQuestion(ev);
   else if (ev.type === 'answered') answered(ev);
   else if (ev.type === 'state') state(ev);
+  else if (ev.type === 'details' && $('question').dataset.id === ev.id)
+    $('q-details').textContent = ev.text;
 }
 
 function answer(key, text) {
