@@ -452,7 +452,7 @@ agent_console *agent_console_start(const agent_console_config *cfg)
 	c->frame_max_h = cfg->frame_max_h > 0 ? cfg->frame_max_h : 800;
 	c->answer_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	c->remote_if = (agent_term_remote){
-		.ctx = c, .fd = c->answer_fd, .open = remote_open, .settle = remote_settle,
+		.ctx = c, .fd = c->answer_fd, .cancel = cfg->cancel, .open = remote_open, .settle = remote_settle,
 		.details = remote_details,
 	};
 	if (c->answer_fd < 0) {

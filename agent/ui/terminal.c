@@ -720,12 +720,14 @@ static const struct {
 };
 #define ASK_OPTS (sizeof(ask_opts) / sizeof(ask_opts[0]))
 
+enum waited { WAITED_INPUT, WAITED_REMOTE, WAITED_INTERRUPT };
+
 /*
  * With a remote attached: waits until standard input has a line to read
- * (true) or the remote has an answer (false). The end of standard input is
+ * or the remote has an answer, or Ctrl-C. The end of standard input is
  * seen by the reader, which then stops offering it here.
  */
-static bool wait_terminal_or_remote(agent_term *t)
+static enum waited wait_terminal_or_remote(agent_term *t)
 {
 	for (;;) {
 		struct pollfd fds[2] = {
@@ -733,12 +735,15 @@ static bool wait_terminal_or_remote(agent_term *t)
 			{.fd = t->stdin_ended ? -1 : STDIN_FILENO, .events = POLLIN},
 		};
 		int n = poll(fds, 2, -1);
-		if (n < 0 && errno == EINTR)
-			return !t->stdin_ended; /* Ctrl-C: let the reader see it */
+		if (n < 0 && errno == EINTR) {
+			if (t->remote.cancel != NULL && *t->remote.cancel)
+				return WAITED_INTERRUPT;
+			continue; /* another signal (a resize): wait on */
+		}
 		if (n < 0 || (fds[0].revents & POLLIN))
-			return false;
+			return WAITED_REMOTE;
 		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
-			return true;
+			return WAITED_INPUT;
 	}
 }
 
@@ -795,7 +800,10 @@ static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const c
 				fputs(t->tty_in ? "" : "\n", stdout);
 				fflush(stdout);
 			}
-			if (!wait_terminal_or_remote(t)) {
+			enum waited w = wait_terminal_or_remote(t);
+			if (w == WAITED_INTERRUPT)
+				return AGENT_ANSWER_NONE;  /* Ctrl-C: no answer, which is a no */
+			if (w == WAITED_REMOTE) {
 				*remote_first = true;
 				return AGENT_ANSWER_NONE;
 			}

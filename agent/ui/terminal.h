@@ -25,6 +25,7 @@
 #ifndef DESKHAND_AGENT_TERMINAL_H
 #define DESKHAND_AGENT_TERMINAL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -120,6 +121,7 @@ typedef struct agent_term_ask_info {
 typedef struct agent_term_remote {
 	void *ctx;
 	int fd;
+	volatile sig_atomic_t *cancel;  /* Ctrl-C while waiting: the terminal's no answer */
 	void (*open)(void *ctx, const char *id, const char *question, const char *choices,
 	             const agent_term_ask_info *info);
 	bool (*settle)(void *ctx, agent_term_answer *a, char **edit, char *who, size_t wholen);

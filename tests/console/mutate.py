@@ -38,6 +38,7 @@ M = [
  ("SameSite", H, "dh_s=%s; HttpOnly; SameSite=Strict; Path=/", "dh_s=%s; HttpOnly; Path=/", "test_console_http.Auth.test_token_once_then_cookie_and_redirect"),
  ("console answer wins", C, "\tconsole_won = c->q_answered;", "\tconsole_won = false;", "test_console_http.Answers.test_console_first_then_the_terminal_line_is_not_the_answer"),
  ("audit from", "agent/safety/gate.c", "\tagent_audit_answer_from(g->audit, agent_term_answered_from(g->term));\n\tswitch (a) {", "\tswitch (a) {", "test_console_http.Answers.test_console_first_then_the_terminal_line_is_not_the_answer"),
+ ("Ctrl-C at a question", C, ".cancel = cfg->cancel,", ".cancel = NULL,", "test_console_tty.Tty.test_ctrl_c_at_a_question_is_a_no"),
 ]
 only = sys.argv[1:]
 env = dict(os.environ, PYTHONPATH=":".join(os.path.join(TOP, "tests", d) for d in ("lib", "agent", "input", "console")), DESKHAND_BUILD=os.path.join(TOP, "build"))
