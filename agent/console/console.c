@@ -429,6 +429,12 @@ agent_console *agent_console_start(const agent_console_config *cfg)
 	bool v6 = false;
 	if (!parse_listen(cfg->listen, addr, sizeof(addr), &port, &v6))
 		return NULL;
+	if (strcmp(addr, "0.0.0.0") == 0 || strcmp(addr, "::") == 0) {
+		/* The Host header is checked against the address: it must be one a browser uses. */
+		console_fail("--console %s: give the address browsers will use, not a wildcard",
+		             cfg->listen);
+		return NULL;
+	}
 	bool remote = !is_loopback(addr, v6);
 	if (remote && !cfg->allow_remote) {
 		console_fail("--console %s is not a loopback address: anyone who can reach it "

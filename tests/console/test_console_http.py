@@ -4,6 +4,7 @@ per point, each failing without its defence.
 
 A real deskhand runs with --console 0 against the fake model; the model
 proposes code, so a question stays open for the answer tests."""
+import http.client
 import json
 import os
 import re
@@ -353,20 +354,45 @@ class Binding(unittest.TestCase):
         self.assertEqual([r[1].split(":")[0] for r in mine], ["0100007F"])
 
     def test_non_loopback_needs_allow_remote(self):
+        ip = local_address()
+        from agentlib import Run
         with FakeLLM(code_turns()) as srv:
-            from agentlib import Run
-            r = Run()
-            p = h.run(r.args(srv, "openai", "--console", "0.0.0.0:0", "-m", "go"),
-                      env=r.env(), input=b"", timeout=60)
-            self.assertNotEqual(p.returncode, 0)
-            self.assertIn(b"--console-allow-remote", p.stderr)
+            for listen in (ip + ":0", "0.0.0.0:0"):
+                r = Run()
+                p = h.run(r.args(srv, "openai", "--console", listen, "-m", "go"),
+                          env=r.env(), input=b"", timeout=60)
+                self.assertNotEqual(p.returncode, 0, listen)
+                self.assertIn(b"--console-allow-remote" if listen != "0.0.0.0:0" else b"wildcard",
+                              p.stderr)
             self.assertFalse(os.path.exists(MARK))
-            a = Agent(srv, flags=("--console-allow-remote",), listen="0.0.0.0:0")
+            a = Agent(srv, flags=("--console-allow-remote",), listen=ip + ":0")
             try:
                 self.assertIn("TLS", a.stderr())
                 self.assertIn("non-loopback", a.stderr())
+                self.assertIn("http://%s:%d/" % (ip, a.port), a.approver)
+                # Reached at that address, named by it in Host.
+                c = http.client.HTTPConnection(ip, a.port, timeout=30)
+                c.request("GET", "/?t=" + token_of(a.approver),
+                          headers={"Host": "%s:%d" % (ip, a.port)})
+                self.assertEqual(c.getresponse().status, 303)
+                c.close()
             finally:
                 a.stop()
+
+
+def local_address():
+    """This machine's address on its default route (no packet is sent)."""
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    try:
+        s.connect(("192.0.2.123", 9))
+        ip = s.getsockname()[0]
+    except OSError:
+        ip = None
+    finally:
+        s.close()
+    if ip is None or ip.startswith("127."):
+        raise unittest.SkipTest("no non-loopback address on this machine")
+    return ip
 
 
 class Limits(unittest.TestCase):
