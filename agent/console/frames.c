@@ -15,17 +15,25 @@
 #include "vision/vision.h"
 
 typedef struct grab {
-	uint64_t hash;
+	uint64_t hash;           /* of the frame last published */
 	int px, py;
 	bool have;
+	long long published_ms;  /* when it was */
 } grab;
 
-/* Scales and encodes the screen; the new frame replaces the old under the lock. */
-static void publish_frame(agent_console *c, const os_image *shot, int px, int py)
+/*
+ * The screen is looked at twice as often as frames may go out, so a change
+ * waits half as long to be seen; frames themselves stay within max_fps.
+ */
+#define LOOKS_PER_FRAME 2
+
+/* Scales and encodes the screen; the new frame replaces the old under the lock.
+ * False: it could not be encoded (tried again at the next look). */
+static bool publish_frame(agent_console *c, const os_image *shot, int px, int py)
 {
 	int w, h;
 	if (!vision_fit(shot->width, shot->height, c->frame_max_w, c->frame_max_h, &w, &h))
-		return;
+		return false;
 	os_image *small = (w == shot->width && h == shot->height) ? NULL
 	                  : vision_scaled(shot, w, h);
 	uint8_t *png = NULL;
@@ -34,7 +42,7 @@ static void publish_frame(agent_console *c, const os_image *shot, int px, int py
 	bool ok = os_png_encode(small ? small : shot, &png, &len, &opt);
 	os_image_destroy(small);
 	if (!ok)
-		return;
+		return false;
 	pthread_mutex_lock(&c->lock);
 	free(c->frame_png);
 	c->frame_png = png;
@@ -49,6 +57,7 @@ static void publish_frame(agent_console *c, const os_image *shot, int px, int py
 	c->ptr_y = py;
 	pthread_cond_broadcast(&c->changed);
 	pthread_mutex_unlock(&c->lock);
+	return true;
 }
 
 /* One look at the screen: a new frame if it changed, a pointer event if only that moved. */
@@ -60,9 +69,13 @@ static void look(agent_console *c, os_display *d, grab *last)
 	if (shot == NULL)
 		return;
 	uint64_t hash = vision_image_hash(shot);
-	if (!last->have || hash != last->hash) {
-		publish_frame(c, shot, px, py);
-	} else if (px != last->px || py != last->py) {
+	long long now = agent_now_ms();
+	bool may_publish = now - last->published_ms >= 1000 / c->max_fps;
+	if ((!last->have || hash != last->hash) && may_publish && publish_frame(c, shot, px, py)) {
+		*last = (grab){hash, px, py, true, now};
+		return;
+	}
+	if (px != last->px || py != last->py) {
 		pthread_mutex_lock(&c->lock);
 		c->ptr_x = px;
 		c->ptr_y = py;
@@ -70,7 +83,8 @@ static void look(agent_console *c, os_display *d, grab *last)
 		pthread_cond_broadcast(&c->changed);
 		pthread_mutex_unlock(&c->lock);
 	}
-	*last = (grab){hash, px, py, true};
+	last->px = px;
+	last->py = py;
 }
 
 static void *capture_main(void *arg)
@@ -83,7 +97,7 @@ static void *capture_main(void *arg)
 	if (d == NULL)
 		return NULL;
 	grab last = {0};
-	long period = 1000 / c->max_fps;
+	long period = 1000 / c->max_fps / LOOKS_PER_FRAME;
 	for (;;) {
 		long long start = agent_now_ms();
 		look(c, d, &last);
