@@ -18,6 +18,7 @@
 #include <sys/ipc.h>
 #include <sys/mman.h>
 #include <sys/shm.h>
+#include <unistd.h>
 
 #ifndef MADV_POPULATE_READ
 #define MADV_POPULATE_READ 22
@@ -637,25 +638,33 @@ os_image *os_capture(os_display *d, const os_rect *region)
 /* ---- capture straight into PNG ---------------------------------------- */
 
 /*
- * A capture in horizontal strips into one segment, fed to the PNG encoder:
- * while the server copies a strip (on a first capture mostly page faults:
- * every page of a fresh segment is allocated, zeroed and mapped on its
- * first write), the encoder compresses the bands already there on the
- * other cores. Each strip costs a round trip (~0.1 ms), hence a few only.
+ * A first capture goes in horizontal strips through a segment one strip
+ * high, each strip copied (or converted) into the conversion buffer and fed
+ * to the PNG encoder, which compresses the bands already there on the other
+ * cores while the server copies the next strip. Why a small segment: every
+ * page of a fresh segment costs the server a page fault on its first write,
+ * and in a VM where faults are costly those 2,000 faults were most of a
+ * screenshot (a full-screen segment: 25 ms). A strip's segment costs 170
+ * faults, paid on the first strip; the buffer it is copied into is mapped
+ * in one call (MADV_POPULATE_WRITE), without a fault per page. Each strip
+ * costs a round trip (~0.1 ms), hence a few only.
  */
 #define STRIPS 12
 #define STRIP_MIN_ROWS 32
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
 struct strips {
 	os_display *d;
 	struct os_capture_state *st;
-	XImage *img;            /* header over the whole segment */
+	XImage *img;            /* header over the segment, one strip high */
 	os_rect r;
 	int rows;               /* per strip */
-	int done;               /* rows [0, done) grabbed */
-	bool convert;           /* into st->conv as they arrive */
+	int done;               /* rows [0, done) are in st->conv */
 	bool trapped;           /* one X error trap over all the strips */
-	bool warm;              /* the segment was used before: no strips */
+	bool warm;              /* a whole-screen segment is mapped: no strips */
 };
 
 /* Closes the trap strips_start opened; false on an X error. */
@@ -667,24 +676,71 @@ static bool strips_untrap(struct strips *s)
 	return os_x_trap_end(s->d, "XShmGetImage") == 0;
 }
 
+/* Grabs the strip at row y into the segment and copies it into st->conv. */
+static bool strips_grab(struct strips *s, int y)
+{
+	int left = s->r.height - y;
+	int n = left < s->rows ? left : s->rows;
+	os_rect part = {s->r.x, s->r.y + y, s->r.width, n};
+	bool ok = shm_get_rows(s->d, s->st, s->img, &part, 0, n);
+	if ((!ok || y + n == s->r.height) && !strips_untrap(s))
+		return false;
+	if (!ok)
+		return false;
+	/*
+	 * SysV segments have no fault-around: each page would fault on its
+	 * first read (170 faults). The first strip wrote every page of it.
+	 */
+	if (y == 0)
+		madvise(s->st->seg.shmaddr, s->st->seg_size, MADV_POPULATE_READ);
+	const XImage *img = s->img;
+	const Visual *v = s->st->visual;
+	for (int i = 0; i < n; i++)
+		os_pixels_convert_row((const uint8_t *)img->data +
+		                      (size_t)i * (size_t)img->bytes_per_line,
+		                      s->st->conv + (size_t)(y + i) *
+		                      (size_t)s->st->view.stride, img->width,
+		                      img->bits_per_pixel, img->byte_order == MSBFirst,
+		                      (uint32_t)v->red_mask, (uint32_t)v->green_mask,
+		                      (uint32_t)v->blue_mask);
+	s->done = y + n;
+	if (s->done == s->r.height)
+		os_trace("captured");
+	return true;
+}
+
 static bool strips_fill(void *ctx, int *ready)
 {
 	struct strips *s = ctx;
-	int y = *ready;
-	if (y >= s->done) {
-		int left = s->r.height - y;
-		int n = left < s->rows ? left : s->rows;
-		bool ok = shm_get_rows(s->d, s->st, s->img, &s->r, y, n);
-		if ((!ok || y + n == s->r.height) && !strips_untrap(s))
-			return false;
-		if (!ok)
-			return false;
-		s->done = y + n;
-	}
-	if (s->convert)
-		convert_rows(s->img, s->st->visual, s->st->conv, s->st->view.stride,
-		             y, s->done);
+	if (*ready >= s->done && !strips_grab(s, s->done))
+		return false;
 	*ready = s->done;
+	return true;
+}
+
+/*
+ * Points st->view at the conversion buffer, grown to fit r and mapped in
+ * one call when it grew (older kernels refuse: then the copy faults).
+ */
+static bool strips_view(struct os_capture_state *st, const os_rect *r)
+{
+	size_t need = (size_t)r->width * 4 * (size_t)r->height;
+	if (need > st->conv_cap) {
+		free(st->conv);
+		st->conv_cap = 0;
+		st->conv = malloc(need);
+		if (st->conv == NULL)
+			return os_fail("out of memory for a %dx%d capture", r->width,
+			               r->height);
+		st->conv_cap = need;
+		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+		uintptr_t a = ((uintptr_t)st->conv + page - 1) & ~(page - 1);
+		uintptr_t e = ((uintptr_t)st->conv + need) & ~(page - 1);
+		if (e > a)
+			madvise((void *)a, e - a, MADV_POPULATE_WRITE);
+	}
+	st->view = (os_image){.width = r->width, .height = r->height,
+	                      .stride = r->width * 4, .pixels = st->conv};
 	return true;
 }
 
@@ -695,26 +751,31 @@ static bool strips_fill(void *ctx, int *ready)
  */
 static bool strips_start(struct strips *s)
 {
-	s->img = shm_prepare(s->d, s->st, &s->r);
-	if (s->img == NULL || !image_supported(s->img))
-		return false;
+	struct os_capture_state *st = s->st;
 	/*
-	 * A segment used before is mapped on both sides: one grab takes
-	 * ~1.5 ms, less than the round trips and hand-overs of the strips.
+	 * A whole-screen segment used before is mapped on both sides: one
+	 * grab takes ~1.5 ms, less than the round trips and copies of strips.
 	 */
-	s->warm = s->st->seg_verified;
-	if (s->warm || !view_point(s->st, s->img, &s->convert))
+	s->warm = st->seg_verified && st->shm_img != NULL &&
+	          st->seg_size >= (size_t)st->shm_img->bytes_per_line *
+	                          (size_t)s->r.height;
+	if (s->warm)
 		return false;
 	s->rows = (s->r.height + STRIPS - 1) / STRIPS;
 	if (s->rows < STRIP_MIN_ROWS)
 		s->rows = STRIP_MIN_ROWS;
-	int n = s->r.height < s->rows ? s->r.height : s->rows;
+	if (s->rows > s->r.height)
+		s->rows = s->r.height;
+	os_rect strip = {s->r.x, s->r.y, s->r.width, s->rows};
+	s->img = shm_prepare(s->d, st, &strip);
+	if (s->img == NULL || !image_supported(s->img) ||
+	    !strips_view(st, &s->r))
+		return false;
+	os_trace("attached");
 	os_x_trap_begin(s->d);
 	s->trapped = true;
-	bool ok = shm_get_rows(s->d, s->st, s->img, &s->r, 0, n);
-	if ((!ok || n == s->r.height) && !strips_untrap(s))
-		return false;
-	s->done = n;
+	bool ok = strips_grab(s, 0);
+	os_trace("first-strip");
 	return ok;
 }
 

@@ -61,9 +61,27 @@ int os_peer_idle(struct os_peer *p, unsigned long long *switches);
  * keystroke; `handled` is the last epoch the target client is known to have
  * finished (observed idle after it). Spare keycodes hold no keysym in the
  * user's keymap, so undoing a binding writes NoSymbol; `bound` says which.
+ * Bindings are written in one XKB map change per flush (see
+ * os_input_bind_flush): `xkb` is the map fetched for it (held from the
+ * first binding to the restore), `orig` a bound key's entry before, `cur`
+ * what it holds, `pending` what is not written yet. Without XKB they go
+ * through the core protocol in runs of neighbouring keycodes that `spare`
+ * (empty in the keymap) lets a run cross.
  */
+struct os_input_orig {
+	uint8_t kt_index[4];
+	uint8_t group_info;
+	uint8_t width;
+};
+
 struct os_input_state {
 	bool bound[256];
+	bool spare[256];
+	bool pending[256];
+	uint32_t cur[256][2];
+	struct _XkbDesc *xkb;
+	bool xkb_failed;        /* for this typing call: core protocol */
+	struct os_input_orig orig[256];
 	unsigned long use_epoch[256][2];
 	struct timespec use_time[256][2];
 	unsigned long epoch;
@@ -128,11 +146,25 @@ struct os_input_state *os_input_state(os_display *d);
  */
 bool os_input_keymap(os_display *d, os_keymap *km);
 
-/* Binds spare keycode `code` to columns syms[0], syms[1]; queued, not synced. */
+/* Binds spare keycode `code` to columns syms[0], syms[1]; recorded only:
+ * os_input_bind_flush writes it. */
 void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2]);
 /*
- * Settles every bound keycode (os_input_settle), then writes NoSymbol back
- * to each and syncs. Returns false (os_error) on an X
+ * Writes the bindings recorded since the last flush; queued, not synced.
+ * Why in one change: every mapping change is one MappingNotify, and each
+ * costs a client such as xterm a keymap fetch before it decodes the next
+ * keystroke (a round binding 11 keycodes one by one made it fetch 11
+ * times). Spare keycodes lie scattered among used ones (Xvfb: 8, 93, 97,
+ * 103...), so one change covers the keys between too, written back as the
+ * XKB map fetched at the first binding holds them.
+ */
+void os_input_bind_flush(os_display *d);
+/* Marks the keycodes a run of bindings may cross: empty in the keymap. */
+void os_input_mark_spare(os_display *d, const uint8_t *spare, int n);
+/*
+ * Settles every bound keycode (os_input_settle), then writes their
+ * original (empty) entries back in one change, syncs and forgets the XKB
+ * map (a later call fetches it again: the user may switch layouts). Returns false (os_error) on an X
  * error or a lost connection.
  */
 bool os_input_restore(os_display *d);

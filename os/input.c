@@ -104,6 +104,8 @@ static void input_cleanup(os_display *d)
 	if (!os_display_dead(d))
 		os_input_restore(d);
 	os_peer_release(&d->input->peer);
+	if (d->input->xkb != NULL)
+		XkbFreeKeyboard(d->input->xkb, 0, True);
 	free(d->input);
 	d->input = NULL;
 }
@@ -170,9 +172,147 @@ bool os_input_keymap(os_display *d, os_keymap *km)
 
 void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2])
 {
-	KeySym ks[2] = {syms[0], syms[1]};
-	d->input->bound[code] = true;
-	XChangeKeyboardMapping(d->dpy, code, 2, ks, 1);
+	struct os_input_state *st = d->input;
+	st->bound[code] = true;
+	st->pending[code] = true;
+	st->cur[code][0] = syms[0];
+	st->cur[code][1] = syms[1];
+}
+
+void os_input_mark_spare(os_display *d, const uint8_t *spare, int n)
+{
+	for (int i = 0; i < n; i++)
+		d->input->spare[spare[i]] = true;
+}
+
+/* Writes keycodes [lo, hi] from st->cur in one mapping change. */
+static void write_run(os_display *d, int lo, int hi)
+{
+	struct os_input_state *st = d->input;
+	KeySym ks[256 * 2];
+	for (int c = lo; c <= hi; c++) {
+		ks[(c - lo) * 2] = st->cur[c][0];
+		ks[(c - lo) * 2 + 1] = st->cur[c][1];
+	}
+	XChangeKeyboardMapping(d->dpy, lo, 2, ks, hi - lo + 1);
+}
+
+/* Writes the keycodes marked in want[] in runs (see os_input_bind_flush). */
+static void write_runs(os_display *d, const bool *want)
+{
+	struct os_input_state *st = d->input;
+	int lo = -1, hi = -1;
+	for (int c = 0; c < 256; c++) {
+		if (!want[c])
+			continue;
+		bool joins = lo >= 0;
+		for (int g = hi + 1; joins && g < c; g++)
+			joins = st->spare[g] || st->bound[g];
+		if (!joins) {
+			if (lo >= 0)
+				write_run(d, lo, hi);
+			lo = c;
+		}
+		hi = c;
+	}
+	if (lo >= 0)
+		write_run(d, lo, hi);
+}
+
+/* The XKB map for this typing call, fetched on first use; NULL without. */
+static XkbDescPtr xkb_map(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	if (st->xkb != NULL || st->xkb_failed)
+		return st->xkb;
+	st->xkb = XkbGetMap(d->dpy, XkbKeyTypesMask | XkbKeySymsMask,
+	                    XkbUseCoreKbd);
+	st->xkb_failed = st->xkb == NULL || st->xkb->map == NULL ||
+	                 st->xkb->map->num_types <= XkbTwoLevelIndex;
+	if (st->xkb_failed)
+		return NULL;
+	for (int c = st->xkb->min_key_code; c <= st->xkb->max_key_code; c++) {
+		const XkbSymMapRec *m = &st->xkb->map->key_sym_map[c];
+		memcpy(st->orig[c].kt_index, m->kt_index, 4);
+		st->orig[c].group_info = m->group_info;
+		st->orig[c].width = m->width;
+	}
+	return st->xkb;
+}
+
+static void xkb_forget(struct os_input_state *st)
+{
+	if (st->xkb != NULL)
+		XkbFreeKeyboard(st->xkb, 0, True);
+	st->xkb = NULL;
+	st->xkb_failed = false;
+}
+
+/*
+ * Sets `code` in the local map: its two columns (a two-level key, one
+ * group) when bound, else its original entry with NoSymbol everywhere (a
+ * spare key's). The syms are resized first: that reads the old entry.
+ */
+static bool xkb_set_key(struct os_input_state *st, XkbDescPtr xkb, int code,
+                        bool bound)
+{
+	const struct os_input_orig *o = &st->orig[code];
+	int groups = bound ? 1 : XkbNumGroups(o->group_info);
+	int n = bound ? 2 : groups * o->width;
+	KeySym *syms = NULL;
+	if (n > 0 && (syms = XkbResizeKeySyms(xkb, code, n)) == NULL)
+		return false;
+	XkbSymMapRec *m = &xkb->map->key_sym_map[code];
+	if (bound) {
+		m->kt_index[0] = XkbTwoLevelIndex;
+		m->group_info = (unsigned char)XkbSetGroupInfo(1, XkbWrapIntoRange, 0);
+		m->width = 2;
+	} else {
+		memcpy(m->kt_index, o->kt_index, 4);
+		m->group_info = o->group_info;
+		m->width = o->width;
+	}
+	for (int i = 0; i < n; i++)
+		syms[i] = bound ? st->cur[code][i] : NoSymbol;
+	return true;
+}
+
+/* Writes the keycodes in want[] (bound, or back to empty) in one XKB map
+ * change; false when XKB cannot (nothing was sent). */
+static bool xkb_write(os_display *d, const bool *want, bool bound)
+{
+	struct os_input_state *st = d->input;
+	XkbDescPtr xkb = xkb_map(d);
+	if (xkb == NULL)
+		return false;
+	int lo = -1, hi = -1;
+	for (int c = xkb->min_key_code; c <= xkb->max_key_code; c++) {
+		if (!want[c])
+			continue;
+		if (!xkb_set_key(st, xkb, c, bound)) {
+			xkb_forget(st);
+			st->xkb_failed = true;
+			return false;
+		}
+		lo = lo < 0 ? c : lo;
+		hi = c;
+	}
+	if (lo < 0)
+		return true;
+	XkbMapChangesRec ch;
+	memset(&ch, 0, sizeof(ch));
+	ch.changed = XkbKeySymsMask;
+	ch.first_key_sym = (KeyCode)lo;
+	ch.num_key_syms = (unsigned char)(hi - lo + 1);
+	return XkbChangeMap(d->dpy, xkb, &ch);
+}
+
+void os_input_bind_flush(os_display *d)
+{
+	struct os_input_state *st = d->input;
+	if (!xkb_write(d, st->pending, true))
+		write_runs(d, st->pending);
+	memset(st->pending, 0, sizeof(st->pending));
 }
 
 void os_input_find_peer(os_display *d)
@@ -309,11 +449,14 @@ bool os_input_restore(os_display *d)
 	os_input_settle(d, codes, cols, n);
 	os_trace("settled");
 	os_x_trap_begin(d);
-	KeySym none[2] = {NoSymbol, NoSymbol};
-	for (int i = 0; i < n; i++) {
-		XChangeKeyboardMapping(d->dpy, codes[i], 2, none, 1);
-		st->bound[codes[i]] = false;
-	}
+	bool want[256];
+	memcpy(want, st->bound, sizeof(want));
+	memset(st->cur, 0, sizeof(st->cur));  /* NoSymbol, as in the user's map */
+	if (!xkb_write(d, want, false))
+		write_runs(d, want);
+	xkb_forget(st);
+	memset(st->bound, 0, sizeof(st->bound));
+	memset(st->pending, 0, sizeof(st->pending));
 	return os_x_trap_end(d, "restoring the keymap") == 0;
 }
 
@@ -478,6 +621,9 @@ static bool combo_keys(os_display *d, const os_combo *c, bool allow_bind,
 		return false;
 	uint8_t spare[256];
 	int nspare = os_keymap_spare(&km, spare, 256);
+	if (nspare > 256)
+		nspare = 256;
+	os_input_mark_spare(d, spare, nspare);
 	int used_spare = 0;
 	bool ok = false;
 	bool shift_held = false;
@@ -520,6 +666,8 @@ static bool combo_keys(os_display *d, const os_combo *c, bool allow_bind,
 	*npress = n;
 	ok = true;
 out:
+	if (used_spare > 0)
+		os_input_bind_flush(d);
 	free((void *)km.syms);
 	if (used_spare > 0) {
 		/* Bindings must be in place before the first press reaches a client. */

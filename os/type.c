@@ -121,6 +121,7 @@ static bool bind_round(struct type_run *tr, const os_type_plan *plan,
 		tr->cur[bd->code][0] = bd->syms[0];
 		tr->cur[bd->code][1] = bd->syms[1];
 	}
+	os_input_bind_flush(tr->d);
 	return os_x_trap_end(tr->d, "binding spare keycodes") == 0;
 }
 
@@ -279,6 +280,7 @@ static bool type_codepoints(os_display *d, const uint32_t *cps, size_t n, int de
 	int nspare = os_keymap_spare(&km, spare, 256);
 	if (nspare > 256)
 		nspare = 256;
+	os_input_mark_spare(d, spare, nspare);
 	os_type_plan plan = {0};
 	bool ok = os_type_plan_make(&km, spare, nspare, cps, n, &plan);
 	os_trace("plan");

@@ -12,6 +12,24 @@ void vision_shot_opts_init(vision_shot_opts *opts)
 	opts->max_h = VISION_DEFAULT_MAX_H;
 	opts->monitor = -1;
 	opts->grid = false;
+	opts->grounding = VISION_GROUND_PIXELS;
+	opts->min_pixels = 56 * 56;
+	opts->relative = 1000;
+}
+
+bool vision_view_for(const vision_shot_opts *o, const os_rect *mon, vision_view *v)
+{
+	int max_w = o->max_w > 0 ? o->max_w : VISION_DEFAULT_MAX_W;
+	int max_h = o->max_h > 0 ? o->max_h : VISION_DEFAULT_MAX_H;
+	*v = (vision_view){mon->x, mon->y, mon->width, mon->height, 0, 0, 0, 0};
+	if (o->grounding == VISION_GROUND_SMART_RESIZE)
+		return vision_smart_resize(v->screen_w, v->screen_h, 28, o->min_pixels,
+		                           (long)max_w * max_h, &v->model_w, &v->model_h);
+	if (!vision_fit(v->screen_w, v->screen_h, max_w, max_h, &v->model_w, &v->model_h))
+		return false;
+	if (o->grounding == VISION_GROUND_RELATIVE)
+		v->coord_w = v->coord_h = o->relative > 0 ? o->relative : 1000;
+	return true;
 }
 
 os_image *vision_shot(os_display *d, const vision_shot_opts *opts,
@@ -22,13 +40,11 @@ os_image *vision_shot(os_display *d, const vision_shot_opts *opts,
 		vision_shot_opts_init(&def);
 		opts = &def;
 	}
-	int max_w = opts->max_w > 0 ? opts->max_w : VISION_DEFAULT_MAX_W;
-	int max_h = opts->max_h > 0 ? opts->max_h : VISION_DEFAULT_MAX_H;
 	os_rect mon;
 	if (!vision_monitor(d, opts->monitor, &mon))
 		return NULL;
-	vision_view v = {mon.x, mon.y, mon.width, mon.height, 0, 0};
-	if (!vision_fit(mon.width, mon.height, max_w, max_h, &v.model_w, &v.model_h))
+	vision_view v;
+	if (!vision_view_for(opts, &mon, &v))
 		return NULL;
 	os_image *img = vision_capture_scaled(d, &mon, v.model_w, v.model_h);
 	if (img == NULL)

@@ -4,6 +4,7 @@
  * choosing the monitor. Pure arithmetic in 64-bit integers: no rounding
  * drift, and the same spans the scaler averages over.
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,6 +75,54 @@ bool vision_fit_side(int screen_w, int screen_h, int max_side,
 	return vision_fit(screen_w, screen_h, max_side, max_side, model_w, model_h);
 }
 
+int vision_coord_w(const vision_view *v)
+{
+	return v->coord_w > 0 ? v->coord_w : v->model_w;
+}
+
+int vision_coord_h(const vision_view *v)
+{
+	return v->coord_h > 0 ? v->coord_h : v->model_h;
+}
+
+/* q = n / f rounded half to even, as Python's round() (smart_resize's own). */
+static long round_half_even(long n, long f)
+{
+	long q = n / f, r = n % f;
+	if (2 * r > f || (2 * r == f && (q & 1)))
+		q++;
+	return q;
+}
+
+bool vision_smart_resize(int width, int height, int factor, long min_pixels, long max_pixels,
+                         int *out_w, int *out_h)
+{
+	if (width <= 0 || height <= 0 || factor <= 0 || max_pixels < min_pixels)
+		return vision_fail("smart_resize: invalid size %dx%d", width, height);
+	long big = width > height ? width : height, small = width > height ? height : width;
+	if (big > 200 * small)
+		return vision_fail("smart_resize: aspect ratio of %dx%d is over 200", width, height);
+	long w = round_half_even(width, factor) * factor;
+	long h = round_half_even(height, factor) * factor;
+	w = w < factor ? factor : w;
+	h = h < factor ? factor : h;
+	double area = (double)width * height;
+	if (w * h > max_pixels) {
+		double beta = sqrt(area / (double)max_pixels);
+		w = (long)floor(width / beta / factor) * factor;
+		h = (long)floor(height / beta / factor) * factor;
+		w = w < factor ? factor : w;
+		h = h < factor ? factor : h;
+	} else if (w * h < min_pixels) {
+		double beta = sqrt((double)min_pixels / area);
+		w = (long)ceil(width * beta / factor) * factor;
+		h = (long)ceil(height * beta / factor) * factor;
+	}
+	*out_w = (int)w;
+	*out_h = (int)h;
+	return true;
+}
+
 static bool view_valid(const vision_view *v)
 {
 	if (v == NULL || v->screen_w <= 0 || v->screen_h <= 0 || v->model_w <= 0 ||
@@ -98,12 +147,13 @@ bool vision_model_to_screen(const vision_view *v, int mx, int my,
 {
 	if (!view_valid(v))
 		return false;
-	if (mx < 0 || my < 0 || mx >= v->model_w || my >= v->model_h)
-		return vision_fail("coordinate %d,%d is outside the %dx%d screenshot "
-		                   "(valid: 0..%d, 0..%d)", mx, my, v->model_w,
-		                   v->model_h, v->model_w - 1, v->model_h - 1);
-	*sx = v->screen_x + axis_to_screen(mx, v->screen_w, v->model_w);
-	*sy = v->screen_y + axis_to_screen(my, v->screen_h, v->model_h);
+	int cw = vision_coord_w(v), ch = vision_coord_h(v);
+	if (mx < 0 || my < 0 || mx >= cw || my >= ch)
+		return vision_fail("coordinate %d,%d is outside the %dx%d %s "
+		                   "(valid: 0..%d, 0..%d)", mx, my, cw, ch,
+		                   v->coord_w > 0 ? "coordinate grid" : "screenshot", cw - 1, ch - 1);
+	*sx = v->screen_x + axis_to_screen(mx, v->screen_w, cw);
+	*sy = v->screen_y + axis_to_screen(my, v->screen_h, ch);
 	return true;
 }
 
@@ -117,8 +167,8 @@ bool vision_screen_to_model(const vision_view *v, int sx, int sy,
 		return vision_fail("point %d,%d is not on the monitor the model sees "
 		                   "(%dx%d+%d+%d)", sx, sy, v->screen_w, v->screen_h,
 		                   v->screen_x, v->screen_y);
-	*mx = axis_to_model(rx, v->screen_w, v->model_w);
-	*my = axis_to_model(ry, v->screen_h, v->model_h);
+	*mx = axis_to_model(rx, v->screen_w, vision_coord_w(v));
+	*my = axis_to_model(ry, v->screen_h, vision_coord_h(v));
 	return true;
 }
 
@@ -127,17 +177,17 @@ bool vision_model_rect_to_screen(const vision_view *v, int x0, int y0,
 {
 	if (!view_valid(v))
 		return false;
-	if (x0 < 0 || y0 < 0 || x1 > v->model_w || y1 > v->model_h || x0 >= x1 ||
-	    y0 >= y1)
+	int cw = vision_coord_w(v), ch = vision_coord_h(v);
+	if (x0 < 0 || y0 < 0 || x1 > cw || y1 > ch || x0 >= x1 || y0 >= y1)
 		return vision_fail("region [%d,%d,%d,%d] is not a rectangle inside the "
-		                   "%dx%d screenshot (need 0 <= x0 < x1 <= %d, "
-		                   "0 <= y0 < y1 <= %d)", x0, y0, x1, y1, v->model_w,
-		                   v->model_h, v->model_w, v->model_h);
-	int64_t S = v->screen_w, M = v->model_w;
+		                   "%dx%d %s (need 0 <= x0 < x1 <= %d, "
+		                   "0 <= y0 < y1 <= %d)", x0, y0, x1, y1, cw, ch,
+		                   v->coord_w > 0 ? "coordinate grid" : "screenshot", cw, ch);
+	int64_t S = v->screen_w, M = cw;
 	int sx0 = (int)((x0 * S) / M);
 	int sx1 = (int)((x1 * S + M - 1) / M);
 	S = v->screen_h;
-	M = v->model_h;
+	M = ch;
 	int sy0 = (int)((y0 * S) / M);
 	int sy1 = (int)((y1 * S + M - 1) / M);
 	out->x = v->screen_x + sx0;

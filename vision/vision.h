@@ -43,12 +43,35 @@ const char *vision_error(void);
  * span [m*S/M, (m+1)*S/M) of that axis (S screen, M model size); the scale
  * is the same for the whole image. model_w/model_h are also the size to
  * declare to the model (display_width_px/display_height_px).
+ *
+ * The model's numbers need not be the image's pixels: some models answer in
+ * a fixed grid whatever the image (Gemini and Qwen3-VL: 0..999 on both
+ * axes). coord_w x coord_h is that grid; 0 means the image's own pixels.
+ * Every mapping below reads coordinates in it: m on an axis stands for the
+ * span [m*S/C, (m+1)*S/C) of the screen (C the grid size on that axis).
  */
 typedef struct vision_view {
 	int screen_x, screen_y;
 	int screen_w, screen_h;
 	int model_w, model_h;
+	int coord_w, coord_h; /* the model's coordinate grid; 0: model_w x model_h */
 } vision_view;
+
+/* The view's coordinate grid (coord_w/coord_h, or the image size). */
+int vision_coord_w(const vision_view *v);
+int vision_coord_h(const vision_view *v);
+
+/*
+ * Qwen2-VL's smart_resize, which Qwen2.5-VL and UI-TARS answer in: each
+ * side rounded (half to even) to a multiple of `factor`, then, when the
+ * area is above max_pixels or below min_pixels, both sides scaled by one
+ * factor (floor to multiples when shrinking, ceil when growing) so it fits.
+ * A model that was sent an image of exactly this size answers in its
+ * pixels. Fails (vision_error) when an aspect ratio exceeds 200 or a size
+ * is not positive.
+ */
+bool vision_smart_resize(int width, int height, int factor, long min_pixels, long max_pixels,
+                         int *out_w, int *out_h);
 
 /*
  * The largest size within max_w x max_h with the aspect ratio of
@@ -108,13 +131,25 @@ os_image *vision_crop(const os_image *src, const os_rect *r);
 
 /* ---- the model's view ------------------------------------------------- */
 
+/* How the model locates things on the image it is sent (--grounding). */
+typedef enum vision_grounding {
+	VISION_GROUND_PIXELS,       /* the image's pixels, the image fitted in max_w x max_h */
+	VISION_GROUND_SMART_RESIZE, /* the image's pixels, the image sized by vision_smart_resize
+	                             * (factor 28, min_pixels, max_pixels = max_w * max_h) */
+	VISION_GROUND_RELATIVE,     /* a relative x relative grid (1000: 0..999), image fitted */
+} vision_grounding;
+
 typedef struct vision_shot_opts {
 	int max_w, max_h;   /* <= 0: VISION_DEFAULT_MAX_W x VISION_DEFAULT_MAX_H */
 	int monitor;        /* index in os_monitors order; < 0: the pointer's */
 	bool grid;          /* draw the labelled grid (vision_grid) */
+	vision_grounding grounding;
+	long min_pixels;    /* smart-resize: the model's smallest area (Qwen2.5-VL 3136) */
+	int relative;       /* relative: the grid size (1000) */
 } vision_shot_opts;
 
-/* Initialises opts to the defaults (1280x800, pointer's monitor, no grid). */
+/* Initialises opts to the defaults (1280x800, pointer's monitor, no grid,
+ * pixels; for the other groundings min_pixels 3136 and relative 1000). */
 void vision_shot_opts_init(vision_shot_opts *opts);
 
 /*
@@ -125,6 +160,13 @@ void vision_shot_opts_init(vision_shot_opts *opts);
 int vision_pick_monitor(const os_rect *mons, int n, int want, int px, int py);
 /* The same, asking os/ for the monitors and the pointer; fills *mon. */
 bool vision_monitor(os_display *d, int want, os_rect *mon);
+
+/*
+ * The view a shot of monitor `mon` would have under opts (sizes and the
+ * coordinate grid, as vision_shot fills them), without capturing. False
+ * with vision_error() for sizes the grounding cannot serve.
+ */
+bool vision_view_for(const vision_shot_opts *opts, const os_rect *mon, vision_view *view);
 
 /*
  * The model's view: picks the monitor, captures it, scales it to fit

@@ -203,6 +203,7 @@ static bool capture_to_png(os_display *d, const os_rect *want, const char *out)
 int cmd_screenshot(int argc, char **argv)
 {
 	struct shot_args a;
+	os_trace("main");
 	memset(&a, 0, sizeof(a));
 	int status = shot_options(argc, argv, &a);
 	if (status >= 0)
@@ -212,6 +213,7 @@ int cmd_screenshot(int argc, char **argv)
 		cli_error("%s", os_error());
 		return CLI_FAIL;
 	}
+	os_trace("connected");
 	status = CLI_FAIL;
 	os_image *view_img = NULL;  /* owned: the model's view */
 	const os_image *img = NULL;
@@ -239,7 +241,9 @@ int cmd_screenshot(int argc, char **argv)
 		else
 			cli_error("%s", os_error());
 	}
+	os_trace("written");
 	os_image_destroy(view_img);
 	os_display_close(d);
+	os_trace("closed");
 	return status;
 }

@@ -43,6 +43,27 @@ static char *dup_exact(const char *s, bool *ok)
 	return d;
 }
 
+/*
+ * The same for a vendor's JSON, which is copied into requests as it is: it
+ * must be one JSON value of the expected type (a file may have been edited:
+ * a broken item would break every later request).
+ */
+static char *dup_json(const char *s, int type, bool *ok)
+{
+	if (s == NULL || !*ok)
+		return NULL;
+	const char *end = NULL;
+	cJSON *v = cJSON_ParseWithOpts(s, &end, true);
+	bool good = v != NULL && (v->type & 0xff) == type;
+	cJSON_Delete(v);
+	if (!good) {
+		*ok = conv_fail("a vendor item is not a JSON %s", type == cJSON_Object ? "object"
+		                                                                        : "array");
+		return NULL;
+	}
+	return dup_exact(s, ok);
+}
+
 /* ---- memory model -------------------------------------------------------- */
 
 struct conv *conv_create(const char *path)
@@ -248,8 +269,8 @@ bool conv_msg_add_tool_call_ex(struct conv_message *m, const char *id, const cha
 	if (x != NULL) {
 		b->toolset = dup_exact(x->toolset, &ok);
 		b->vendor = dup_exact(x->vendor, &ok);
-		b->raw = dup_exact(x->raw, &ok);
-		b->checks = dup_exact(x->checks, &ok);
+		b->raw = dup_json(x->raw, cJSON_Object, &ok);
+		b->checks = dup_json(x->checks, cJSON_Array, &ok);
 	}
 	if (ok) {
 		parse_arguments(b);
@@ -274,7 +295,7 @@ bool conv_msg_add_tool_result_ex(struct conv_message *m, const char *call_id, co
 	b->text = dup_utf8(text);
 	b->is_error = is_error;
 	bool ok = b->call_id && b->text;
-	b->ack = dup_exact(ack, &ok);
+	b->ack = dup_json(ack, cJSON_Array, &ok);
 	return commit_block(m, b, ok && copy_image(&b->image, img));
 }
 
@@ -286,7 +307,7 @@ bool conv_msg_add_vendor(struct conv_message *m, const char *vendor, const char 
 		return false;
 	bool ok = vendor != NULL && raw != NULL;
 	b->vendor = dup_exact(vendor, &ok);
-	b->raw = dup_exact(raw, &ok);
+	b->raw = dup_json(raw, cJSON_Object, &ok);
 	b->text = ok ? dup_utf8(text) : NULL;
 	return commit_block(m, b, ok && b->text != NULL);
 }

@@ -197,8 +197,9 @@ bool conv_msg_add_tool_result(struct conv_message *m, const char *call_id, const
 
 /*
  * What a 2026 vendor API needs kept with a call or a result (see the file
- * format above). Every field may be NULL. raw and checks must be JSON text;
- * they are kept as given (valid UTF-8 required: false otherwise).
+ * format above). Every field may be NULL. raw must be a JSON object, checks
+ * (and a result's ack) a JSON array, in valid UTF-8 (false otherwise: they
+ * go into requests as they are); they are kept byte for byte.
  */
 struct conv_call_extra {
 	const char *toolset, *vendor, *raw, *checks;
@@ -208,8 +209,9 @@ bool conv_msg_add_tool_call_ex(struct conv_message *m, const char *id, const cha
 bool conv_msg_add_tool_result_ex(struct conv_message *m, const char *call_id, const char *text,
                                  bool is_error, const struct conv_image *img, const char *ack);
 /*
- * An item for one wire format only, kept byte for byte: `raw` must be valid
- * UTF-8 (false otherwise: the item could not go back unchanged); `text` is
+ * An item for one wire format only, kept byte for byte: `raw` must be a JSON
+ * object in valid UTF-8 (false otherwise: the item could not go back
+ * unchanged, or would break every later request); `text` is
  * what the user was shown of it (may be NULL).
  */
 bool conv_msg_add_vendor(struct conv_message *m, const char *vendor, const char *raw,

@@ -1,6 +1,6 @@
 /*
  * The model side's inner door, private to agent/provider*.c, turn.c, sse.c,
- * jbuf.c (and their tests): the JSON text builder, the server-sent-events
+ * jbuf.c, anthropic_tools.c (and their tests): the JSON text builder, the server-sent-events
  * parser, the per-turn state the wire formats fill (turn.c), the table of
  * functions a wire format implements (struct provider_format), and the
  * pieces the retry logic is made of. Dependencies run one way: provider.c
@@ -17,6 +17,7 @@
 #include <cjson/cJSON.h>
 
 #include "agent/llm/conversation.h"
+#include "agent/llm/family.h"
 #include "agent/llm/provider.h"
 #include "agent/util/textutil.h"
 
@@ -67,12 +68,36 @@ bool sse_feed(struct sse_parser *s, const char *bytes, size_t n);
 /* End of stream: a last event without its blank line is still dispatched. */
 bool sse_finish(struct sse_parser *s);
 
+/* ---- newline-delimited JSON (Ollama's stream) ----------------------------- */
+
+/* Called per line that is not blank (NUL-terminated, len bytes, no line end). */
+typedef bool (*ndjson_line_fn)(void *user, const char *line, size_t len);
+
+struct ndjson_parser {
+	ndjson_line_fn fn;
+	void *user;
+	agent_buf line;
+	bool stopped;
+	size_t max_line; /* bytes; a longer line fails the stream */
+};
+
+void ndjson_init(struct ndjson_parser *n, ndjson_line_fn fn, void *user);
+void ndjson_clear(struct ndjson_parser *n);
+/* Feeds bytes split anywhere (lines end in LF or CRLF). False once the
+ * callback refused a line or a line exceeded max_line. */
+bool ndjson_feed(struct ndjson_parser *n, const char *bytes, size_t len);
+/* End of stream: a last line without its newline is still dispatched. */
+bool ndjson_finish(struct ndjson_parser *n);
+
 /* ---- a turn in progress ---------------------------------------------------- */
 
 struct tool_acc {
 	long key;             /* OpenAI: tool_calls[].index; Anthropic: content block index */
 	agent_buf id, name, args;
 	cJSON *start_input;   /* Anthropic: the input given in content_block_start */
+	char *toolset;        /* the vendor's tool group the name belongs to; NULL: none */
+	cJSON *raw;           /* the block as received (input filled in when done); NULL: none */
+	const char *vendor;   /* whose raw it is (static) */
 	bool done;
 };
 
@@ -94,12 +119,23 @@ struct turn {
 	long text_block;              /* Anthropic: index of the open text block, -1 none */
 	bool streamed_text;           /* Responses: the open message's text came as deltas */
 	char response_id[128];        /* Responses: the response's id ("" none) */
+	/* Anthropic: the thinking block being streamed (blocks arrive one at a
+	 * time), its index, and its thinking and signature deltas so far. */
+	cJSON *vblock;
+	long vblock_index;
+	agent_buf vthink, vsig;
+	enum model_family family;     /* open models: calls in the text are read (turn_text_calls) */
 };
 
 void turn_init(struct turn *t, const char *who, const struct provider_events *ev);
 void turn_clear(struct turn *t);
 /* Text arriving: shown through ev->text (whole characters only) and kept. */
 void turn_text(struct turn *t, const char *s, size_t n);
+/* Thinking text arriving: shown through ev->thinking, not kept (the vendor block keeps it). */
+void turn_thinking(struct turn *t, const char *s, size_t n);
+/* A vendor block (text committed first, so it keeps its place). False: out of
+ * memory, or raw is not valid UTF-8 and could not go back unchanged (t->error). */
+bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *shown);
 /* Ends the current text block: adds it to the message when not empty. */
 bool turn_commit_text(struct turn *t);
 /* The accumulator for `key`, created on first use; NULL when out of memory. */
@@ -113,8 +149,6 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a);
  */
 bool turn_add_call(struct turn *t, const char *id, const char *name, const char *args,
                    const struct conv_call_extra *x);
-/* A vendor block (text so far committed first); same failures. */
-bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *text);
 /* Finishes every call not yet finished, in the order they started. */
 bool turn_finish_calls(struct turn *t);
 __attribute__((format(printf, 2, 3)))
@@ -125,6 +159,20 @@ bool turn_fail(struct turn *t, const char *fmt, ...);
  */
 cJSON *turn_parse_body(struct turn *t, const char *body, size_t len);
 void turn_set_stop(struct turn *t, const char *raw);
+/*
+ * Open models' calls written into the text (agent/llm/family.h): for the
+ * Qwen families <tool_call> blocks become calls and every computer_use
+ * call gets toolset "qwen"; for UI-TARS the actions after "Action:" become
+ * calls of toolset "uitars" while the text stays as it is (the model reads
+ * its own "Thought/Action" text back). Other families: nothing changes.
+ * False: out of memory (t->error).
+ */
+bool turn_text_calls(struct turn *t, enum model_family f);
+/* A call that travels in its message's text (toolset "uitars"): no tool
+ * call on the wire, its result goes back in a user message. */
+bool provider_call_in_text(const struct conv_block *b);
+/* The message holds a call that is sent as a tool call. */
+bool provider_has_wire_calls(const struct conv_message *m);
 /* Moves the assembled answer (if it has any block) into the conversation. False: out of memory. */
 bool turn_append(struct turn *t, struct conv *c);
 
@@ -143,6 +191,8 @@ struct request_ctx {
 	const char *previous_response_id;
 	size_t first_message;
 	bool openai_max_completion; /* api.openai.com wants max_completion_tokens */
+	int tool_version;           /* the format's computer tool version (tool_pick); 0: none */
+	const char *think;          /* Ollama: --think as given (NULL: not sent) */
 };
 
 /* Adds one request header line ("Name: value"); false when out of memory. */
@@ -159,17 +209,34 @@ struct provider_format {
 	/* The request body. False only when out of memory (the buffer is then unusable). */
 	bool (*build)(const struct request_ctx *rc, agent_buf *body);
 	/* The format's own headers (API version, feature flags, the key, which may be NULL). */
-	bool (*headers)(const struct provider_request *req, const char *api_key,
+	bool (*headers)(const struct request_ctx *rc, const char *api_key,
 	                wire_header_fn add, void *user);
 	/* One event of a stream (`event`: its SSE event name). False: the stream is bad (t->error set). */
 	bool (*event)(struct turn *t, const char *event, const char *data, size_t len);
 	/* A whole (non-streamed) response body. */
 	bool (*body)(struct turn *t, const char *body, size_t len);
+	/*
+	 * Optional, for formats with versions of a computer tool: the version
+	 * for `model` or the one `forced` names (NULL: from the model); -1 when
+	 * forced names none. The older version to retry with after an HTTP 400
+	 * whose message is `why` (0: none, do not retry), and a version's name.
+	 */
+	int (*tool_pick)(const char *model, const char *forced);
+	int (*tool_fallback)(int version, const char *why);
+	const char *(*tool_name)(int version);
+	/* Open models speak it: their calls written in text are read (turn_text_calls). */
+	bool open_models;
+	/* A stream is newline-delimited JSON: each line goes to event() with event NULL. */
+	bool ndjson;
 };
 
+/* OpenAI's headers (the key as a bearer token), for both of its formats. */
+bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
+                           wire_header_fn add, void *user);
 extern const struct provider_format provider_format_openai;    /* Chat Completions */
 extern const struct provider_format provider_format_anthropic; /* Messages */
 extern const struct provider_format provider_format_responses; /* OpenAI Responses */
+extern const struct provider_format provider_format_ollama;    /* Ollama's /api/chat */
 
 /* Adds "<name>: <secret>" through add and wipes the copy it made. */
 bool wire_header_secret(wire_header_fn add, void *user, const char *name, const char *secret);

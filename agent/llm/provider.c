@@ -62,9 +62,9 @@ static const struct vendor vendors[] = {
 	                     "//api.openai.com"},
 	[PROVIDER_ANTHROPIC] = {&provider_format_anthropic, "https://api.anthropic.com",
 	                        "ANTHROPIC_BASE_URL", "ANTHROPIC_API_KEY", "/v1/messages",
-	                        "claude-sonnet-4-20250514", false, NULL},
-	[PROVIDER_OLLAMA] = {&provider_format_openai, "http://localhost:11434", NULL, NULL,
-	                     "/v1/chat/completions", "llama3.1", true, NULL},
+	                        "claude-sonnet-5-5", false, NULL},
+	[PROVIDER_OLLAMA] = {&provider_format_ollama, "http://localhost:11434", NULL, NULL,
+	                     "/api/chat", "llama3.1", true, NULL},
 };
 
 /* OpenAI's own API, where computer use lives (gpt-5.4 and later). */
@@ -90,6 +90,11 @@ struct provider {
 	bool store;
 	char *last_response_id;
 	size_t last_n_messages;
+	int tool_version;  /* the format's computer tool version in use (0: none) */
+	bool tool_forced;  /* given by the user: never stepped down */
+	long last_status;  /* the HTTP status of the last exchange */
+	enum model_family family; /* open models: their calls in text (turn_text_calls) */
+	char *think;       /* Ollama's think, as given */
 };
 
 void provider_tools_clear(struct provider_tools *t)
@@ -144,6 +149,7 @@ void provider_destroy(struct provider *p)
 	script_destroy(p->script);
 	wipe(p->api_key);
 	free(p->last_response_id);
+	free(p->think);
 	free(p->model);
 	free(p->url);
 	free(p);
@@ -253,6 +259,17 @@ static bool vendor_setup(struct provider *p, const struct provider_settings *s, 
 		return false;
 	if (!(p->model = strdup(s->model && *s->model ? s->model : v->def_model)))
 		return provider_fail("%s: out of memory", who);
+	if (p->format->open_models)
+		p->family = model_family_of(p->model);
+	if (s->think && *s->think && !(p->think = strdup(s->think)))
+		return provider_fail("%s: out of memory", who);
+	if (p->format->tool_pick) {
+		p->tool_forced = s->computer_tool && *s->computer_tool;
+		p->tool_version = p->format->tool_pick(p->model, p->tool_forced ? s->computer_tool : NULL);
+		if (p->tool_version < 0)
+			return provider_fail("%s: unknown computer tool version '%s'", who,
+			                     s->computer_tool);
+	}
 	return curl_setup(p, who);
 }
 
@@ -277,6 +294,11 @@ struct provider *provider_create(const struct provider_settings *s)
 enum provider_kind provider_kind_of(const struct provider *p)
 {
 	return p->kind;
+}
+
+enum model_family provider_family(const struct provider *p)
+{
+	return p->family;
 }
 
 const char *provider_model(const struct provider *p)
@@ -347,7 +369,8 @@ struct exchange {
 	struct turn *t;
 	const struct provider_request *req;
 	struct sse_parser sse;
-	enum { BODY_UNKNOWN, BODY_SSE, BODY_WHOLE } mode;
+	struct ndjson_parser nd;
+	enum { BODY_UNKNOWN, BODY_SSE, BODY_NDJSON, BODY_WHOLE } mode;
 	agent_buf body;     /* whole responses and error bodies */
 	long status;
 	long retry_after_ms;
@@ -364,6 +387,12 @@ static bool on_sse_event(void *user, const char *event, const char *data, size_t
 {
 	struct exchange *x = user;
 	return x->p->format->event(x->t, event, data, len);
+}
+
+static bool on_ndjson_line(void *user, const char *line, size_t len)
+{
+	struct exchange *x = user;
+	return x->p->format->event(x->t, NULL, line, len);
 }
 
 static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
@@ -389,6 +418,8 @@ static void decide_mode(struct exchange *x, const char *first, size_t n)
 	curl_easy_getinfo(x->p->curl, CURLINFO_CONTENT_TYPE, &ctype);
 	if (x->status < 200 || x->status >= 300)
 		x->mode = BODY_WHOLE;
+	else if (x->p->format->ndjson && ctype && strstr(ctype, "ndjson"))
+		x->mode = BODY_NDJSON;
 	else if (ctype && strstr(ctype, "event-stream"))
 		x->mode = BODY_SSE;
 	else if (ctype && strstr(ctype, "json"))
@@ -411,6 +442,8 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *user)
 		decide_mode(x, buf, n);
 	if (x->mode == BODY_SSE)
 		return sse_feed(&x->sse, buf, n) ? n : 0;
+	if (x->mode == BODY_NDJSON)
+		return ndjson_feed(&x->nd, buf, n) ? n : 0;
 	size_t max = x->status >= 200 && x->status < 300 ? BODY_MAX : ERROR_BODY_MAX;
 	if (x->body.len + n > max) {
 		if (max == ERROR_BODY_MAX) /* enough of an error text: ignore the rest */
@@ -506,7 +539,7 @@ static enum outcome turn_failed(const struct turn *t)
 
 static enum outcome finish_calls(struct turn *t)
 {
-	if (!turn_finish_calls(t)) {
+	if (!turn_finish_calls(t) || !turn_text_calls(t, t->family)) {
 		provider_fail("%s: %s", t->who, t->error);
 		return OUT_FAIL;
 	}
@@ -518,7 +551,8 @@ static enum outcome transfer_broke(struct exchange *x, CURLcode rc, const char *
 {
 	struct turn *t = x->t;
 	const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-	if (x->status >= 200 && x->status < 300 && (t->done || x->mode == BODY_SSE)) {
+	if (x->status >= 200 && x->status < 300 &&
+	    (t->done || x->mode == BODY_SSE || x->mode == BODY_NDJSON)) {
 		if (t->done && !t->failed) /* everything arrived; only the goodbye broke */
 			return finish_calls(t);
 		provider_fail("%s: the stream was cut before the answer was complete (%s)", t->who,
@@ -538,8 +572,11 @@ static enum outcome transfer_broke(struct exchange *x, CURLcode rc, const char *
 static enum outcome body_outcome(struct exchange *x)
 {
 	struct turn *t = x->t;
-	if (x->mode == BODY_SSE) {
-		sse_finish(&x->sse);
+	if (x->mode == BODY_SSE || x->mode == BODY_NDJSON) {
+		if (x->mode == BODY_SSE)
+			sse_finish(&x->sse);
+		else
+			ndjson_finish(&x->nd);
 		if (t->failed)
 			return turn_failed(t);
 		if (!t->done) {
@@ -562,7 +599,7 @@ static enum outcome exchange_outcome(struct exchange *x, CURLcode rc, const char
 		provider_fail("%s: cancelled", who);
 		return OUT_CANCELLED;
 	}
-	if (rc == CURLE_WRITE_ERROR && (t->failed || x->sse.stopped)) {
+	if (rc == CURLE_WRITE_ERROR && (t->failed || x->sse.stopped || x->nd.stopped)) {
 		if (!t->failed)
 			turn_fail(t, "an event in the stream is too large");
 		return turn_failed(t);
@@ -594,13 +631,16 @@ static enum outcome exchange_run(struct provider *p, struct turn *t,
 	char errbuf[CURL_ERROR_SIZE] = "";
 	CURL *h = p->curl;
 	sse_init(&x.sse, on_sse_event, &x);
+	ndjson_init(&x.nd, on_ndjson_line, &x);
 	clock_gettime(CLOCK_MONOTONIC, &x.last_io);
 	exchange_setopts(h, p, body, headers, &x, errbuf);
 	CURLcode rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x.status);
 	*retry_after_ms = x.retry_after_ms;
+	p->last_status = x.status;
 	enum outcome out = exchange_outcome(&x, rc, errbuf);
 	sse_clear(&x.sse);
+	ndjson_clear(&x.nd);
 	agent_buf_finish(&x.body);
 	/* The handle keeps these pointers until the next reset. */
 	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
@@ -623,13 +663,13 @@ static bool add_header(void *user, const char *line)
 	return n != NULL;
 }
 
-static struct curl_slist *make_headers(const struct provider *p, const struct provider_request *req)
+static struct curl_slist *make_headers(const struct provider *p, const struct request_ctx *rc)
 {
 	struct curl_slist *l = NULL;
 	bool ok = add_header(&l, "Content-Type: application/json") &&
 	          add_header(&l, "Expect:") && /* no 100-continue round trip for large bodies */
 	          add_header(&l, p->stream ? "Accept: text/event-stream" : "Accept: application/json") &&
-	          p->format->headers(req, p->api_key, add_header, &l);
+	          p->format->headers(rc, p->api_key, add_header, &l);
 	if (!ok) {
 		free_headers(l);
 		return NULL;
@@ -705,6 +745,8 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 	struct request_ctx rc = {
 		.conv = c, .view = view, .req = r, .model = p->model, .stream = p->stream,
 		.openai_max_completion = p->openai_max_completion, .store = p->store,
+		.tool_version = req->tools && req->tools->computer_width > 0 ? p->tool_version : 0,
+		.think = p->think,
 	};
 	/* --store: continue from the kept response while the conversation only
 	 * grew since and nothing was pruned; else the whole input again. */
@@ -715,7 +757,7 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 		rc.first_message = p->last_n_messages;
 	}
 	bool built = p->format->build(&rc, body);
-	if (!built || body->oom || !(*headers = make_headers(p, req)))
+	if (!built || body->oom || !(*headers = make_headers(p, &rc)))
 		return provider_fail("%s: out of memory building the request", who);
 	return true;
 }
@@ -751,6 +793,7 @@ static enum provider_status attempt_turn(struct provider *p, struct turn *t,
 		long retry_after = -1;
 		turn_clear(t);
 		turn_init(t, who, ev);
+		t->family = p->family;
 		usage->attempts = attempt;
 		enum outcome o = exchange_run(p, t, r, body, headers, &retry_after);
 		if (o == OUT_OK)
@@ -798,19 +841,30 @@ static void remember_response(struct provider *p, const struct turn *t, const st
 	p->last_n_messages = c->n_messages;
 }
 
-enum provider_status provider_turn(struct provider *p, struct conv *c,
-                                   const struct provider_request *req,
-                                   const struct provider_events *ev,
-                                   struct provider_usage *usage)
+/*
+ * After a failed turn: when the server refused the computer tool version
+ * (HTTP 400 naming its type) and the user did not choose it, the next older
+ * version becomes the session's. True: worth one more turn.
+ */
+static bool step_down_tool(struct provider *p, const struct provider_request *req)
+{
+	if (!p->format->tool_fallback || p->tool_forced || p->last_status != 400 ||
+	    !req->tools || req->tools->computer_width <= 0)
+		return false;
+	int older = p->format->tool_fallback(p->tool_version, provider_error());
+	if (older <= 0)
+		return false;
+	p->tool_version = older;
+	return true;
+}
+
+/* One request and its answer (see provider_turn). */
+static enum provider_status one_turn(struct provider *p, struct conv *c,
+                                     const struct provider_request *req,
+                                     const struct provider_events *ev,
+                                     struct provider_usage *usage)
 {
 	const char *who = provider_kind_name(p->kind);
-	struct provider_usage local;
-	usage = usage ? usage : &local;
-	usage_reset(usage);
-	provider_err.text[0] = '\0';
-	if (p->kind == PROVIDER_SCRIPT)
-		return script_turn(p->script, c, ev, usage);
-
 	enum provider_status status = PROVIDER_FAILED;
 	struct conv_view view = {0};
 	agent_buf body = {0};
@@ -831,5 +885,34 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
 	free_headers(headers);
 	agent_buf_finish(&body);
 	conv_view_clear(&view);
+	return status;
+}
+
+enum provider_status provider_turn(struct provider *p, struct conv *c,
+                                   const struct provider_request *req,
+                                   const struct provider_events *ev,
+                                   struct provider_usage *usage)
+{
+	struct provider_usage local;
+	usage = usage ? usage : &local;
+	usage_reset(usage);
+	provider_err.text[0] = '\0';
+	if (p->kind == PROVIDER_SCRIPT)
+		return script_turn(p->script, c, ev, usage);
+	enum provider_status status = one_turn(p, c, req, ev, usage);
+	bool stepped = false;
+	/* Each refusal earns one retry with the next older version. */
+	while (status == PROVIDER_FAILED && step_down_tool(p, req)) {
+		stepped = true;
+		status = one_turn(p, c, req, ev, usage);
+	}
+	if (stepped && status == PROVIDER_OK && ev && ev->notice) {
+		char text[300];
+		snprintf(text, sizeof(text),
+		         "%s: model %s refused the newer computer tool; %s worked and is "
+		         "used for the rest of this session",
+		         provider_kind_name(p->kind), p->model, p->format->tool_name(p->tool_version));
+		ev->notice(ev->user, text);
+	}
 	return status;
 }

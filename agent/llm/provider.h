@@ -1,11 +1,23 @@
 /*
  * agent/llm/provider — one model turn: the conversation goes out as a request in
  * the provider's wire format (OpenAI Responses, OpenAI Chat Completions, Anthropic Messages,
- * Ollama through its OpenAI endpoint, or a replayed script), the answer comes
- * back streamed (server-sent events) or whole, and is delivered as events and
- * as one assistant message appended to the conversation.
+ * Ollama's native /api/chat, or a replayed script), the answer comes back
+ * streamed (server-sent events, or Ollama's newline-delimited JSON) or
+ * whole, and is delivered as events and as one assistant message appended
+ * to the conversation.
  *
- * The only part of deskhand that knows libcurl and the wire formats.
+ * Open models (agent/llm/family.h) through Chat Completions or Ollama: the
+ * calls Qwen writes as <tool_call> text and UI-TARS's "Action: ..." text
+ * become calls of the message (toolsets "qwen" and "uitars"), so they pass
+ * the gate like any other; UI-TARS's go back as text, their results as a
+ * user message.
+ *
+ * The only part of deskhand that knows libcurl and the wire formats. For
+ * Anthropic it also picks the computer tool version for the model
+ * (anthropic_tools.h; --computer-tool overrides), steps down once per
+ * HTTP 400 that refuses the tool type (the notice event says which worked),
+ * keeps thinking blocks byte for byte as vendor blocks and shows their
+ * summary through the thinking event.
  *
  * How the loop uses it:
  *
@@ -38,6 +50,7 @@
 #include <stddef.h>
 
 #include "agent/llm/conversation.h"
+#include "agent/llm/family.h"
 
 enum provider_kind {
 	PROVIDER_OPENAI,
@@ -64,13 +77,13 @@ enum provider_api {
 /* What the command line gives; NULL fields fall back to the environment and defaults. */
 struct provider_settings {
 	enum provider_kind kind;
-	const char *model;    /* NULL: gpt-5.4, claude-sonnet-4-20250514, llama3.1 */
+	const char *model;    /* NULL: gpt-5.4, claude-sonnet-5-5, llama3.1 */
 	/*
 	 * NULL: OPENAI_BASE_URL or https://api.openai.com/v1 (openai),
 	 * ANTHROPIC_BASE_URL or https://api.anthropic.com (anthropic),
-	 * http://localhost:11434 (ollama). Requests go to {base}/chat/completions,
-	 * {base}/v1/messages and {base}/v1/chat/completions respectively
-	 * ({base}/responses for the Responses API).
+	 * http://localhost:11434 (ollama). Requests go to
+	 * {base}/chat/completions, {base}/v1/messages and {base}/api/chat
+	 * respectively ({base}/responses for the Responses API).
 	 */
 	const char *base_url;
 	/*
@@ -85,6 +98,16 @@ struct provider_settings {
 	/* Responses: keep responses at the vendor (store:true) and continue
 	 * from previous_response_id; default store:false, the whole input sent. */
 	bool store;
+	/*
+	 * Anthropic: the computer tool version ("toolset", "20251124",
+	 * "20250124"); NULL: picked from the model (agent/llm/anthropic_tools.h),
+	 * and on an HTTP 400 that refuses the tool type the turn is retried once
+	 * with the next older version, which is kept for the session (the
+	 * notice event says which). Given: never changed.
+	 */
+	const char *computer_tool;
+	/* Ollama: "think" as given (true|false|low|medium|high); NULL: not sent. */
+	const char *think;
 };
 
 /*
@@ -97,8 +120,11 @@ struct provider *provider_create(const struct provider_settings *s);
 void provider_destroy(struct provider *p); /* NULL: no-op */
 
 enum provider_kind provider_kind_of(const struct provider *p);
+/* The open model family (agent/llm/family.h) when the wire format serves
+ * open models (Chat Completions, Ollama); MODEL_FAMILY_OTHER otherwise. */
+enum model_family provider_family(const struct provider *p);
 const char *provider_model(const struct provider *p);
-/* "openai-responses", "openai-chat", "anthropic", "script": the wire format spoken. */
+/* "openai-responses", "openai-chat", "anthropic", "ollama", "script": the wire format spoken. */
 const char *provider_format_name(const struct provider *p);
 /* The URL requests go to (never holds the key); the script's path for scripts. */
 const char *provider_endpoint(const struct provider *p);
@@ -121,8 +147,9 @@ struct provider_tools {
 	struct provider_tool *tools;
 	/*
 	 * When > 0 and the provider is Anthropic, the tool named "computer" is
-	 * declared as Anthropic's native computer_20250124 tool of this size
-	 * (with the computer-use beta header) instead of as a function.
+	 * declared as Anthropic's native computer tool for the model (the
+	 * toolset, or computer_20251124/20250124 of this size with their beta
+	 * header: provider_settings.computer_tool) instead of as a function.
 	 */
 	int computer_width, computer_height;
 };
@@ -156,6 +183,10 @@ struct provider_events {
 	void (*tool_call)(void *user, const struct conv_block *call);
 	/* A failed attempt that will be retried after delay_ms. */
 	void (*retry)(void *user, int attempt, long delay_ms, const char *why);
+	/* Something the user should know (the computer tool version that worked). */
+	void (*notice)(void *user, const char *text);
+	/* A piece of the model's summarised thinking as it arrives (shown dimmed). */
+	void (*thinking)(void *user, const char *text, size_t len);
 };
 
 enum provider_stop {

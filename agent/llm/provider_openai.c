@@ -97,11 +97,11 @@ static void assistant_message(agent_buf *b, const struct conv_message *m)
 	if (text.oom)
 		b->oom = true;
 	agent_buf_finish(&text);
-	if (provider_has_calls(m)) {
+	if (provider_has_wire_calls(m)) {
 		agent_buf_puts(b, ",\"tool_calls\":[");
 		for (size_t j = 0; j < m->n_blocks; j++) {
 			const struct conv_block *call = &m->blocks[j];
-			if (call->type != CONV_TOOL_CALL)
+			if (call->type != CONV_TOOL_CALL || provider_call_in_text(call))
 				continue;
 			sep(b, &first);
 			agent_buf_puts(b, "{\"id\":");
@@ -118,42 +118,26 @@ static void assistant_message(agent_buf *b, const struct conv_message *m)
 	agent_buf_puts(b, "}");
 }
 
-/*
- * The answers to the calls of `call_msg`: a tool message per call, in the
- * calls' order (a missing result is reported as one), then one user message
- * with the screenshots that are sent.
- */
-static void results(agent_buf *b, const struct conv *c, const struct conv_message *call_msg,
-                    const struct conv_message *res_msg, const bool *keep)
+/* A result's text for the model: "[error] " first when it failed, the
+ * note for a screenshot that is not sent last. */
+static void result_text(agent_buf *b, const struct conv_block *r, bool sent)
 {
-	bool any_image = false;
-	for (size_t j = 0; j < call_msg->n_blocks; j++) {
-		const struct conv_block *call = &call_msg->blocks[j];
-		if (call->type != CONV_TOOL_CALL)
-			continue;
-		const struct conv_block *r = provider_find_result(res_msg, call->id);
-		agent_buf_puts(b, ",{\"role\":\"tool\",\"tool_call_id\":");
-		jb_str(b, call->id);
-		agent_buf_puts(b, ",\"content\":");
-		if (!r) {
-			jb_str(b, "[error] " PROVIDER_NO_RESULT);
-		} else {
-			bool sent = r->image.path && keep[r - res_msg->blocks];
-			agent_buf t = {0};
-			if (r->is_error)
-				agent_buf_puts(&t, "[error] ");
-			agent_buf_puts(&t, r->text);
-			if (r->image.path && !sent)
-				agent_buf_puts(&t, t.len ? "\n" CONV_IMAGE_OMITTED : CONV_IMAGE_OMITTED);
-			jb_strn(b, t.data ? t.data : "", t.len);
-			b->oom |= t.oom;
-			agent_buf_finish(&t);
-			any_image |= sent;
-		}
-		agent_buf_puts(b, "}");
-	}
-	if (!any_image)
-		return;
+	agent_buf t = {0};
+	if (r->is_error)
+		agent_buf_puts(&t, "[error] ");
+	agent_buf_puts(&t, r->text);
+	if (r->image.path && !sent)
+		agent_buf_puts(&t, t.len ? "\n" CONV_IMAGE_OMITTED : CONV_IMAGE_OMITTED);
+	jb_strn(b, t.data ? t.data : "", t.len);
+	b->oom |= t.oom;
+	agent_buf_finish(&t);
+}
+
+/* What follows the tool messages: the results of calls made in text and
+ * the screenshots that are sent, in the calls' order. */
+static void results_user(agent_buf *b, const struct conv *c, const struct conv_message *call_msg,
+                         const struct conv_message *res_msg, const bool *keep)
+{
 	bool first = true;
 	agent_buf_puts(b, ",{\"role\":\"user\",\"content\":[");
 	for (size_t j = 0; j < call_msg->n_blocks; j++) {
@@ -161,7 +145,17 @@ static void results(agent_buf *b, const struct conv *c, const struct conv_messag
 		if (call->type != CONV_TOOL_CALL)
 			continue;
 		const struct conv_block *r = provider_find_result(res_msg, call->id);
-		if (!r || !r->image.path || !keep[r - res_msg->blocks])
+		bool sent = r && r->image.path && keep[r - res_msg->blocks];
+		if (provider_call_in_text(call)) {
+			sep(b, &first);
+			agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
+			if (r)
+				result_text(b, r, sent);
+			else
+				jb_str(b, "[error] " PROVIDER_NO_RESULT);
+			agent_buf_puts(b, "}");
+		}
+		if (!sent)
 			continue;
 		char label[200];
 		snprintf(label, sizeof(label), "Screenshot after tool call %.100s (%dx%d):", call->id,
@@ -170,6 +164,38 @@ static void results(agent_buf *b, const struct conv *c, const struct conv_messag
 		image_part(b, c, &r->image, &first);
 	}
 	agent_buf_puts(b, "]}");
+}
+
+/*
+ * The answers to the calls of `call_msg`: a tool message per call, in the
+ * calls' order (a missing result is reported as one), then one user message
+ * with the screenshots that are sent and the results of calls made in text
+ * (which have no tool message: there was no tool call to answer).
+ */
+static void results(agent_buf *b, const struct conv *c, const struct conv_message *call_msg,
+                    const struct conv_message *res_msg, const bool *keep)
+{
+	bool user = false;
+	for (size_t j = 0; j < call_msg->n_blocks; j++) {
+		const struct conv_block *call = &call_msg->blocks[j];
+		if (call->type != CONV_TOOL_CALL)
+			continue;
+		const struct conv_block *r = provider_find_result(res_msg, call->id);
+		bool sent = r && r->image.path && keep[r - res_msg->blocks];
+		user |= sent || provider_call_in_text(call);
+		if (provider_call_in_text(call))
+			continue;
+		agent_buf_puts(b, ",{\"role\":\"tool\",\"tool_call_id\":");
+		jb_str(b, call->id);
+		agent_buf_puts(b, ",\"content\":");
+		if (!r)
+			jb_str(b, "[error] " PROVIDER_NO_RESULT);
+		else
+			result_text(b, r, sent);
+		agent_buf_puts(b, "}");
+	}
+	if (user)
+		results_user(b, c, call_msg, res_msg, keep);
 }
 
 static bool openai_build(const struct request_ctx *rc, agent_buf *b)
@@ -362,17 +388,18 @@ static bool openai_body(struct turn *t, const char *body, size_t len)
 	return ok && !t->failed;
 }
 
-static bool openai_headers(const struct provider_request *req, const char *api_key,
+bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
                            wire_header_fn add, void *user)
 {
-	(void)req;
+	(void)rc;
 	return api_key == NULL || wire_header_secret(add, user, "Authorization: Bearer", api_key);
 }
 
 const struct provider_format provider_format_openai = {
 	.name = "openai-chat",
 	.build = openai_build,
-	.headers = openai_headers,
+	.headers = openai_bearer_headers,
 	.event = openai_event,
 	.body = openai_body,
+	.open_models = true,
 };

@@ -804,17 +804,10 @@ static bool responses_body(struct turn *t, const char *body, size_t len)
 	return ok && !t->failed;
 }
 
-static bool responses_headers(const struct provider_request *req, const char *api_key,
-                              wire_header_fn add, void *user)
-{
-	(void)req;
-	return api_key == NULL || wire_header_secret(add, user, "Authorization: Bearer", api_key);
-}
-
 const struct provider_format provider_format_responses = {
 	.name = "openai-responses",
 	.build = responses_build,
-	.headers = responses_headers,
+	.headers = openai_bearer_headers, /* the same key header as Chat Completions */
 	.event = responses_event,
 	.body = responses_body,
 };

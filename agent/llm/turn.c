@@ -34,6 +34,8 @@ static void acc_clear(struct tool_acc *a)
 	agent_buf_finish(&a->name);
 	agent_buf_finish(&a->args);
 	cJSON_Delete(a->start_input);
+	free(a->toolset);
+	cJSON_Delete(a->raw);
 }
 
 void turn_clear(struct turn *t)
@@ -42,6 +44,10 @@ void turn_clear(struct turn *t)
 		acc_clear(&t->calls[i]);
 	free(t->calls);
 	agent_buf_finish(&t->text);
+	cJSON_Delete(t->vblock);
+	t->vblock = NULL;
+	agent_buf_finish(&t->vthink);
+	agent_buf_finish(&t->vsig);
 	conv_message_destroy(t->msg);
 	t->msg = NULL;
 	t->calls = NULL;
@@ -122,6 +128,46 @@ static bool ensure_msg(struct turn *t)
 	return true;
 }
 
+void turn_thinking(struct turn *t, const char *s, size_t n)
+{
+	if (n && t->ev && t->ev->thinking)
+		t->ev->thinking(t->ev->user, s, n);
+}
+
+bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *shown)
+{
+	if (!turn_commit_text(t) || !ensure_msg(t))
+		return false;
+	/* It could not go back unchanged: refused here rather than mangled. */
+	if (!agent_utf8_valid(raw, strlen(raw)))
+		return turn_fail(t, "a %s block is not valid UTF-8", vendor);
+	if (!conv_msg_add_vendor(t->msg, vendor, raw, shown))
+		return turn_fail(t, "out of memory");
+	t->delivered = true;
+	return true;
+}
+
+/*
+ * The call's raw block with its input as the arguments parsed, printed:
+ * what the server would have sent whole. NULL when there is none or the
+ * arguments are not an object (the call is then rebuilt, not echoed).
+ */
+static char *raw_call(const struct tool_acc *a, const char *args)
+{
+	if (!a->raw)
+		return NULL;
+	cJSON *input = cJSON_Parse(args && *args ? args : "{}");
+	if (!cJSON_IsObject(input)) {
+		cJSON_Delete(input);
+		return NULL;
+	}
+	if (!cJSON_ReplaceItemInObjectCaseSensitive(a->raw, "input", input)) {
+		cJSON_Delete(input);
+		return NULL;
+	}
+	return cJSON_PrintUnformatted(a->raw);
+}
+
 bool turn_commit_text(struct turn *t)
 {
 	if (t->n_hold && t->ev && t->ev->text) {
@@ -180,7 +226,12 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a)
 		snprintf(gen, sizeof(gen), "call_%zu", t->msg->n_blocks);
 		id = gen;
 	}
-	bool ok = conv_msg_add_tool_call(t->msg, id, agent_buf_cstr(&a->name), args ? args : "");
+	char *raw = raw_call(a, args);
+	struct conv_call_extra x = {.toolset = a->toolset, .vendor = raw ? a->vendor : NULL,
+	                            .raw = raw};
+	bool ok = conv_msg_add_tool_call_ex(t->msg, id, agent_buf_cstr(&a->name), args ? args : "",
+	                                    &x);
+	free(raw);
 	free(printed);
 	if (!ok)
 		return turn_fail(t, "out of memory");
@@ -200,16 +251,6 @@ bool turn_add_call(struct turn *t, const char *id, const char *name, const char 
 	t->delivered = true;
 	if (t->ev && t->ev->tool_call)
 		t->ev->tool_call(t->ev->user, &t->msg->blocks[t->msg->n_blocks - 1]);
-	return true;
-}
-
-bool turn_add_vendor(struct turn *t, const char *vendor, const char *raw, const char *text)
-{
-	if (!turn_commit_text(t) || !ensure_msg(t))
-		return false;
-	if (!conv_msg_add_vendor(t->msg, vendor, raw, text))
-		return turn_fail(t, "out of memory or an item that is not valid UTF-8");
-	t->delivered = true;
 	return true;
 }
 

@@ -428,16 +428,51 @@ out:
 	gate_proposal_finish(&p);
 }
 
-/* An action of an OpenAI computer_call: answered with a screenshot whatever happened. */
-static bool is_openai_action(const struct conv_block *call)
+/*
+ * An action of a vendor whose actions have no screenshot of their own to
+ * ask for (OpenAI's computer_call, Qwen's computer_use, UI-TARS's text):
+ * answered with a screenshot whatever happened.
+ */
+static bool answered_with_screenshot(const struct conv_block *call)
 {
-	return call->toolset != NULL && strcmp(call->toolset, "openai") == 0;
+	static const char *const sets[] = {"openai", "qwen", "uitars"};
+	for (size_t i = 0; call->toolset != NULL && i < sizeof(sets) / sizeof(sets[0]); i++)
+		if (strcmp(call->toolset, sets[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Qwen's terminate/answer and UI-TARS's finished/call_user end the task:
+ * not an action (nothing runs, nothing to confirm); the user is shown what
+ * the model said and the loop stops after this batch (g->task_done).
+ */
+static bool final_call(agent_gate *g, const struct conv_block *call, agent_tool_result *res)
+{
+	char *text = NULL;
+	bool final = false;
+	if (call->toolset == NULL || call->args == NULL)
+		return false;
+	if (strcmp(call->toolset, "qwen") == 0)
+		final = agent_qwen_final(call->args, &text);
+	else if (strcmp(call->toolset, "uitars") == 0)
+		final = agent_uitars_final(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+		                               call->args, "action")), &text);
+	if (!final)
+		return false;
+	agent_term_notice(g->term, "the model ends the task: %s", text != NULL ? text : "");
+	gate_result_text(res, false, "The task ended: %s", text != NULL ? text : "");
+	free(text);
+	g->task_done = true;
+	return true;
 }
 
 /* One call of a batch: its vendor's safety checks first, then the gate. */
 static void batch_call(agent_gate *g, const struct conv_block *call, agent_tool_result *res)
 {
 	char *ack = NULL;
+	if (final_call(g, call, res))
+		return;
 	if (call->checks != NULL && !gate_vendor_checks(g, call, &ack, res))
 		return;
 	agent_gate_tool_call(g, call, res);
@@ -470,9 +505,10 @@ void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls,
 	bool ended = false, due = false, took_over = false;
 	g->stop_batch = false;
 	g->end_turn = false;
+	g->task_done = false;
 	for (size_t k = 0; k < n; k++) {
 		memset(&res[k], 0, sizeof(res[k]));
-		due = due || is_openai_action(calls[k]);
+		due = due || answered_with_screenshot(calls[k]);
 		if (!ended && held(g, &took_over) && took_over) {
 			ended = true;
 			due = true;
@@ -481,6 +517,8 @@ void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls,
 			gate_result_text(&res[k], true, "%s", AGENT_TOOK_OVER);
 		} else if (ended) {
 			gate_result_text(&res[k], true, "%s", AGENT_NOT_EXECUTED);
+		} else if (g->task_done) {
+			gate_result_text(&res[k], true, "not run: the task had ended");
 		} else if (g->end_run || g->stop_batch || (g->cancel != NULL && *g->cancel)) {
 			gate_result_text(&res[k], true, g->end_run || g->stop_batch
 			                 ? "not run: the run was stopped" : "not run: the user interrupted");
@@ -492,6 +530,6 @@ void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls,
 		}
 	}
 	g->batch_more = false;
-	if (due && !g->end_turn && n > 0 && res[n - 1].image.path == NULL)
+	if (due && !g->end_turn && !g->task_done && n > 0 && res[n - 1].image.path == NULL)
 		gate_attach_screenshot(g, true, &res[n - 1]);
 }

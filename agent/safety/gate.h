@@ -56,6 +56,11 @@ typedef struct agent_gate {
 	size_t max_output;
 	int settle_ms, screen_max_w, screen_max_h, monitor;
 	bool grid;
+	/* How the model locates things (--grounding): the image size and the
+	 * coordinate grid of every screenshot (vision_shot_opts). */
+	vision_grounding grounding;
+	long min_pixels;
+	int relative;
 	/* Changed by the user's magic commands (and the kill switch, for settings). */
 	agent_policy_settings settings;
 	bool verbose;
@@ -73,6 +78,9 @@ typedef struct agent_gate {
 	/* A vendor's safety check was declined: the loop ends the turn and
 	 * waits for the user (agent_gate_tool_calls clears this). */
 	bool end_turn;
+	/* The model ended the task (Qwen's terminate/answer, UI-TARS's
+	 * finished): the loop stops (agent_gate_tool_calls clears this). */
+	bool task_done;
 	/* More calls follow in this batch: an input action's screenshot waits
 	 * for the end of the batch (agent_gate_tool_calls sets it). */
 	bool batch_more;
@@ -146,6 +154,9 @@ void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls,
  * Returns ok.
  */
 bool agent_gate_logged(agent_gate *g, bool ok);
+
+/* The options every screenshot for the model is taken with. */
+void agent_gate_shot_opts(const agent_gate *g, vision_shot_opts *vo);
 
 /*
  * Takes the model's view of the screen (settle first when `settle`), stores

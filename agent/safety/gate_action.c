@@ -12,6 +12,20 @@
 #include "agent/tools/computer-run.h"
 #include "agent/util/textutil.h"
 
+void agent_gate_shot_opts(const agent_gate *g, vision_shot_opts *vo)
+{
+	vision_shot_opts_init(vo);
+	vo->max_w = g->screen_max_w;
+	vo->max_h = g->screen_max_h;
+	vo->monitor = g->monitor;
+	vo->grid = g->grid;
+	vo->grounding = g->grounding;
+	if (g->min_pixels > 0)
+		vo->min_pixels = g->min_pixels;
+	if (g->relative > 0)
+		vo->relative = g->relative;
+}
+
 bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
                       char *err, size_t errlen)
 {
@@ -28,11 +42,7 @@ bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
 		}
 	}
 	vision_shot_opts vo;
-	vision_shot_opts_init(&vo);
-	vo.max_w = g->screen_max_w;
-	vo.max_h = g->screen_max_h;
-	vo.monitor = g->monitor;
-	vo.grid = g->grid;
+	agent_gate_shot_opts(g, &vo);
 	vision_view view;
 	os_image *shot = vision_shot(g->display, &vo, &view);
 	if (shot == NULL) {

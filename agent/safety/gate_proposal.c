@@ -106,6 +106,43 @@ static bool parse_openai(agent_gate *g, const struct conv_block *call, proposal 
 	return true;
 }
 
+/* Where the pointer is in the model's coordinates (Qwen's drag starts
+ * there); false when it is not on the screen the model sees. */
+static bool pointer_in_view(agent_gate *g, int xy[2])
+{
+	int sx, sy;
+	return os_pointer(g->display, &sx, &sy) &&
+	       vision_screen_to_model(&g->view, sx, sy, &xy[0], &xy[1]);
+}
+
+/*
+ * A call of an open model's own vocabulary: Qwen's computer_use (toolset
+ * "qwen") or a UI-TARS text action ("uitars"), translated into deskhand's
+ * action (agent/tools/qwen_actions.h, uitars.h), then parsed like any.
+ */
+static bool parse_open_model(agent_gate *g, const struct conv_block *call, bool qwen,
+                             proposal *p, char *err, size_t errlen)
+{
+	if (g->display == NULL) {
+		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
+		return false;
+	}
+	int ptr[2];
+	bool have_ptr = qwen && pointer_in_view(g, ptr);
+	cJSON *args = qwen ? agent_qwen_action_args(call->args, have_ptr ? ptr : NULL, err, errlen)
+	              : agent_uitars_action_args(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
+	                                             call->args, "action")), err, errlen);
+	if (args == NULL)
+		return false;
+	bool ok = agent_computer_parse(args, &g->view, &p->action, err, errlen);
+	cJSON_Delete(args);
+	if (!ok)
+		return false;
+	p->has_action = true;
+	p->kind = agent_policy_action_kind(p->action.kind);
+	return true;
+}
+
 bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal *p,
                        char *err, size_t errlen)
 {
@@ -125,6 +162,9 @@ bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal 
 		return parse_action(g, call, call->name, p, err, errlen);
 	if (call->toolset != NULL && strcmp(call->toolset, "openai") == 0)
 		return parse_openai(g, call, p, err, errlen);
+	if (call->toolset != NULL && (strcmp(call->toolset, "qwen") == 0 ||
+	                              strcmp(call->toolset, "uitars") == 0))
+		return parse_open_model(g, call, call->toolset[0] == 'q', p, err, errlen);
 	if (strcmp(call->name, "find_text") == 0)
 		return parse_action(g, call, "find_text", p, err, errlen);
 	if (strcmp(call->name, "computer") == 0)

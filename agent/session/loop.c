@@ -97,6 +97,9 @@ static bool build_prompt(agent_session *s)
 		.computer = s->gate.display != NULL,
 		.screen_width = s->gate.view.model_w,
 		.screen_height = s->gate.view.model_h,
+		.coord_width = vision_coord_w(&s->gate.view),
+		.coord_height = vision_coord_h(&s->gate.view),
+		.family = provider_family(s->provider),
 	};
 	s->system_prompt = prompt_system(&env);
 	if (s->system_prompt == NULL || !prompt_tools(&env, &s->tools)) {
@@ -199,13 +202,9 @@ static bool open_desktop(agent_session *s)
 		                 s->opt->monitor, n);
 		return false;
 	}
-	os_rect mon = mons[s->gate.monitor];
-	s->gate.view.screen_x = mon.x;
-	s->gate.view.screen_y = mon.y;
-	s->gate.view.screen_w = mon.width;
-	s->gate.view.screen_h = mon.height;
-	if (!vision_fit(mon.width, mon.height, (int)s->opt->screen_max_w,
-	                (int)s->opt->screen_max_h, &s->gate.view.model_w, &s->gate.view.model_h)) {
+	vision_shot_opts vo;
+	agent_gate_shot_opts(&s->gate, &vo);
+	if (!vision_view_for(&vo, &mons[s->gate.monitor], &s->gate.view)) {
 		agent_term_error(s->term, "%s", vision_error());
 		return false;
 	}
@@ -220,6 +219,18 @@ static void ev_text(void *user, const char *text, size_t len)
 {
 	agent_session *s = user;
 	agent_term_text(s->term, text, len);
+}
+
+static void ev_thinking(void *user, const char *text, size_t len)
+{
+	agent_session *s = user;
+	agent_term_thinking(s->term, text, len);
+}
+
+static void ev_notice(void *user, const char *text)
+{
+	agent_session *s = user;
+	agent_term_notice(s->term, "%s", text);
 }
 
 static void ev_retry(void *user, int attempt, long delay_ms, const char *why)
@@ -344,10 +355,31 @@ static void turn_answered(agent_session *s, const struct provider_usage *usage)
 	agent_buf_finish(&b);
 }
 
+/*
+ * Open models' computer functions have no screenshot action (Qwen's, and
+ * UI-TARS's text actions): the screen goes with the user's message, as
+ * their own harnesses do. Failing to take it is told, not fatal.
+ */
+static bool attach_screenshot(agent_session *s)
+{
+	enum model_family f = provider_family(s->provider);
+	if (s->gate.display == NULL || !(model_family_qwen(f) || f == MODEL_FAMILY_UITARS))
+		return true;
+	struct conv_image img = {0};
+	char err[256];
+	if (!agent_gate_screenshot(&s->gate, false, &img, err, sizeof(err))) {
+		agent_term_warning(s->term, "no screenshot goes with the message: %s", err);
+		return true;
+	}
+	bool ok = conv_msg_add_image(conv_last(s->conv), &img);
+	conv_image_clear(&img);
+	return ok;
+}
+
 static void run_user_message(agent_session *s, const char *text)
 {
 	agent_console_task(s->console, text);
-	if (!conv_add_user_text(s->conv, text)) {
+	if (!conv_add_user_text(s->conv, text) || !attach_screenshot(s)) {
 		agent_term_error(s->term, "out of memory");
 		s->status = 1;
 		return;
@@ -367,6 +399,8 @@ static void run_user_message(agent_session *s, const char *text)
 		.user = s,
 		.text = ev_text,
 		.retry = ev_retry,
+		.notice = ev_notice,
+		.thinking = ev_thinking,
 	};
 	for (long step = 0;; step++) {
 		if (step >= s->opt->max_steps) {
@@ -407,6 +441,8 @@ static void run_user_message(agent_session *s, const char *text)
 			s->status = 1;
 			return;
 		}
+		if (s->gate.task_done)
+			return;
 		if (s->gate.end_turn) {
 			agent_term_notice(s->term, "a safety check was declined: the turn ends here "
 			                  "(the model is told with your next message)");
@@ -744,6 +780,8 @@ static bool start_provider(agent_session *s)
 		.store = s->opt->store,
 		.api = s->opt->api == NULL ? PROVIDER_API_AUTO
 		       : strcmp(s->opt->api, "chat") == 0 ? PROVIDER_API_CHAT : PROVIDER_API_RESPONSES,
+		.computer_tool = s->opt->computer_tool,
+		.think = s->opt->think,
 	};
 	if (!provider_kind_parse(s->opt->provider, &ps.kind)) {
 		agent_term_error(s->term, "unknown provider %s", s->opt->provider);
@@ -810,6 +848,27 @@ static void wipe_api_key(int argc, char **argv)
 	}
 }
 
+/*
+ * How the model points (--grounding, else its family's own convention by
+ * name): Qwen2.5-VL and UI-TARS answer in pixels of an image sized by
+ * smart_resize (their smallest areas 3136 and 100*28*28), Qwen3-VL on a
+ * 0..999 grid, the rest in the pixels of the fitted image.
+ */
+static void grounding_setup(agent_session *s)
+{
+	agent_gate *g = &s->gate;
+	enum model_family f = model_family_of(provider_model(s->provider));
+	const char *gr = s->opt->grounding;
+	if (gr == NULL)
+		gr = f == MODEL_FAMILY_QWEN25_VL || f == MODEL_FAMILY_UITARS ? "smart-resize"
+		     : f == MODEL_FAMILY_QWEN3_VL ? "relative-1000" : "pixels";
+	g->grounding = strcmp(gr, "smart-resize") == 0 ? VISION_GROUND_SMART_RESIZE
+	               : strcmp(gr, "relative-1000") == 0 ? VISION_GROUND_RELATIVE
+	               : VISION_GROUND_PIXELS;
+	g->min_pixels = f == MODEL_FAMILY_UITARS ? 100L * 28 * 28 : 3136;
+	g->relative = 1000;
+}
+
 static void gate_setup(agent_session *s)
 {
 	agent_gate *g = &s->gate;
@@ -824,6 +883,7 @@ static void gate_setup(agent_session *s)
 	g->screen_max_w = (int)s->opt->screen_max_w;
 	g->screen_max_h = (int)s->opt->screen_max_h;
 	g->grid = s->opt->grid;
+	grounding_setup(s);
 	own_files_setup(s);
 }
 

@@ -66,6 +66,9 @@ void agent_options_finish(agent_options *o)
 	free(o->script);
 	free(o->safe_mode);
 	free(o->sandbox);
+	free(o->computer_tool);
+	free(o->grounding);
+	free(o->think);
 	free(o->conversation);
 	free(o->audit);
 	free(o->message);
@@ -87,6 +90,9 @@ static const char *const providers[] = {"openai", "anthropic", "ollama", "script
 static const char *const safe_modes[] = {"off", "ask", "auto", NULL};
 static const char *const sandboxes[] = {"off", "standard", "strict", NULL};
 static const char *const apis[] = {"responses", "chat", NULL};
+static const char *const computer_tools[] = {"toolset", "20251124", "20250124", NULL};
+static const char *const groundings[] = {"pixels", "smart-resize", "relative-1000", NULL};
+static const char *const thinks[] = {"true", "false", "low", "medium", "high", NULL};
 
 static bool check_enum(const char *what, const char *v, const char *const *allowed)
 {
@@ -165,6 +171,9 @@ static const struct cfg_str cfg_strs[] = {
 	STR("api", api, apis),
 	STR("safe_mode", safe_mode, safe_modes),
 	STR("sandbox", sandbox, sandboxes),
+	STR("computer_tool", computer_tool, computer_tools),
+	STR("grounding", grounding, groundings),
+	STR("think", think, thinks),
 	STR("audit", audit, NULL),
 	STR("workspace", workspace, NULL),
 };
@@ -312,7 +321,8 @@ enum {
 	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
 	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_SETTLE_MS, OPT_CONFIG,
-	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE,
+	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL, OPT_GROUNDING, OPT_THINK,
+	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE,
 };
 
 static const struct option long_opts[] = {
@@ -331,6 +341,8 @@ static const struct option long_opts[] = {
 	{"os-auto-approve", no_argument, NULL, OPT_OS_AUTO_APPROVE},
 	{"os_auto_approve", no_argument, NULL, OPT_OS_AUTO_APPROVE},
 	{"sandbox", required_argument, NULL, OPT_SANDBOX},
+	{"computer-tool", required_argument, NULL, OPT_COMPUTER_TOOL},
+	{"computer_tool", required_argument, NULL, OPT_COMPUTER_TOOL},
 	{"conversation", required_argument, NULL, OPT_CONVERSATION},
 	{"conversations", no_argument, NULL, OPT_CONVERSATIONS},
 	{"audit", required_argument, NULL, OPT_AUDIT},
@@ -357,6 +369,8 @@ static const struct option long_opts[] = {
 	{"no_prompt_cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
 	{"api", required_argument, NULL, OPT_API},
 	{"store", no_argument, NULL, OPT_STORE},
+	{"grounding", required_argument, NULL, OPT_GROUNDING},
+	{"think", required_argument, NULL, OPT_THINK},
 	{"console", required_argument, NULL, OPT_CONSOLE},
 	{"console-allow-remote", no_argument, NULL, OPT_CONSOLE_ALLOW_REMOTE},
 	{NULL, 0, NULL, 0},
@@ -410,6 +424,11 @@ static bool apply_option(agent_options *o, int c, char **argv)
 		set_str(&o->provider, optarg);
 		break;
 	case OPT_MODEL: set_str(&o->model, optarg); break;
+	case OPT_COMPUTER_TOOL:
+		if (!check_enum("--computer-tool", optarg, computer_tools))
+			return false;
+		set_str(&o->computer_tool, optarg);
+		break;
 	case OPT_API_BASE: set_str(&o->api_base, optarg); break;
 	case OPT_API_KEY:
 		set_str(&o->api_key, optarg);
@@ -450,6 +469,16 @@ static bool apply_option(agent_options *o, int c, char **argv)
 		set_str(&o->api, optarg);
 		break;
 	case OPT_STORE: o->store = true; break;
+	case OPT_GROUNDING:
+		if (!check_enum("--grounding", optarg, groundings))
+			return false;
+		set_str(&o->grounding, optarg);
+		break;
+	case OPT_THINK:
+		if (!check_enum("--think", optarg, thinks))
+			return false;
+		set_str(&o->think, optarg);
+		break;
 	case OPT_CONSOLE: set_str(&o->console, optarg); break;
 	case OPT_CONSOLE_ALLOW_REMOTE: o->console_allow_remote = true; break;
 	default:
@@ -515,7 +544,8 @@ const char *agent_options_usage(void)
 	"to the model, runs the code and desktop actions it answers with — each\n"
 	"through the safety gate — and feeds the results back until it is done.\n"
 	"\n"
-	"  --provider P          openai | anthropic | ollama | script (default openai)\n"
+	"  --provider P          openai | anthropic | ollama | script (default openai;\n"
+	"                        ollama speaks its native /api/chat)\n"
 	"  --model NAME          model name sent to the provider\n"
 	"  --api-base URL        endpoint base (OPENAI_BASE_URL for openai)\n"
 	"  --api-key KEY         key (default: OPENAI_API_KEY / ANTHROPIC_API_KEY)\n"
@@ -529,6 +559,12 @@ const char *agent_options_usage(void)
 	"  --os                  give the model the desktop (screenshots, mouse, keys)\n"
 	"  --os-auto-approve     DANGER: run OS actions without asking each time\n"
 	"  --sandbox P           off | standard | strict (default standard)\n"
+	"  --computer-tool V     Anthropic: toolset | 20251124 | 20250124 (default: from\n"
+	"                        the model; see the README's \"Models and APIs\")\n"
+	"  --grounding G         pixels | smart-resize | relative-1000: how the model\n"
+	"                        points (default: from the model name: qwen2.5-vl*,\n"
+	"                        ui-tars* smart-resize; qwen3-vl* relative-1000)\n"
+	"  --think T             Ollama: true | false | low | medium | high\n"
 	"  --workspace DIR       directory the code works in (default: current)\n"
 	"  --conversation PATH   conversation file to resume or create\n"
 	"  --conversations       list saved conversations\n"

@@ -25,6 +25,9 @@ typedef struct agent_options {
 	bool os;
 	bool os_auto_approve;
 	char *sandbox;          /* off | standard | strict */
+	char *computer_tool;    /* Anthropic: toolset | 20251124 | 20250124; NULL: from the model */
+	char *grounding;        /* pixels | smart-resize | relative-1000; NULL: from the model */
+	char *think;            /* Ollama: true | false | low | medium | high; NULL: not sent */
 	char *conversation;     /* path to resume or create */
 	bool list_conversations;
 	char *audit;            /* audit log path */

@@ -19,6 +19,15 @@ struct prompt_env {
 	const char *sandbox;           /* the profile, e.g. "strict (no network, ...)"; NULL: none */
 	bool computer;                 /* --os: the computer tool is offered */
 	int screen_width, screen_height; /* the size of the screenshots the model sees */
+	/* The grid its coordinates are on (Qwen3-VL: 1000x1000); 0: the screenshot's pixels. */
+	int coord_width, coord_height;
+	/*
+	 * An open model's family (agent/llm/family.h): Qwen's are offered their
+	 * own computer_use function instead of `computer` and find_text;
+	 * UI-TARS no tools (it writes its actions as text) and its own prompt
+	 * format with its action space.
+	 */
+	enum model_family family;
 	const char *custom;            /* the user's own instructions, appended; NULL: none */
 };
 
@@ -40,7 +49,9 @@ char *prompt_system(const struct prompt_env *env);
 /*
  * The tool declarations: `execute` when languages are given, `computer` when
  * env->computer (and then computer_width/height = the screenshot size, which
- * the Anthropic provider turns into its native computer tool). Clear with
+ * the Anthropic provider turns into its native computer tool); for the Qwen
+ * families `computer_use` (Qwen's schema, its display size the coordinate
+ * grid) instead; for UI-TARS none. Clear with
  * provider_tools_clear. False only when out of memory (*out is then empty).
  */
 bool prompt_tools(const struct prompt_env *env, struct provider_tools *out);

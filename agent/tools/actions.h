@@ -26,7 +26,8 @@
 
 #define AGENT_ACTIONS(X)                                                                   \
 	X(KEY, "key", INPUT,                                                               \
-	  "press a key or combination given in text, xdotool names (\"Return\", \"ctrl+s\")")  \
+	  "press a key or combination given in text, xdotool names (\"Return\", \"ctrl+s\"); " \
+	  "repeat (1-100) presses it that many times")                                     \
 	X(TYPE, "type", INPUT, "type the text given in text")                             \
 	X(MOUSE_MOVE, "mouse_move", INPUT, "move the pointer to coordinate")              \
 	X(LEFT_CLICK, "left_click", INPUT,                                                 \

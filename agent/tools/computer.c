@@ -124,7 +124,22 @@ static bool parse_hold_key(const cJSON *args, agent_computer_action *a, char *er
 		return false;
 	if (a->n_combos != 1)
 		return perr(err, errlen, "hold_key holds one key combination");
-	return seconds_to_ms(args, 100, &a->duration_ms, err, errlen);
+	return seconds_to_ms(args, AC_MAX_SECONDS, &a->duration_ms, err, errlen);
+}
+
+/* key: "repeat" presses the whole sequence 1-100 times (default once). */
+static bool parse_key(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
+{
+	if (a->text == NULL)
+		return perr(err, errlen, "key needs \"text\" with the key combination");
+	if (!parse_combos(a->text, a, err, errlen))
+		return false;
+	long repeat = 1;
+	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "repeat");
+	if (r != NULL && !cJSON_IsNull(r) && !json_int(r, 1, 100, &repeat))
+		return perr(err, errlen, "repeat must be a whole number from 1 to 100");
+	a->repeat = (int)repeat;
+	return true;
 }
 
 /* `text` of a click or a scroll names modifier keys held during it. */
@@ -225,9 +240,7 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 {
 	switch (a->kind) {
 	case AGENT_ACTION_KEY:
-		if (a->text == NULL)
-			return perr(err, errlen, "key needs \"text\" with the key combination");
-		return parse_combos(a->text, a, err, errlen);
+		return parse_key(args, a, err, errlen);
 	case AGENT_ACTION_HOLD_KEY:
 		return parse_hold_key(args, a, err, errlen);
 	case AGENT_ACTION_TYPE:
@@ -255,7 +268,7 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 	case AGENT_ACTION_SCROLL:
 		return parse_scroll(args, a, err, errlen);
 	case AGENT_ACTION_WAIT:
-		return seconds_to_ms(args, 60, &a->duration_ms, err, errlen);
+		return seconds_to_ms(args, AC_MAX_SECONDS, &a->duration_ms, err, errlen);
 	case AGENT_ACTION_SCREENSHOT:
 	case AGENT_ACTION_CURSOR_POSITION:
 		return true;
@@ -328,6 +341,8 @@ static void describe_extra(const agent_computer_action *a, agent_buf *b)
 		agent_buf_puts(b, "\"");
 		if (a->kind == AGENT_ACTION_HOLD_KEY)
 			agent_buf_printf(b, " for %d ms", a->duration_ms);
+		if (a->kind == AGENT_ACTION_KEY && a->repeat > 1)
+			agent_buf_printf(b, " %d times", a->repeat);
 		break;
 	case AGENT_ACTION_WAIT:
 		agent_buf_printf(b, " %d ms", a->duration_ms);
@@ -414,6 +429,8 @@ char *agent_computer_to_json(const agent_computer_action *a)
 		cJSON_AddStringToObject(o, "scroll_direction", dirs[a->direction]);
 		cJSON_AddNumberToObject(o, "scroll_amount", a->amount);
 	}
+	if (a->kind == AGENT_ACTION_KEY && a->repeat > 1)
+		cJSON_AddNumberToObject(o, "repeat", a->repeat);
 	if (a->kind == AGENT_ACTION_HOLD_KEY || a->kind == AGENT_ACTION_WAIT)
 		cJSON_AddNumberToObject(o, "duration", a->duration_ms / 1000.0);
 	if (a->kind == AGENT_ACTION_ZOOM)
@@ -537,11 +554,15 @@ static enum outcome done_if(bool ok)
 	return ok ? OUTCOME_DONE : OUTCOME_FAILED;
 }
 
-static bool press_combos(os_display *d, const agent_computer_action *a)
+static bool press_combos(os_display *d, const agent_computer_action *a,
+                         volatile sig_atomic_t *cancel)
 {
 	bool ok = true;
-	for (int i = 0; i < a->n_combos && ok; i++)
-		ok = os_key_combo(d, &a->combos[i]);
+	int times = a->repeat > 1 ? a->repeat : 1;
+	/* Ctrl-C stops a long repeat between presses, never inside a combination. */
+	for (int k = 0; k < times && ok && !(cancel && *cancel); k++)
+		for (int i = 0; i < a->n_combos && ok; i++)
+			ok = os_key_combo(d, &a->combos[i]);
 	return ok;
 }
 
@@ -605,7 +626,7 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 	os_display *d = ctx->display;
 	switch (a->kind) {
 	case AGENT_ACTION_KEY:
-		return done_if(press_combos(d, a));
+		return done_if(press_combos(d, a, ctx->cancel));
 	case AGENT_ACTION_TYPE:
 		return done_if(os_type(d, a->text, strlen(a->text), -1));
 	case AGENT_ACTION_MOUSE_MOVE:

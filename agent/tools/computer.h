@@ -31,6 +31,7 @@ typedef agent_action agent_computer_kind;
 #define AC_MAX_COMBOS 16
 #define AC_MAX_TEXT (64 * 1024)
 #define AC_MAX_PATH 64 /* points of a drag path */
+#define AC_MAX_SECONDS 300 /* hold_key and wait: the toolset's bound */
 
 typedef struct agent_computer_action {
 	agent_computer_kind kind;
@@ -43,6 +44,7 @@ typedef struct agent_computer_action {
 	char *text;              /* type/find_text text, key/hold_key combos, held modifiers */
 	os_combo combos[AC_MAX_COMBOS];
 	int n_combos;            /* key: the combos in order; clicks: modifiers held */
+	int repeat;              /* key: times the whole sequence is pressed (1-100) */
 	os_scroll direction;
 	int amount;              /* scroll clicks */
 	int duration_ms;         /* hold_key, wait */

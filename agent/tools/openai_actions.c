@@ -46,12 +46,11 @@ const char *agent_openai_key_name(const char *key, char *buf, size_t size)
 	return buf;
 }
 
-/* keys[] joined as one combination "ctrl+shift+t"; NULL (err set) when bad. */
-static char *combo(const cJSON *keys, bool required, char *err, size_t errlen)
+char *agent_openai_key_combo(const cJSON *keys, bool required, char *err, size_t errlen)
 {
 	if (keys == NULL || cJSON_IsNull(keys)) {
 		if (required)
-			fail(err, errlen, NULL, "keypress needs \"keys\": a list of key names");
+			fail(err, errlen, NULL, "needs \"keys\": a list of key names");
 		return required ? NULL : strdup("");
 	}
 	int n = cJSON_GetArraySize(keys);
@@ -107,7 +106,7 @@ static bool add_point(cJSON *o, const char *key, const cJSON *a, char *err, size
 /* Modifiers held during a mouse action: deskhand's "text" of a click. */
 static bool add_held(cJSON *o, const cJSON *a, char *err, size_t errlen)
 {
-	char *c = combo(cJSON_GetObjectItemCaseSensitive(a, "keys"), false, err, errlen);
+	char *c = agent_openai_key_combo(cJSON_GetObjectItemCaseSensitive(a, "keys"), false, err, errlen);
 	if (c == NULL)
 		return false;
 	if (c[0] != '\0')
@@ -197,7 +196,7 @@ static cJSON *pointed(cJSON *o, const cJSON *a, const char *action, char *err, s
 
 static cJSON *keypress(cJSON *o, const cJSON *a, char *err, size_t errlen)
 {
-	char *c = combo(cJSON_GetObjectItemCaseSensitive(a, "keys"), true, err, errlen);
+	char *c = agent_openai_key_combo(cJSON_GetObjectItemCaseSensitive(a, "keys"), true, err, errlen);
 	if (c == NULL) {
 		cJSON_Delete(o);
 		return NULL;

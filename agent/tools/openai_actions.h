@@ -59,4 +59,12 @@ cJSON *agent_openai_action_args(const cJSON *action, char *err, size_t errlen);
  */
 const char *agent_openai_key_name(const char *key, char *buf, size_t size);
 
+/*
+ * keys[] (key names, one per entry) joined as one combination
+ * "ctrl+shift+t", each name through agent_openai_key_name. Absent or null
+ * keys: "" unless required. NULL (err set) when malformed. Shared by the
+ * translators of vendors that list keys (OpenAI, Qwen). Caller frees.
+ */
+char *agent_openai_key_combo(const cJSON *keys, bool required, char *err, size_t errlen);
+
 #endif

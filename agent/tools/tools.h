@@ -4,7 +4,9 @@
  * Does: the computer tool: its actions in one table (actions.h), their
  * strict parsing against the last screenshot's view and their description
  * and JSON form (computer.h); OpenAI's computer actions translated into
- * those (openai_actions.h, pure).
+ * those (openai_actions.h, pure); likewise Qwen's computer_use function
+ * (qwen_actions.h) and UI-TARS's text actions, parsed strictly
+ * (uitars.h).
  * Owns: the action table; the runner that turns a parsed action into os/
  * calls (computer-run.h), a side door that only the gate uses
  * (agent/safety/gate_action.c).
@@ -16,5 +18,7 @@
 #include "agent/tools/actions.h"
 #include "agent/tools/computer.h"
 #include "agent/tools/openai_actions.h"
+#include "agent/tools/qwen_actions.h"
+#include "agent/tools/uitars.h"
 
 #endif

@@ -32,6 +32,7 @@ struct agent_term {
 	bool err_tty;
 	agent_md md;
 	bool in_text;
+	bool in_thinking;       /* dimmed thinking was written; a newline closes it */
 	/* Foreign text on its way to the terminal: the model's, code output's. */
 	agent_show text_show, out_show[2];
 	pthread_mutex_t lock;
@@ -247,6 +248,40 @@ static cJSON *event(const char *type)
 	return ev;
 }
 
+/* Ends a run of thinking with its line (called with the lock held). */
+static void thinking_close(agent_term *t)
+{
+	if (!t->in_thinking)
+		return;
+	fputc('\n', stdout);
+	t->in_thinking = false;
+}
+
+void agent_term_thinking(agent_term *t, const char *s, size_t n)
+{
+	agent_term_spinner_stop(t);
+	if (t->json) {
+		cJSON *ev = event("thinking");
+		add_text(ev, "text", s, n);
+		emit(t, ev);
+		return;
+	}
+	agent_buf shown;
+	agent_buf_init(&shown);
+	agent_show_append(&shown, s, n, AGENT_SHOW_LINES);
+	pthread_mutex_lock(&t->lock);
+	/* The styling is deskhand's own, written apart from the shown text. */
+	if (t->color)
+		fputs("\033[2m", stdout);
+	fwrite(shown.data != NULL ? shown.data : "", 1, shown.len, stdout);
+	if (t->color)
+		fputs("\033[0m", stdout);
+	t->in_thinking = true;
+	fflush(stdout);
+	pthread_mutex_unlock(&t->lock);
+	agent_buf_finish(&shown);
+}
+
 void agent_term_text(agent_term *t, const char *s, size_t n)
 {
 	agent_term_spinner_stop(t);
@@ -259,6 +294,7 @@ void agent_term_text(agent_term *t, const char *s, size_t n)
 	agent_buf shown;
 	agent_buf_init(&shown);
 	pthread_mutex_lock(&t->lock);
+	thinking_close(t);
 	t->in_text = true;
 	agent_show_feed(&t->text_show, &shown, s, n);
 	agent_md_feed(&t->md, shown.data != NULL ? shown.data : "", shown.len);
@@ -269,6 +305,12 @@ void agent_term_text(agent_term *t, const char *s, size_t n)
 
 void agent_term_text_end(agent_term *t)
 {
+	if (!t->json && t->in_thinking) {
+		pthread_mutex_lock(&t->lock);
+		thinking_close(t);
+		fflush(stdout);
+		pthread_mutex_unlock(&t->lock);
+	}
 	if (t->json || !t->in_text)
 		return;
 	agent_buf shown;

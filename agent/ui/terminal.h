@@ -60,6 +60,12 @@ bool agent_term_json(const agent_term *t);
 /* The model's text as it streams in; agent_term_text_end closes the message. */
 void agent_term_text(agent_term *t, const char *s, size_t n);
 void agent_term_text_end(agent_term *t);
+/*
+ * The model's summarised thinking as it streams in, dimmed (plain without
+ * colour; a "thinking" event in --json); the next text or the end of the
+ * message starts on a new line.
+ */
+void agent_term_thinking(agent_term *t, const char *s, size_t n);
 
 /* A proposal: code to run (with its language) or an OS action (JSON text). */
 void agent_term_show_code(agent_term *t, const char *id, const char *language,

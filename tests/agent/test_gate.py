@@ -279,7 +279,9 @@ class Gate(unittest.TestCase):
                     turns = [{"tool_calls": [call("computer", action="screenshot")]},
                              aim, {"text": "done"}]
                     with FakeLLM(turns) as srv:
-                        p = r.run(srv, fmt, "--os", "-m", "click the red square", X=X,
+                        # A single computer tool (Sonnet 4.5's) declares the size it is shown.
+                        model = ["--model", "claude-sonnet-4-5"] if fmt == "anthropic" else []
+                        p = r.run(srv, fmt, "--os", *model, "-m", "click the red square", X=X,
                                   input=b"y\n")
                         self.assertEqual(p.returncode, 0, p.stderr)
                         if fmt == "anthropic":

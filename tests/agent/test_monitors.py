@@ -42,7 +42,9 @@ class Monitors(unittest.TestCase):
                      {"text": "ok"}]
             r = Run()
             with FakeLLM(turns) as srv:
-                p = r.run(srv, "anthropic", "--os", *flags, "-m", "click", X=X, input=b"y\n")
+                # A single computer tool (Sonnet 4.5's) declares the size it is shown.
+                p = r.run(srv, "anthropic", "--os", "--model", "claude-sonnet-4-5", *flags,
+                          "-m", "click", X=X, input=b"y\n")
                 self.assertEqual(p.returncode, 0, p.stderr)
                 comp = [t for t in srv.requests[0]["body"]["tools"] if t["name"] == "computer"][0]
             evs = rec.wait_count(1, kinds=("press",))

@@ -35,6 +35,7 @@ static void test_defaults(void **state)
 	assert_int_equal(o.keep_images, 3);
 	assert_false(o.auto_run);
 	assert_false(o.os_auto_approve);
+	assert_null(o.computer_tool); /* from the model */
 	agent_options_finish(&o);
 }
 
@@ -53,6 +54,14 @@ static void test_flags_and_spellings(void **state)
 	assert_string_equal(o.safe_mode, "ask");
 	assert_true(o.os);
 	assert_int_equal(o.max_steps, 7);
+	agent_options_finish(&o);
+	agent_options_init(&o);
+	const char *tool[] = {"--computer-tool", "20250124", NULL};
+	assert_true(parse(&o, tool));
+	assert_string_equal(o.computer_tool, "20250124");
+	agent_options_finish(&o);
+	agent_options_init(&o);
+	assert_true(parse(&o, args));
 	/* Everything after the first word of the message belongs to it. */
 	assert_string_equal(o.message, "open the --file");
 	agent_options_finish(&o);
@@ -67,6 +76,7 @@ static void test_bad_values(void **state)
 		{"--keep-images", "-1", NULL}, {"--screen-max", "1280", NULL},
 		{"--bogus", NULL, NULL}, {"--model", NULL, NULL},
 		{"--api", "completions", NULL}, {"--api", NULL, NULL},
+		{"--computer-tool", "computer_20251124", NULL}, {"--computer-tool", "latest", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		agent_options o;

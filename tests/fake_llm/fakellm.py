@@ -6,6 +6,9 @@ It speaks the wire formats, streamed (server-sent events) and whole:
   POST /v1/chat/completions, /chat/completions   OpenAI Chat Completions
   POST /v1/messages                              Anthropic Messages
   POST /v1/responses                             OpenAI Responses (responses.py)
+  POST /api/chat                                 Ollama's native chat (ollama.py)
+Requests whose model names an open family (qwen*, ui-tars*) are also held
+to what those models expect (open_models.py).
 and answers each request with the next scripted turn. It records every
 request (path, headers, parsed body, arrival time) so a test can assert what
 the model was sent.
@@ -42,6 +45,9 @@ A turn (every key optional):
   comments       interleave ": keep-alive" comment lines and pings
   delay          seconds to sleep between events (a slow server)
   delay_headers  seconds to wait before answering at all
+  blocks         Anthropic: the answer's blocks in order (thinking, redacted
+                 thinking, text, toolset members): see anthropic_strict.py, which
+                 also holds the 2026 rules every Anthropic request is checked by
   usage          {"input": N, "output": M, "cache_read": R, "cache_write": W}
                  (the cache counts are Anthropic's and optional)
   faults         a list; each request first consumes one fault, then the turn:
@@ -67,6 +73,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import responses  # noqa: E402
+import anthropic_strict  # noqa: E402  the 2026 Anthropic rules and answers
+import ollama  # noqa: E402  Ollama's /api/chat
+import open_models  # noqa: E402  Qwen and UI-TARS behind an OpenAI-compatible server
 
 
 def jbytes(b):
@@ -360,6 +369,9 @@ class _Handler(BaseHTTPRequestHandler):
         except OSError:
             pass
 
+    def headers_lower(self):
+        return {k.lower(): v for k, v in self.headers.items()}
+
     # -- the request
     def do_POST(self):
         fake = self.server.fake
@@ -373,7 +385,8 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         fmt = "anthropic" if path.endswith("/v1/messages") else \
             "openai" if path.endswith("/chat/completions") else \
-            "responses" if path.endswith("/responses") else None
+            "responses" if path.endswith("/responses") else \
+            "ollama" if path.endswith("/api/chat") else None
         fake._record({"time": arrived, "path": path, "format": fmt,
                       "headers": {k.lower(): v for k, v in self.headers.items()},
                       "body": body})
@@ -383,6 +396,12 @@ class _Handler(BaseHTTPRequestHandler):
             pass
         if fmt is None:
             return self._send_json(404, {"error": {"message": "fakellm: no such endpoint"}})
+        if fmt == "ollama":
+            return ollama.serve(self, fake, body, text_pieces, split_at)
+        refused = open_models.problem(body) if fmt == "openai" and isinstance(body, dict) \
+            else None
+        if refused:
+            return self._send_json(400, refused)
         if fmt == "responses":
             with fake.lock:
                 p = responses.problem(body, raw, fake.responses)
@@ -393,6 +412,10 @@ class _Handler(BaseHTTPRequestHandler):
             # As the real servers do, before any turn is used up.
             return self._send_json(400, {"type": "error", "error": {
                 "type": "invalid_request_error", "message": problem}})
+        refused = anthropic_strict.check(fake.anthropic, body, self.headers_lower()) \
+            if fmt == "anthropic" else None
+        if refused:
+            return self._send_json(400, refused)
         turn, fault = fake._next()
         if callable(turn):
             turn = turn(body, fmt)
@@ -450,7 +473,11 @@ class _Handler(BaseHTTPRequestHandler):
             with fake.lock:
                 data = responses.whole(turn, model, body, fake.responses)
             return self._send_json(200, data)
+        strict = fmt == "anthropic" and "blocks" in turn
         if not stream:
+            if strict:
+                return self._send_json(200, anthropic_strict.whole(self.server.fake.anthropic,
+                                                                   turn, body))
             whole = openai_whole if fmt == "openai" else anthropic_whole
             return self._send_json(200, whole(turn, model))
         eol = b"\r\n" if turn.get("crlf") else b"\n"
@@ -461,7 +488,8 @@ class _Handler(BaseHTTPRequestHandler):
                 events = list(responses.events(turn, model, body, fake.responses, text_pieces))
         else:
             events = (((None, d) for d in openai_events(turn, model)) if fmt == "openai"
-                      else anthropic_events(turn, model))
+                      else anthropic_strict.events(fake.anthropic, turn, body)
+                      if strict else anthropic_events(turn, model))
         for i, (name, data) in enumerate(events):
             if cut_after is not None and i >= cut_after:
                 return self._cut()
@@ -510,6 +538,7 @@ class FakeLLM:
         self.log_path = log_path
         self.requests = []
         self.answered = []
+        self.anthropic = anthropic_strict.State()
         self.stopping = threading.Event()
         self._lock = threading.Lock()
         self.lock = threading.Lock()          # the Responses state below

@@ -24,13 +24,14 @@ void fuzz_build_requests(const struct conv *c)
 		return; /* out of memory */
 	static const struct provider_format *const formats[] = {
 		&provider_format_openai, &provider_format_anthropic, &provider_format_responses,
+		&provider_format_ollama,
 	};
-	for (int f_i = 0; f_i < 3; f_i++) {
+	for (int f_i = 0; f_i < 4; f_i++) {
 		int anthropic = f_i == 1;
 		struct provider_request r = {.system = "system", .max_tokens = 100,
 		                             .keep_images = 2, .prompt_cache = anthropic};
 		struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m",
-		                         .stream = true};
+		                         .stream = true, .think = "low"};
 		agent_buf b = {0};
 		const struct provider_format *f = formats[f_i];
 		if (f->build(&rc, &b) && !b.oom) {

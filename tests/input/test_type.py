@@ -92,6 +92,14 @@ class TypeIntoXterm(unittest.TestCase):
         got = self.type_into_xterm(text)
         self.assertEqual(got, text.encode())
 
+    def test_short_mixed_string(self):
+        # Issue 16's short string: two rounds of bindings, each written as
+        # one XKB map change over the keys between the spare keycodes too.
+        # (cat ends at ctrl+d only after a newline)
+        text = "Grüße, Zoë! 7×8=56 ≥ 50 → ✓; ¿Sí? Ελλάδα Киев 大阪 😀 a\tb ~\n"
+        got = self.type_into_xterm(text)
+        self.assertEqual(got, text.encode())
+
     def test_many_distinct_characters(self):
         # 600 distinct CJK characters: far more than the spare keycodes hold,
         # so bindings rotate many times.
@@ -163,6 +171,24 @@ class TypeIntoRecorder(unittest.TestCase):
         self.assertEqual(typed_chars(evs), "aж")
         mappings = [l for l in self.rec.lines() if l.startswith("mapping")]
         self.assertTrue(mappings, "no MappingNotify reached the client")
+
+    def test_one_mapping_change_per_round(self):
+        # Six characters on six spare keycodes, scattered among used ones:
+        # one change binds them all and one puts them back (each change is
+        # a keymap fetch for the client), not one per keycode.
+        text = "ЖжЗзЙй"
+        before = xkb_keymap(X)
+        r = deskhand(X, "type", text)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        evs = self.rec.wait_events(lambda evs: typed_chars(evs) == text
+                                   or len(typed_chars(evs)) > len(text))
+        self.assertEqual(typed_chars(evs), text)
+        self.assertEqual(xkb_keymap(X), before, "XKB keymap changed")
+        mappings = [l for l in self.rec.lines() if l.startswith("mapping")]
+        self.assertTrue(mappings, "no MappingNotify reached the client")
+        self.assertTrue(all(not l.endswith(" count=1") for l in mappings),
+                        mappings)
+        self.assertLessEqual(len(mappings), 6, mappings)
 
     def test_caps_lock_does_not_change_the_text(self):
         r = deskhand(X, "key", "capslock")

@@ -12,8 +12,10 @@
  *       [--image PNG WxH]       attach a screenshot to the last result (or a user image)
  *       [--no-stream] [--os WxH] [--languages python,shell] [--system TEXT]
  *       [--keep-images N] [--context-window N] [--max-tokens N] [--no-turn]
+ *       [--computer-tool toolset|20251124|20250124]
  *
- * Lines: {"event":"text","text":...}, {"event":"tool_call",...},
+ * Lines: {"event":"text","text":...}, {"event":"thinking","text":...},
+ * {"event":"notice","text":...}, {"event":"tool_call",...},
  * {"event":"retry",...}, {"event":"done",...} or {"event":"error",...}.
  * Exit: 0 ok, 1 failed, 2 usage, 3 script exhausted, 4 cancelled (SIGINT).
  */
@@ -62,6 +64,26 @@ static void on_text(void *user, const char *text, size_t len)
 	emit(o);
 }
 
+static void on_thinking(void *user, const char *text, size_t len)
+{
+	(void)user;
+	cJSON *o = cJSON_CreateObject();
+	char *copy = strndup(text, len);
+	cJSON_AddStringToObject(o, "event", "thinking");
+	cJSON_AddStringToObject(o, "text", copy ? copy : "");
+	free(copy);
+	emit(o);
+}
+
+static void on_notice(void *user, const char *text)
+{
+	(void)user;
+	cJSON *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "event", "notice");
+	cJSON_AddStringToObject(o, "text", text);
+	emit(o);
+}
+
 static void on_tool_call(void *user, const struct conv_block *call)
 {
 	(void)user;
@@ -74,6 +96,8 @@ static void on_tool_call(void *user, const struct conv_block *call)
 	cJSON_AddItemToObject(o, "args", call->args ? cJSON_Duplicate(call->args, true)
 	                                            : cJSON_CreateNull());
 	cJSON_AddStringToObject(o, "args_error", call->args_error);
+	if (call->toolset)
+		cJSON_AddStringToObject(o, "toolset", call->toolset);
 	emit(o);
 }
 
@@ -194,6 +218,8 @@ int main(int argc, char **argv)
 			s.model = argv[++i];
 		else if (!strcmp(a, "--script") && more)
 			s.script = argv[++i];
+		else if (!strcmp(a, "--computer-tool") && more)
+			s.computer_tool = argv[++i];
 		else if (!strcmp(a, "--no-stream"))
 			s.no_stream = true;
 		else if (!strcmp(a, "--no-turn"))
@@ -273,7 +299,8 @@ int main(int argc, char **argv)
 		.system = system, .tools = &tools, .max_tokens = max_tokens,
 		.keep_images = keep_images, .context_window = context, .cancel = &cancel_flag,
 	};
-	struct provider_events ev = {.text = on_text, .tool_call = on_tool_call, .retry = on_retry};
+	struct provider_events ev = {.text = on_text, .tool_call = on_tool_call, .retry = on_retry,
+	                             .notice = on_notice, .thinking = on_thinking};
 	struct provider_usage u;
 	enum provider_status st2 = provider_turn(p, c, &req, &ev, &u);
 	static const char *const stops[] = {"end", "tool_use", "max_tokens", "other"};

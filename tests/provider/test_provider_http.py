@@ -166,7 +166,8 @@ class Formats(unittest.TestCase):
             rc, ev, err = p.run(srv, "--user", "hi", key=False)
             self.assertEqual(rc, 0, (ev, err))
             self.assertEqual(text_of(ev), "local hello")
-            self.assertEqual(srv.requests[0]["path"], "/v1/chat/completions")
+            # Ollama's native API (its OpenAI endpoint: --provider openai --api-base .../v1).
+            self.assertEqual(srv.requests[0]["path"], "/api/chat")
             self.assertNotIn("authorization", srv.requests[0]["headers"])
             self.assertEqual(srv.requests[0]["body"]["model"], "llama3.1")
 
@@ -175,7 +176,8 @@ class Formats(unittest.TestCase):
         turn = {"text": "Looking.", "tool_calls": [{"id": "toolu_1", "name": "computer",
                                                     "arguments": {"action": "screenshot"}}]}
         with FakeLLM([turn]) as srv:
-            rc, ev, err = p.run(srv, "--user", "look", "--os", "1280x800")
+            rc, ev, err = p.run(srv, "--user", "look", "--os", "1280x800",
+                                "--model", "claude-sonnet-4-5-20250929")
             self.assertEqual(rc, 0, (ev, err))
             req = srv.requests[0]
             self.assertEqual(req["headers"]["anthropic-beta"], "computer-use-2025-01-24")

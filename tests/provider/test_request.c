@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "agent/session/prompt.h"
+#include "agent/llm/anthropic_tools.h"
 #include "agent/llm/provider-internal.h"
 #include "agent/util/textutil.h"
 
@@ -82,7 +83,9 @@ static cJSON *build_with(bool anthropic, const struct conv *c, long budget, int 
 	assert_true(conv_view_plan(c, budget, keep, &v));
 	struct provider_request r = {.system = "SYSTEM PROMPT", .tools = tools, .max_tokens = 1000,
 	                             .keep_images = keep, .prompt_cache = cache};
-	struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m", .stream = true};
+	/* The single computer_20250124 tool: what these tests were written for. */
+	struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m", .stream = true,
+	                         .tool_version = ANTHROPIC_TOOL_20250124};
 	agent_buf b = {0};
 	assert_true(anthropic ? provider_format_anthropic.build(&rc, &b) : provider_format_openai.build(&rc, &b));
 	cJSON *j = cJSON_ParseWithLength(b.data, b.len);
@@ -670,6 +673,188 @@ static void test_garbage_and_stream_errors(void **state)
 	turn_clear(&t);
 }
 
+
+/* ---- Anthropic 2026: the toolset, thinking, binding ------------------------------ */
+
+struct built {
+	cJSON *body;
+	char headers[512];
+};
+
+static bool collect_header(void *user, const char *line)
+{
+	char *h = user;
+	size_t n = strlen(h);
+	snprintf(h + n, 512 - n, "%s\n", line);
+	return true;
+}
+
+/* The body and headers of an Anthropic request for `model` with computer tool `version`. */
+static struct built build_anthropic(const struct conv *c, int keep, const char *model,
+                                    int version, const struct provider_tools *tools, bool cache)
+{
+	struct built out = {0};
+	struct conv_view v;
+	assert_true(conv_view_plan(c, 0, keep, &v));
+	struct provider_request r = {.system = "SYSTEM PROMPT", .tools = tools, .max_tokens = 1000,
+	                             .keep_images = keep, .prompt_cache = cache};
+	struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = model, .stream = true,
+	                         .tool_version = version};
+	agent_buf b = {0};
+	assert_true(provider_format_anthropic.build(&rc, &b));
+	assert_true(provider_format_anthropic.headers(&rc, NULL, collect_header, out.headers));
+	out.body = cJSON_ParseWithLength(b.data, b.len);
+	if (!out.body)
+		fail_msg("not JSON: %.*s", (int)(b.len < 400 ? b.len : 400), b.data);
+	agent_buf_finish(&b);
+	conv_view_clear(&v);
+	return out;
+}
+
+static void test_anthropic_toolset_entry(void **state)
+{
+	(void)state;
+	struct provider_tools tools;
+	computer_tools(&tools);
+	struct conv *c = new_conv("ts");
+	assert_true(conv_add_user_text(c, "go"));
+	struct built bt = build_anthropic(c, 3, "claude-sonnet-5-5", ANTHROPIC_TOOL_TOOLSET, &tools,
+	                                  false);
+	const cJSON *tl = get(bt.body, "tools");
+	assert_int_equal(cJSON_GetArraySize(tl), 3);
+	/* Only the type: no name, no display size, no enable_zoom. */
+	char *entry = cJSON_PrintUnformatted(cJSON_GetArrayItem(tl, 1));
+	assert_string_equal(entry, "{\"type\":\"computer_toolset_20260801\"}");
+	free(entry);
+	assert_string_equal(s(cJSON_GetArrayItem(tl, 0), "name"), "execute");
+	assert_string_equal(s(cJSON_GetArrayItem(tl, 2), "name"), "find_text");
+	assert_null(strstr(bt.headers, "anthropic-beta"));
+	/* Thinking asked for as the 5.5 models take it; nothing they refuse. */
+	const cJSON *th = get(bt.body, "thinking");
+	assert_string_equal(s(th, "type"), "adaptive");
+	assert_string_equal(s(th, "display"), "summarized");
+	assert_null(get(th, "budget_tokens"));
+	assert_null(get(th, "block_binding"));
+	assert_null(get(bt.body, "tool_choice"));
+	cJSON_Delete(bt.body);
+
+	bt = build_anthropic(c, 3, "claude-opus-4-6", ANTHROPIC_TOOL_20251124, &tools, false);
+	const cJSON *one = cJSON_GetArrayItem(get(bt.body, "tools"), 1);
+	assert_string_equal(s(one, "type"), "computer_20251124");
+	assert_string_equal(s(one, "name"), "computer");
+	assert_true(cJSON_IsTrue(get(one, "enable_zoom")));
+	assert_int_equal(get(one, "display_width_px")->valueint, 1024);
+	assert_non_null(strstr(bt.headers, "anthropic-beta: computer-use-2025-11-24\n"));
+	assert_null(get(bt.body, "thinking"));
+	cJSON_Delete(bt.body);
+	conv_destroy(c);
+	provider_tools_clear(&tools);
+}
+
+static const char think_raw[] =
+	"{\"type\":\"thinking\",\"thinking\":\"Look \\u00e9 \\\"first\\\"\\n\",\"signature\":\"c2ln+/=\"}";
+static const char redacted_raw[] = "{\"type\":\"redacted_thinking\",\"data\":\"EmwKAhgB==\"}";
+static const char use_raw[] =
+	"{\"type\":\"tool_use\",\"id\":\"toolu_1\",\"name\":\"left_click\",\"input\":{\"coordinate\":[5,6]},"
+	"\"toolset_name\":\"computer\"}";
+
+/* An assistant turn of the toolset with thinking, and its answered batch. */
+static void toolset_turn(struct conv *c, bool with_image)
+{
+	struct conv_message *a = conv_add_message(c, CONV_ASSISTANT);
+	assert_true(conv_msg_add_vendor(a, "anthropic", think_raw, "Look"));
+	assert_true(conv_msg_add_text(a, "Clicking."));
+	assert_true(conv_msg_add_vendor(a, "anthropic", redacted_raw, NULL));
+	struct conv_call_extra x = {.toolset = "computer", .vendor = "anthropic", .raw = use_raw};
+	assert_true(conv_msg_add_tool_call_ex(a, "toolu_1", "left_click", "{\"coordinate\":[5,6]}",
+	                                      &x));
+	struct conv_call_extra y = {.toolset = "computer"};
+	assert_true(conv_msg_add_tool_call_ex(a, "toolu_2", "key", "{\"text\":\"a\"}", &y));
+	struct conv_message *t = conv_add_message(c, CONV_TOOL);
+	assert_true(conv_msg_add_tool_result(t, "toolu_1", "done", false, NULL));
+	struct conv_image img = {0};
+	if (with_image)
+		img = shot(c);
+	assert_true(conv_msg_add_tool_result(t, "toolu_2", "Not executed: an earlier computer action in this turn failed.", true,
+	                                     with_image ? &img : NULL));
+	conv_image_clear(&img);
+}
+
+static void test_anthropic_thinking_and_toolset_echo(void **state)
+{
+	(void)state;
+	struct provider_tools tools;
+	computer_tools(&tools);
+	struct conv *c = new_conv("echo");
+	assert_true(conv_add_user_text(c, "go"));
+	toolset_turn(c, false);
+	agent_buf b = {0};
+	struct conv_view v;
+	assert_true(conv_view_plan(c, 0, 3, &v));
+	struct provider_request r = {.system = "S", .tools = &tools, .max_tokens = 10,
+	                             .keep_images = 3, .prompt_cache = true};
+	struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "claude-sonnet-5-5",
+	                         .stream = true, .tool_version = ANTHROPIC_TOOL_TOOLSET};
+	assert_true(provider_format_anthropic.build(&rc, &b));
+	const char *body = agent_buf_cstr(&b);
+	/* Byte for byte and in order: thinking, text, redacted thinking, the call. */
+	const char *p1 = strstr(body, think_raw), *p2 = strstr(body, "\"Clicking.\"");
+	const char *p3 = strstr(body, redacted_raw), *p4 = strstr(body, use_raw);
+	assert_non_null(p1);
+	assert_non_null(p3);
+	assert_non_null(p4);
+	assert_true(p1 < p2 && p2 < p3 && p3 < p4);
+	cJSON *j = cJSON_Parse(body);
+	const cJSON *m = get(j, "messages");
+	const cJSON *calls = get(cJSON_GetArrayItem(m, 1), "content");
+	/* The call without a raw block is rebuilt with its toolset. */
+	assert_string_equal(s(cJSON_GetArrayItem(calls, 4), "toolset_name"), "computer");
+	const cJSON *res = get(cJSON_GetArrayItem(m, 2), "content");
+	for (int k = 0; k < 2; k++)
+		assert_string_equal(s(cJSON_GetArrayItem(res, k), "toolset_name"), "computer");
+	/* Two breakpoints; the second closes the batch's results. */
+	assert_int_equal(count(j, "cache_control"), 2);
+	assert_non_null(get(cJSON_GetArrayItem(res, 1), "cache_control"));
+	cJSON_Delete(j);
+	agent_buf_finish(&b);
+	conv_view_clear(&v);
+	conv_destroy(c);
+	provider_tools_clear(&tools);
+}
+
+/* Pruning a screenshot edits the history: the documented remedy goes with it. */
+static void test_anthropic_binding_when_history_edited(void **state)
+{
+	(void)state;
+	struct provider_tools tools;
+	computer_tools(&tools);
+	struct conv *c = new_conv("bind");
+	assert_true(conv_add_user_text(c, "go"));
+	toolset_turn(c, true);
+	struct built bt = build_anthropic(c, 1, "claude-sonnet-5-5", ANTHROPIC_TOOL_TOOLSET, &tools,
+	                                  false);
+	assert_null(get(get(bt.body, "thinking"), "block_binding"));
+	assert_null(strstr(bt.headers, "anthropic-beta"));
+	cJSON_Delete(bt.body);
+	bt = build_anthropic(c, 0, "claude-sonnet-5-5", ANTHROPIC_TOOL_TOOLSET, &tools, false);
+	const cJSON *bb = get(get(bt.body, "thinking"), "block_binding");
+	assert_string_equal(s(bb, "prefix_mismatch_behavior"), "drop_block");
+	assert_non_null(strstr(bt.headers, "anthropic-beta: thinking-binding-controls-2026-08-01\n"));
+	cJSON_Delete(bt.body);
+	/* Models that do not bind their blocks are not sent the beta. */
+	bt = build_anthropic(c, 0, "claude-sonnet-5", ANTHROPIC_TOOL_TOOLSET, &tools, false);
+	assert_null(get(get(bt.body, "thinking"), "block_binding"));
+	assert_null(strstr(bt.headers, "thinking-binding"));
+	cJSON_Delete(bt.body);
+	/* With an older tool both betas share the header. */
+	bt = build_anthropic(c, 0, "claude-opus-5-5", ANTHROPIC_TOOL_20251124, &tools, false);
+	assert_non_null(strstr(bt.headers, "anthropic-beta: computer-use-2025-11-24,"
+	                                   "thinking-binding-controls-2026-08-01\n"));
+	cJSON_Delete(bt.body);
+	conv_destroy(c);
+	provider_tools_clear(&tools);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -684,6 +869,9 @@ int main(void)
 		cmocka_unit_test(test_anthropic_fragments_and_text_split_in_char),
 		cmocka_unit_test(test_invalid_arguments_reported),
 		cmocka_unit_test(test_garbage_and_stream_errors),
+		cmocka_unit_test(test_anthropic_toolset_entry),
+		cmocka_unit_test(test_anthropic_thinking_and_toolset_echo),
+		cmocka_unit_test(test_anthropic_binding_when_history_edited),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

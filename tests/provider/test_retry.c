@@ -173,7 +173,8 @@ static void test_settings(void **state)
 	s.api_key = NULL;
 	p = provider_create(&s);
 	assert_non_null(p);
-	assert_string_equal(provider_endpoint(p), "http://localhost:11434/v1/chat/completions");
+	assert_string_equal(provider_endpoint(p), "http://localhost:11434/api/chat");
+	assert_string_equal(provider_format_name(p), "ollama");
 	provider_destroy(p);
 
 	s.kind = PROVIDER_OPENAI;

@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -59,12 +61,57 @@ static void test_an_action_without_a_runner_is_refused(void **state)
 	cJSON_Delete(args);
 }
 
+static bool parse(const char *json, agent_computer_action *act, char *err, size_t n)
+{
+	vision_view v = {0, 0, 1920, 1080, 1280, 720};
+	cJSON *args = cJSON_Parse(json);
+	bool ok = agent_computer_parse(args, &v, act, err, n);
+	cJSON_Delete(args);
+	return ok;
+}
+
+/* key's repeat (the toolset's 1-100), and the 300 s bound of hold_key and wait. */
+static void test_key_repeat_and_durations(void **state)
+{
+	(void)state;
+	agent_computer_action act;
+	char err[256];
+	assert_true(parse("{\"action\":\"key\",\"text\":\"Down\",\"repeat\":5}", &act, err,
+	                  sizeof(err)));
+	assert_int_equal(act.repeat, 5);
+	char *d = agent_computer_describe(&act);
+	assert_non_null(strstr(d, "5 times"));
+	free(d);
+	char *j = agent_computer_to_json(&act);
+	assert_non_null(strstr(j, "\"repeat\":5"));
+	free(j);
+	agent_computer_action_finish(&act);
+	assert_true(parse("{\"action\":\"key\",\"text\":\"a\"}", &act, err, sizeof(err)));
+	assert_int_equal(act.repeat, 1);
+	agent_computer_action_finish(&act);
+	const char *bad[] = {"0", "101", "2.5", "\"3\""};
+	for (size_t i = 0; i < 4; i++) {
+		char json[128];
+		snprintf(json, sizeof(json), "{\"action\":\"key\",\"text\":\"a\",\"repeat\":%s}", bad[i]);
+		assert_false(parse(json, &act, err, sizeof(err)));
+		assert_non_null(strstr(err, "repeat must be a whole number from 1 to 100"));
+	}
+	assert_true(parse("{\"action\":\"hold_key\",\"text\":\"shift\",\"duration\":300}", &act,
+	                  err, sizeof(err)));
+	assert_int_equal(act.duration_ms, 300000);
+	agent_computer_action_finish(&act);
+	assert_false(parse("{\"action\":\"wait\",\"duration\":301}", &act, err, sizeof(err)));
+	assert_true(parse("{\"action\":\"wait\",\"duration\":120}", &act, err, sizeof(err)));
+	agent_computer_action_finish(&act);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_line_reaches_every_list),
 		cmocka_unit_test(test_the_lists_agree),
 		cmocka_unit_test(test_an_action_without_a_runner_is_refused),
+		cmocka_unit_test(test_key_repeat_and_durations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -177,7 +177,7 @@ static void test_fit_many_sizes(void **state)
 
 static void check_round_trips(int sw, int sh, int ox, int oy)
 {
-	vision_view v = {ox, oy, sw, sh, 0, 0};
+	vision_view v = {ox, oy, sw, sh, 0, 0, 0, 0};
 	assert_true(vision_fit(sw, sh, 1280, 800, &v.model_w, &v.model_h));
 	/* every model pixel on each axis (the axes are independent), and the
 	 * diagonal pairs */
@@ -275,6 +275,70 @@ static void test_mapping_examples(void **state)
 	assert_false(vision_model_rect_to_screen(&v, 0, 0, 1281, 20, &r));
 	assert_false(vision_model_rect_to_screen(&v, -1, 0, 20, 20, &r));
 	assert_non_null(strstr(vision_error(), "region [-1,0,20,20]"));
+}
+
+/* Values from Qwen2-VL's own smart_resize (Python, round half to even). */
+static void test_smart_resize(void **state)
+{
+	static const struct { int w, h; long min, max; int ow, oh; } cases[] = {
+		{1920, 1080, 3136, 12845056, 1932, 1092},
+		{1920, 1080, 3136, 1280 * 800, 1344, 756},
+		{1366, 768, 3136, 1280 * 800, 1344, 756},
+		{1050, 1050, 3136, 12845056, 1064, 1064}, /* 37.5 rounds to 38 */
+		{1001, 733, 3136, 1280 * 800, 1008, 728},
+		{20, 20, 3136, 1280 * 800, 56, 56},
+		{1280, 800, 78400, 1280 * 800, 1260, 784},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		int w = 0, h = 0;
+		assert_true(vision_smart_resize(cases[i].w, cases[i].h, 28, cases[i].min,
+		                                cases[i].max, &w, &h));
+		assert_int_equal(w, cases[i].ow);
+		assert_int_equal(h, cases[i].oh);
+	}
+	int w, h;
+	assert_false(vision_smart_resize(10000, 40, 28, 3136, 12845056, &w, &h));
+	assert_non_null(strstr(vision_error(), "aspect ratio"));
+	assert_false(vision_smart_resize(0, 40, 28, 3136, 12845056, &w, &h));
+}
+
+/*
+ * A relative grid (Gemini, Qwen3-VL: 0..999): the corners and the centre
+ * land where x/1000 of the screen says, on odd sizes too, and every screen
+ * pixel maps back to the grid cell that covers it.
+ */
+static void test_relative_grid(void **state)
+{
+	static const int sizes[][2] = {{1920, 1080}, {1366, 767}, {999, 1001}, {641, 479}, {3, 5}};
+	for (size_t i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		int sw = sizes[i][0], sh = sizes[i][1];
+		vision_view v = {7, 11, sw, sh, 0, 0, 1000, 1000};
+		assert_true(vision_fit(sw, sh, 1280, 800, &v.model_w, &v.model_h));
+		int sx, sy;
+		assert_true(vision_model_to_screen(&v, 0, 0, &sx, &sy));
+		assert_int_equal(sx, 7 + sw / 2000);
+		assert_int_equal(sy, 11 + sh / 2000);
+		assert_true(vision_model_to_screen(&v, 999, 999, &sx, &sy));
+		assert_int_equal(sx, 7 + (int)((1999L * sw) / 2000));
+		assert_int_equal(sy, 11 + (int)((1999L * sh) / 2000));
+		assert_true(vision_model_to_screen(&v, 500, 500, &sx, &sy));
+		assert_true(abs(sx - 7 - sw / 2) <= 1 + sw / 1000);
+		assert_true(abs(sy - 11 - sh / 2) <= 1 + sh / 1000);
+		assert_false(vision_model_to_screen(&v, 1000, 0, &sx, &sy));
+		assert_non_null(strstr(vision_error(), "coordinate grid"));
+		for (int s = 0; s < sw; s++) {
+			int mx, my;
+			assert_true(vision_screen_to_model(&v, 7 + s, 11, &mx, &my));
+			assert_true(mx >= 0 && mx < 1000);
+			/* the cell's span [mx*S/1000, (mx+1)*S/1000) holds the pixel */
+			assert_true((long)mx * sw <= (long)s * 1000 + 500 &&
+			            (long)s * 1000 + 500 <= (long)(mx + 1) * sw + 500);
+		}
+		os_rect r;
+		assert_true(vision_model_rect_to_screen(&v, 0, 0, 1000, 1000, &r));
+		assert_int_equal(r.width, sw);
+		assert_int_equal(r.height, sh);
+	}
 }
 
 static void test_pick_monitor(void **state)
@@ -562,6 +626,8 @@ int main(void)
 		cmocka_unit_test(test_fit_many_sizes),
 		cmocka_unit_test(test_round_trips),
 		cmocka_unit_test(test_mapping_examples),
+		cmocka_unit_test(test_smart_resize),
+		cmocka_unit_test(test_relative_grid),
 		cmocka_unit_test(test_pick_monitor),
 		cmocka_unit_test(test_scale_psnr),
 		cmocka_unit_test(test_scale_flat_and_checker),
