@@ -19,6 +19,7 @@ typedef struct grab {
 	int px, py;
 	bool have;
 	long long published_ms;  /* when it was */
+	long long pointer_ms;    /* when the pointer alone was last sent */
 } grab;
 
 /*
@@ -72,19 +73,22 @@ static void look(agent_console *c, os_display *d, grab *last)
 	long long now = agent_now_ms();
 	bool may_publish = now - last->published_ms >= 1000 / c->max_fps;
 	if ((!last->have || hash != last->hash) && may_publish && publish_frame(c, shot, px, py)) {
-		*last = (grab){hash, px, py, true, now};
+		*last = (grab){hash, px, py, true, now, now};
 		return;
 	}
-	if (px != last->px || py != last->py) {
+	/* The pointer alone goes out at the frame rate too: each update costs the page. */
+	if ((px != last->px || py != last->py) && now - last->pointer_ms >= 1000 / c->max_fps) {
+		last->pointer_ms = now;
 		pthread_mutex_lock(&c->lock);
 		c->ptr_x = px;
 		c->ptr_y = py;
 		c->frame_tick++;
 		pthread_cond_broadcast(&c->changed);
 		pthread_mutex_unlock(&c->lock);
+		/* Held back, it goes at a later look: the page ends where the pointer rests. */
+		last->px = px;
+		last->py = py;
 	}
-	last->px = px;
-	last->py = py;
 }
 
 static void *capture_main(void *arg)

@@ -35,19 +35,21 @@ async function post(path, body) {
 
 // ---- the live screen ----------------------------------------------------
 
-function place(node, x, y, f) {
+// Overlays move by transform only: no layout, so a watching browser costs little.
+function place(node, x, y, f, extra) {
   if (!f || !f.sw || !f.sh) { node.hidden = true; return; }
   const img = $('screen');
-  node.style.left = (x / f.sw * img.clientWidth) + 'px';
-  node.style.top = (y / f.sh * img.clientHeight) + 'px';
+  const px = x / f.sw * img.clientWidth, py = y / f.sh * img.clientHeight;
+  node.style.transform = 'translate(' + px + 'px, ' + py + 'px)' + (extra || '');
   node.hidden = false;
 }
 
 function overlays() {
-  place($('pointer'), lastFrame ? lastFrame.px : 0, lastFrame ? lastFrame.py : 0, lastFrame);
+  place($('pointer'), lastFrame ? lastFrame.px : 0, lastFrame ? lastFrame.py : 0, lastFrame,
+        ' rotate(-30deg)');
   for (let i = 0; i < 2; i++) {
     const t = question && question.targets ? question.targets[i] : null;
-    if (t) place($('target' + i), t[0], t[1], lastFrame);
+    if (t) place($('target' + i), t[0], t[1], lastFrame, ' translate(-12px, -12px)');
     else $('target' + i).hidden = true;
   }
 }
@@ -114,8 +116,20 @@ function timeline(ev) {
   }
   else return;
   li.dataset.type = ev.type;
-  $('timeline').appendChild(li);
-  li.scrollIntoView({ block: 'nearest' });
+  pending.appendChild(li);
+  if (!flushing) { flushing = true; requestAnimationFrame(flush); }
+}
+
+// Timeline entries go into the page once per animation frame, in one piece:
+// a busy agent costs the watching browser one layout a frame, not one an event.
+const pending = document.createDocumentFragment();
+let flushing = false;
+function flush() {
+  flushing = false;
+  const box = document.querySelector('aside');
+  const atEnd = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
+  $('timeline').appendChild(pending);
+  if (atEnd) box.scrollTop = box.scrollHeight;
 }
 
 // ---- questions and state ------------------------------------------------
@@ -185,11 +199,12 @@ function connect() {
   const es = new EventSource('/api/events');
   es.addEventListener('open', () => { $('link').textContent = 'live'; });
   es.addEventListener('error', () => { $('link').textContent = 'reconnecting'; });
-  es.addEventListener('reset', () => { $('timeline').textContent = ''; });
+  const clear = () => { pending.textContent = ''; $('timeline').textContent = ''; };
+  es.addEventListener('reset', clear);
   es.addEventListener('ev', (m) => onEvent(JSON.parse(m.data)));
   es.addEventListener('frame', (m) => { frameWanted = JSON.parse(m.data); loadFrame(); });
   // A reconnect replays the timeline from the start: begin empty.
-  es.addEventListener('open', () => { $('timeline').textContent = ''; });
+  es.addEventListener('open', clear);
 }
 
 async function start() {
