@@ -32,6 +32,9 @@ struct agent_audit {
 	char *set_aside;   /* "PATH: line N: problem" of a log not extended, or NULL */
 	char *conv_path;   /* the last conversation record's path, or NULL */
 	char conv_sha[AGENT_AUDIT_HASH_HEX + 1];
+	char from[64];     /* where the next human answer came from; "" : not said */
+	agent_audit_listener listener;
+	void *listener_ctx;
 };
 
 void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1])
@@ -461,6 +464,8 @@ static bool line_write(agent_audit *a, cJSON *obj, bool sync)
 	size_t n = strlen(text);
 	text[n] = '\n'; /* replaces the NUL; length tracked explicitly */
 	ok = append_line(a, text, n + 1, sync);
+	if (ok && a->listener != NULL)
+		a->listener(a->listener_ctx, text, n + 1);
 out:
 	if (locked)
 		(void)flock(a->fd, LOCK_UN);
@@ -596,12 +601,26 @@ static bool simple(agent_audit *a, const char *event, const char *id, agent_poli
 	if (bad_args(a, id))
 		return false;
 	cJSON *o = line_new(event, id, kind);
+	/* A human's answer says where it was given (the terminal or the console). */
+	bool from = by != NULL && strcmp(by, "user") == 0 && a->from[0] != '\0';
 	if (o == NULL || (by != NULL && cJSON_AddStringToObject(o, "by", by) == NULL) ||
+	    (from && !add_str(o, "from", a->from)) ||
 	    !add_str(o, "reason", reason != NULL ? reason : "")) {
 		cJSON_Delete(o);
 		return line_write(a, NULL, false);
 	}
 	return line_write(a, o, sync);
+}
+
+void agent_audit_set_listener(agent_audit *a, agent_audit_listener fn, void *ctx)
+{
+	a->listener = fn;
+	a->listener_ctx = ctx;
+}
+
+void agent_audit_answer_from(agent_audit *a, const char *from)
+{
+	snprintf(a->from, sizeof(a->from), "%s", from != NULL ? from : "");
 }
 
 bool agent_audit_asked(agent_audit *a, const char *id, agent_policy_kind kind,

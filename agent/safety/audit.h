@@ -152,6 +152,20 @@ AGENT_AUDIT_CHECKED bool agent_audit_conversation(agent_audit *a, const char *pa
 /* The SHA-256 last recorded for the conversation at `path`, or NULL. Owned by a. */
 const char *agent_audit_conversation_digest(const agent_audit *a, const char *path);
 
+/*
+ * Each line, as written (with its newline, `len` bytes), goes to `fn` right
+ * after it is on disk, from the writing thread: the console's timeline is
+ * made of the same records. NULL removes it.
+ */
+typedef void (*agent_audit_listener)(void *ctx, const char *line, size_t len);
+void agent_audit_set_listener(agent_audit *a, agent_audit_listener fn, void *ctx);
+/*
+ * Where the human's answers come from ("terminal", "console:approver"):
+ * approved/denied lines by the user carry it as "from" until changed
+ * ("" or NULL: not said).
+ */
+void agent_audit_answer_from(agent_audit *a, const char *from);
+
 /* ---- verification ------------------------------------------------------ */
 
 typedef struct agent_audit_report {

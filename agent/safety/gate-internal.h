@@ -54,8 +54,9 @@ char *gate_findings_text(const agent_scan_result *r);
 /* Records the proposal (again, after an edit: the newest one counts). */
 void gate_audit_proposed(agent_gate *g, const proposal *p);
 
-/* Lets the user edit the proposal; true when it changed and parsed. */
-bool gate_edit_proposal(agent_gate *g, proposal *p);
+/* Lets the user edit the proposal in the editor, or takes `given` (edited in the
+ * console; consumed) instead; true when it changed and parsed. */
+bool gate_edit_proposal(agent_gate *g, proposal *p, char *given);
 
 /* Shows the proposal; gate_show_details its details (the answer `d`). */
 void gate_show_proposal(agent_gate *g, const proposal *p);

@@ -194,7 +194,7 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 		.worst = p->scan ? p->scan->worst : AGENT_SCAN_NONE,
 		.os_auto_approve = g->settings.os_auto_approve,
 		.kill_tripped = kill_tripped,
-		.interactive = agent_term_interactive(g->term),
+		.interactive = agent_term_answerable(g->term),
 		.own_terminal = aims_at_own_terminal(g, p),
 		.unsandboxed = g->sandbox == SANDBOX_OFF,
 	};
@@ -251,6 +251,33 @@ static void declined(agent_gate *g, const proposal *p, agent_term_answer a, bool
 enum step { STEP_AGAIN, STEP_RUN, STEP_STOP };
 
 /*
+ * What a second place to answer shows beside the question: the text an
+ * edit starts from and the points the action aims at. Returns the text
+ * to free after asking (NULL for code, which is borrowed).
+ */
+static char *ask_info(const proposal *p, agent_term_ask_info *info)
+{
+	memset(info, 0, sizeof(*info));
+	if (!p->has_action) {
+		info->edit_text = p->code;
+		info->language = p->language;
+		return NULL;
+	}
+	char *json = agent_computer_to_json(&p->action);
+	info->edit_text = json;
+	const agent_computer_action *a = &p->action;
+	if (a->has_start) {
+		info->x[info->n_targets] = a->start_sx;
+		info->y[info->n_targets++] = a->start_sy;
+	}
+	if (a->has_point) {
+		info->x[info->n_targets] = a->sx;
+		info->y[info->n_targets++] = a->sy;
+	}
+	return json;
+}
+
+/*
  * One ASK round: the scan offer of safe mode ask, or the question itself
  * with y / n / e / d. STEP_AGAIN: decide again (after details, an edit, a
  * scan); STEP_RUN: approved and recorded; STEP_STOP: the result says why not.
@@ -273,7 +300,11 @@ static enum step ask_round(agent_gate *g, proposal *p, const agent_policy_decisi
 	}
 	const char *question = p->has_action ? "Perform this action?" : "Run this code?";
 	agent_gate_logged(g, agent_audit_asked(g->audit, p->id, p->kind, d->reason));
-	agent_term_answer a = agent_term_ask(g->term, p->id, question, "yned");
+	agent_term_ask_info info;
+	char *edit_from = ask_info(p, &info);
+	agent_term_answer a = agent_term_ask_ex(g->term, p->id, question, "yned", &info);
+	free(edit_from);
+	agent_audit_answer_from(g->audit, agent_term_answered_from(g->term));
 	switch (a) {
 	case AGENT_ANSWER_YES:
 		return agent_gate_logged(g, agent_audit_approved(g->audit, p->id, p->kind, true,
@@ -283,7 +314,7 @@ static enum step ask_round(agent_gate *g, proposal *p, const agent_policy_decisi
 		gate_show_details(g, p);
 		return STEP_AGAIN;
 	case AGENT_ANSWER_EDIT:
-		if (gate_edit_proposal(g, p)) {
+		if (gate_edit_proposal(g, p, agent_term_take_edit(g->term))) {
 			gate_show_proposal(g, p);
 			if (p->has_action && p->action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p))
 				return scanner_failed(g, p, res) ? STEP_AGAIN : STEP_STOP;
@@ -448,17 +479,43 @@ static void batch_call(agent_gate *g, const struct conv_block *call, agent_tool_
 	res->ack = ack;
 }
 
+/*
+ * Before each call: a supervisor's pause holds here. After a take-over the
+ * rest of the batch aimed at a screen that is gone, so it does not run and
+ * the model gets a fresh screenshot; a stop is the kill switch's.
+ */
+static bool held(agent_gate *g, bool *took_over)
+{
+	if (g->hold == NULL)
+		return false;
+	agent_gate_hold h = g->hold(g->hold_ctx);
+	if (h == AGENT_GATE_STOP) {
+		const char *note = agent_policy_settings_stop(&g->settings);
+		agent_term_warning(g->term, "stopped from the console — %s", note);
+		g->stop_batch = true;
+	} else if (h == AGENT_GATE_TOOK_OVER) {
+		*took_over = true;
+	}
+	return h != AGENT_GATE_GO;
+}
+
 void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls, size_t n,
                            agent_tool_result *res)
 {
-	bool ended = false, due = false;
+	bool ended = false, due = false, took_over = false;
 	g->stop_batch = false;
 	g->end_turn = false;
 	g->task_done = false;
 	for (size_t k = 0; k < n; k++) {
 		memset(&res[k], 0, sizeof(res[k]));
 		due = due || answered_with_screenshot(calls[k]);
-		if (ended) {
+		if (!ended && held(g, &took_over) && took_over) {
+			ended = true;
+			due = true;
+		}
+		if (took_over) {
+			gate_result_text(&res[k], true, "%s", AGENT_TOOK_OVER);
+		} else if (ended) {
 			gate_result_text(&res[k], true, "%s", AGENT_NOT_EXECUTED);
 		} else if (g->task_done) {
 			gate_result_text(&res[k], true, "not run: the task had ended");

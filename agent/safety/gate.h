@@ -32,6 +32,13 @@
 #include "os/os.h"
 #include "vision/vision.h"
 
+/* What happened while a supervisor held the agent (see agent_gate.hold). */
+typedef enum agent_gate_hold {
+	AGENT_GATE_GO,          /* nothing: go on */
+	AGENT_GATE_TOOK_OVER,   /* a human drove the desktop: the batch's screen is stale */
+	AGENT_GATE_STOP,        /* stop, as the kill switch does */
+} agent_gate_hold;
+
 typedef struct agent_gate {
 	/* Given by the session before the first call; not owned by the gate. */
 	agent_term *term;
@@ -85,6 +92,11 @@ typedef struct agent_gate {
 	bool watch_armed;                     /* the pointer was out of the corners */
 	bool watch_tripped;
 	char watch_reason[160];
+	/* Between two actions of a batch, a supervisor may hold the agent
+	 * (agent/console: pause, take over, stop); NULL: no one can. It
+	 * returns once the agent may go on, saying what happened meanwhile. */
+	agent_gate_hold (*hold)(void *ctx);
+	void *hold_ctx;
 } agent_gate;
 
 /* Releases what the gate owns (code sessions, rules, the watch's display
@@ -103,6 +115,10 @@ typedef struct agent_tool_result {
 
 /* What every call after a failed or refused computer action of the same turn is answered. */
 #define AGENT_NOT_EXECUTED "Not executed: an earlier computer action in this turn failed."
+/* ... and after the human supervising in the console took over the desktop. */
+#define AGENT_TOOK_OVER "Not executed: the human supervising this session took over the " \
+	"desktop and acted on it; the screenshot shows the desktop as they left it. " \
+	"Look again before acting."
 
 /*
  * Runs (or refuses) one tool call from the model's last message. Always

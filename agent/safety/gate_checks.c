@@ -48,7 +48,7 @@ static bool ask_check(agent_gate *g, const struct conv_block *call, const cJSON 
 		.kind = AGENT_POLICY_OS_INPUT,
 		.safe_mode = g->settings.safe_mode,
 		.os_auto_approve = g->settings.os_auto_approve,
-		.interactive = agent_term_interactive(g->term),
+		.interactive = agent_term_answerable(g->term),
 		.vendor_check = true,
 	};
 	agent_policy_decision d = agent_policy_decide(&in);
@@ -61,6 +61,7 @@ static bool ask_check(agent_gate *g, const struct conv_block *call, const cJSON 
 		agent_term_answer a = agent_term_ask(g->term, call->id,
 		                                     "Acknowledge this safety check and go on?", "yn");
 		yes = a == AGENT_ANSWER_YES;
+		agent_audit_answer_from(g->audit, agent_term_answered_from(g->term));
 		if (yes)
 			yes = agent_gate_logged(g, agent_audit_approved(g->audit, call->id,
 			                                                AGENT_POLICY_OS_INPUT, true,

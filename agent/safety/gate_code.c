@@ -86,7 +86,7 @@ static void kill_switch_stopped_run(agent_gate *g)
 	agent_term_warning(g->term, "%s: the running block was stopped — %s", g->watch_reason,
 	                   note);
 	g->stop_batch = true;
-	if (!agent_term_interactive(g->term))
+	if (!agent_term_answerable(g->term))
 		g->end_run = true;
 	int x, y;
 	if (g->display != NULL && os_pointer(g->display, &x, &y)) {

@@ -92,7 +92,7 @@ void gate_show_details(agent_gate *g, const proposal *p)
 		agent_buf_printf(&b, "\nlanguage %s, sandbox %s%s", p->language, g->sandbox_name,
 		                 p->display ? ", WITH access to the display" : "");
 		char *text = agent_buf_steal(&b);
-		agent_term_print(g->term, text);
+		agent_term_details(g->term, p->id, text);
 		free(text);
 		return;
 	}
@@ -133,7 +133,7 @@ void gate_show_details(agent_gate *g, const proposal *p)
 		agent_buf_printf(&b, "target:  screen %d,%d\nwindow:  %s\npreview: %s",
 		                 pts[n - 1].x, pts[n - 1].y, win, shot);
 	char *text = agent_buf_steal(&b);
-	agent_term_print(g->term, text);
+	agent_term_details(g->term, p->id, text);
 	free(text);
 	os_capture_trim(g->display, CAPTURE_KEEP_BYTES);
 	if (shot[0] == '/' || shot[0] == '.')

@@ -272,8 +272,38 @@ out:
 }
 
 /* Lets the user edit the proposal; true when it changed and parsed. */
-bool gate_edit_proposal(agent_gate *g, proposal *p)
+/* The action replaced by its edited JSON (consumed); false, told why, when it is not valid. */
+static bool replace_action(agent_gate *g, proposal *p, char *edited)
 {
+	cJSON *args = cJSON_Parse(edited);
+	free(edited);
+	agent_computer_action a;
+	char err[256];
+	if (args == NULL || !agent_computer_parse(args, &g->view, &a, err, sizeof(err))) {
+		agent_term_warning(g->term, "the edited action is not valid: %s",
+		                   args == NULL ? "not JSON" : err);
+		cJSON_Delete(args);
+		return false;
+	}
+	cJSON_Delete(args);
+	agent_computer_action_finish(&p->action);
+	p->action = a;
+	p->kind = agent_policy_action_kind(a.kind);
+	return true;
+}
+
+bool gate_edit_proposal(agent_gate *g, proposal *p, char *given)
+{
+	if (given != NULL) {
+		/* Edited in the console: the same checks as an edit in the editor. */
+		if (!p->has_action) {
+			free(p->code);
+			p->code = given;
+		} else if (!replace_action(g, p, given)) {
+			return false;
+		}
+		goto recorded;
+	}
 	const char *ed = getenv("VISUAL");
 	if (ed == NULL || ed[0] == '\0')
 		ed = getenv("EDITOR");
@@ -288,23 +318,10 @@ bool gate_edit_proposal(agent_gate *g, proposal *p)
 		char *json = agent_computer_to_json(&p->action);
 		char *edited = json ? edit_text(g, json) : NULL;
 		free(json);
-		if (edited == NULL)
+		if (edited == NULL || !replace_action(g, p, edited))
 			return false;
-		cJSON *args = cJSON_Parse(edited);
-		free(edited);
-		agent_computer_action a;
-		char err[256];
-		if (args == NULL || !agent_computer_parse(args, &g->view, &a, err, sizeof(err))) {
-			agent_term_warning(g->term, "the edited action is not valid: %s",
-			                   args == NULL ? "not JSON" : err);
-			cJSON_Delete(args);
-			return false;
-		}
-		cJSON_Delete(args);
-		agent_computer_action_finish(&p->action);
-		p->action = a;
-		p->kind = agent_policy_action_kind(a.kind);
 	}
+recorded:
 	/* What the user edited is a new proposal: record it, scan it anew. */
 	p->scanned = false;
 	agent_scan_result_destroy(p->scan);

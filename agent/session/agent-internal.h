@@ -8,6 +8,7 @@
 #include <signal.h>
 #include <stdbool.h>
 
+#include "agent/console/console.h"
 #include "agent/llm/llm.h"
 #include "agent/safety/safety.h"
 #include "agent/session/options.h"
@@ -37,6 +38,8 @@ typedef struct agent_session {
 	/* deskhand's own files and directories, out of the code's reach
 	 * (NULL-terminated; owned; given to the gate). */
 	char *hidden[AGENT_HIDDEN_MAX + 1];
+	agent_console *console;         /* --console; NULL: none */
+	char *console_file;             /* the links, 0600 beside the audit log (removed at exit) */
 } agent_session;
 
 #endif

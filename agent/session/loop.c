@@ -3,6 +3,7 @@
  * commands, Ctrl-C. See loop.h.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,22 @@ static bool run_tool_calls(agent_session *s, bool *any)
 	return save(s);
 }
 
+/* A turn the model answered: its usage (%tokens), its text to the console's timeline. */
+static void turn_answered(agent_session *s, const struct provider_usage *usage)
+{
+	s->last_usage = *usage;
+	s->have_last_usage = true;
+	struct conv_message *m = conv_last(s->conv);
+	if (s->console == NULL || m == NULL || m->role != CONV_ASSISTANT)
+		return;
+	agent_buf b = {0};
+	for (size_t i = 0; i < m->n_blocks; i++)
+		if (m->blocks[i].type == CONV_TEXT && m->blocks[i].text != NULL)
+			agent_buf_puts(&b, m->blocks[i].text);
+	agent_console_model_text(s->console, agent_buf_cstr(&b));
+	agent_buf_finish(&b);
+}
+
 /*
  * Open models' computer functions have no screenshot action (Qwen's, and
  * UI-TARS's text actions): the screen goes with the user's message, as
@@ -361,6 +378,7 @@ static bool attach_screenshot(agent_session *s)
 
 static void run_user_message(agent_session *s, const char *text)
 {
+	agent_console_task(s->console, text);
 	if (!conv_add_user_text(s->conv, text) || !attach_screenshot(s)) {
 		agent_term_error(s->term, "out of memory");
 		s->status = 1;
@@ -398,8 +416,7 @@ static void run_user_message(agent_session *s, const char *text)
 		agent_term_text_end(s->term);
 		switch (st) {
 		case PROVIDER_OK:
-			s->last_usage = usage;
-			s->have_last_usage = true;
+			turn_answered(s, &usage);
 			break;
 		case PROVIDER_FAILED:
 			agent_term_error(s->term, "%s", provider_error());
@@ -873,8 +890,88 @@ static void gate_setup(agent_session *s)
 	own_files_setup(s);
 }
 
+/* ---- the console --------------------------------------------------------- */
+
+static agent_gate_hold console_hold(void *ctx)
+{
+	switch (agent_console_hold_here(ctx)) {
+	case AGENT_CONSOLE_TOOK_OVER: return AGENT_GATE_TOOK_OVER;
+	case AGENT_CONSOLE_STOP: return AGENT_GATE_STOP;
+	default: return AGENT_GATE_GO;
+	}
+}
+
+/* The links go to the terminal and to a 0600 file beside the audit log, nowhere else. */
+static void console_links(agent_session *s)
+{
+	agent_console *c = s->console;
+	if (agent_console_is_remote(c))
+		agent_term_warning(s->term, "the console listens on a non-loopback address: anyone "
+		                   "who can reach it may try it; put it behind TLS you provide "
+		                   "(plain HTTP shows the links and cookies to the network)");
+	agent_term_notice(s->term, "console (approver, one use): %s", agent_console_url(c, true));
+	agent_term_notice(s->term, "console (observer, read-only, one use): %s",
+	                  agent_console_url(c, false));
+	const char *log = agent_audit_path(s->gate.audit);
+	s->console_file = malloc(strlen(log) + sizeof(".console"));
+	if (s->console_file == NULL)
+		return;
+	sprintf(s->console_file, "%s.console", log);
+	unlink(s->console_file);
+	int fd = open(s->console_file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (f == NULL) {
+		agent_term_warning(s->term, "cannot write %s: %s", s->console_file, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	fprintf(f, "{\"approver\":\"%s\",\"observer\":\"%s\",\"port\":%d}\n",
+	        agent_console_url(c, true), agent_console_url(c, false), agent_console_port(c));
+	fclose(f);
+}
+
+/* --console: serve the page, and let it answer and hold the agent. */
+static bool open_console(agent_session *s)
+{
+	agent_console_config cfg = {
+		.listen = s->opt->console,
+		.allow_remote = s->opt->console_allow_remote,
+		.display = s->gate.display != NULL ? os_display_name(s->gate.display) : NULL,
+		.cancel = &agent_cancel,
+	};
+	s->console = agent_console_start(&cfg);
+	if (s->console == NULL) {
+		agent_term_error(s->term, "%s", agent_console_error());
+		return false;
+	}
+	agent_audit_set_listener(s->gate.audit, agent_console_audit_line, s->console);
+	agent_term_set_remote(s->term, agent_console_remote(s->console));
+	s->gate.hold = console_hold;
+	s->gate.hold_ctx = s->console;
+	console_links(s);
+	return true;
+}
+
+static void close_console(agent_session *s)
+{
+	if (s->console == NULL)
+		return;
+	agent_term_set_remote(s->term, NULL);
+	if (s->gate.audit != NULL)
+		agent_audit_set_listener(s->gate.audit, NULL, NULL);
+	s->gate.hold = NULL;
+	agent_console_destroy(s->console);
+	s->console = NULL;
+	if (s->console_file != NULL)
+		unlink(s->console_file);
+	free(s->console_file);
+	s->console_file = NULL;
+}
+
 static void session_finish(agent_session *s)
 {
+	close_console(s);
 	provider_destroy(s->provider);
 	conv_destroy(s->conv);
 	provider_tools_clear(&s->tools);
@@ -964,6 +1061,8 @@ static bool open_session(agent_session *s)
 	}
 	check_resumed(s);
 	if (s->opt->os && !open_desktop(s))
+		return false;
+	if (s->opt->console != NULL && !open_console(s))
 		return false;
 	return build_prompt(s);
 }

@@ -74,6 +74,7 @@ void agent_options_finish(agent_options *o)
 	free(o->message);
 	free(o->workspace);
 	free(o->config_path);
+	free(o->console);
 	memset(o, 0, sizeof(*o));
 }
 
@@ -322,6 +323,7 @@ enum {
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
 	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_SETTLE_MS, OPT_CONFIG,
 	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL, OPT_GROUNDING, OPT_THINK,
+	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE,
 };
 
 static const struct option long_opts[] = {
@@ -370,6 +372,8 @@ static const struct option long_opts[] = {
 	{"store", no_argument, NULL, OPT_STORE},
 	{"grounding", required_argument, NULL, OPT_GROUNDING},
 	{"think", required_argument, NULL, OPT_THINK},
+	{"console", required_argument, NULL, OPT_CONSOLE},
+	{"console-allow-remote", no_argument, NULL, OPT_CONSOLE_ALLOW_REMOTE},
 	{NULL, 0, NULL, 0},
 };
 
@@ -476,6 +480,8 @@ static bool apply_option(agent_options *o, int c, char **argv)
 			return false;
 		set_str(&o->think, optarg);
 		break;
+	case OPT_CONSOLE: set_str(&o->console, optarg); break;
+	case OPT_CONSOLE_ALLOW_REMOTE: o->console_allow_remote = true; break;
 	default:
 		return apply_number_option(o, c, argv);
 	}
@@ -583,6 +589,9 @@ const char *agent_options_usage(void)
 	"  --no-prompt-cache     no cache breakpoints in Anthropic requests\n"
 	"  --config FILE         settings file (default $XDG_CONFIG_HOME/deskhand/config.json;\n"
 	"                        os_auto_approve and sandbox \"off\" only on the command line)\n"
+	"  --console [ADDR:]PORT serve a live, authenticated control page (127.0.0.1;\n"
+	"                        PORT 0 picks a free one); see README \"Console\"\n"
+	"  --console-allow-remote  let --console bind a non-loopback address\n"
 	"  --json                print every event as a JSON line\n"
 	"  --version, --help\n"
 	"  (--auto_run, --safe_mode and other underscore spellings are accepted)\n";

@@ -47,6 +47,8 @@ typedef struct agent_options {
 	long settle_ms;         /* cap for settle detection */
 	bool prompt_cache;      /* Anthropic cache breakpoints (default on) */
 	char *config_path;      /* the config file that was read, if any */
+	char *console;          /* --console [ADDR:]PORT; NULL: no console */
+	bool console_allow_remote;
 	/* Which of the above came from the command line (for notices). */
 	bool auto_run_from_flag;
 	bool safe_mode_from_flag;

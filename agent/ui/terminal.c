@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <errno.h>
 #include <termios.h>
 #include <time.h>
 #include <sys/ioctl.h>
@@ -40,6 +42,12 @@ struct agent_term {
 	char spinner_label[64];
 	bool work_mode;         /* the terminal is held between prompts */
 	bool discard_at_read;   /* an action ran: discard its input before reading */
+	/* A second place that answers (agent_term_set_remote). */
+	agent_term_remote remote;
+	bool have_remote;
+	bool stdin_ended;       /* with a remote: the terminal can no longer answer */
+	char answered_from[64];
+	char *edit_text;        /* the remote's edit, until taken */
 };
 
 /*
@@ -154,6 +162,7 @@ void agent_term_destroy(agent_term *t)
 	agent_term_spinner_stop(t);
 	agent_term_text_end(t);
 	fflush(stdout);
+	free(t->edit_text);
 #if DESKHAND_HAVE_LIBEDIT
 	if (t->history != NULL) {
 		/* Created private: it holds what the user typed. */
@@ -171,6 +180,37 @@ void agent_term_destroy(agent_term *t)
 bool agent_term_interactive(const agent_term *t)
 {
 	return t->tty_in;
+}
+
+void agent_term_details(agent_term *t, const char *id, const char *text)
+{
+	agent_term_print(t, text);
+	if (t->have_remote && t->remote.details != NULL)
+		t->remote.details(t->remote.ctx, id, text);
+}
+
+bool agent_term_answerable(const agent_term *t)
+{
+	return t->tty_in || t->have_remote;
+}
+
+void agent_term_set_remote(agent_term *t, const agent_term_remote *r)
+{
+	t->have_remote = r != NULL;
+	if (r != NULL)
+		t->remote = *r;
+}
+
+const char *agent_term_answered_from(const agent_term *t)
+{
+	return t->answered_from[0] != '\0' ? t->answered_from : "terminal";
+}
+
+char *agent_term_take_edit(agent_term *t)
+{
+	char *e = t->edit_text;
+	t->edit_text = NULL;
+	return e;
 }
 
 bool agent_term_json(const agent_term *t)
@@ -707,70 +747,124 @@ static void trim(char *s)
 		*p = (char)tolower((unsigned char)*p);
 }
 
-agent_term_answer agent_term_ask(agent_term *t, const char *id,
-                                 const char *question, const char *choices)
+/* The answers a question may take, by key and by word. */
+static const struct {
+	char key;
+	const char *word;
+	const char *label;
+	agent_term_answer answer;
+} ask_opts[] = {
+	{'y', "yes", "y=run", AGENT_ANSWER_YES},
+	{'n', "no", "n=deny", AGENT_ANSWER_NO},
+	{'e', "edit", "e=edit", AGENT_ANSWER_EDIT},
+	{'d', "details", "d=details", AGENT_ANSWER_DETAILS},
+	{'s', "scan", "s=scan", AGENT_ANSWER_SCAN},
+};
+#define ASK_OPTS (sizeof(ask_opts) / sizeof(ask_opts[0]))
+
+enum waited { WAITED_INPUT, WAITED_REMOTE, WAITED_INTERRUPT };
+
+/*
+ * With a remote attached: waits until standard input has a line to read
+ * or the remote has an answer, or Ctrl-C. The end of standard input is
+ * seen by the reader, which then stops offering it here.
+ */
+static enum waited wait_terminal_or_remote(agent_term *t)
 {
-	if (t->json) {
-		cJSON *ev = event("confirmation");
-		cJSON_AddStringToObject(ev, "id", id);
-		add_text(ev, "question", question, strlen(question));
-		cJSON_AddStringToObject(ev, "choices", choices);
-		emit(t, ev);
+	for (;;) {
+		struct pollfd fds[2] = {
+			{.fd = t->remote.fd, .events = POLLIN},
+			{.fd = t->stdin_ended ? -1 : STDIN_FILENO, .events = POLLIN},
+		};
+		int n = poll(fds, 2, -1);
+		if (n < 0 && errno == EINTR) {
+			if (t->remote.cancel != NULL && *t->remote.cancel)
+				return WAITED_INTERRUPT;
+			continue; /* another signal (a resize): wait on */
+		}
+		if (n < 0 || (fds[0].revents & POLLIN))
+			return WAITED_REMOTE;
+		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
+			return WAITED_INPUT;
 	}
-	static const struct {
-		char key;
-		const char *word;
-		const char *label;
-		agent_term_answer answer;
-	} opts[] = {
-		{'y', "yes", "y=run", AGENT_ANSWER_YES},
-		{'n', "no", "n=deny", AGENT_ANSWER_NO},
-		{'e', "edit", "e=edit", AGENT_ANSWER_EDIT},
-		{'d', "details", "d=details", AGENT_ANSWER_DETAILS},
-		{'s', "scan", "s=scan", AGENT_ANSWER_SCAN},
-	};
-	char menu[80] = "";
-	for (const char *c = choices; *c; c++)
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++)
-			if (opts[i].key == *c) {
-				if (menu[0] != '\0')
-					strcat(menu, " ");
-				strcat(menu, opts[i].label);
-			}
+}
+
+/* One line for the question, from the line editor or plain input; NULL at end of input. */
+static char *ask_read_line(agent_term *t, const char *prompt)
+{
 	if (!t->json && t->tty_in)
-		discard_typeahead(t);
-	char prompt[512];
-	char *shown = agent_show_dup(question, AGENT_SHOW_LINES);
-	snprintf(prompt, sizeof(prompt), "%s [%s] ", shown ? shown : "?", menu);
-	free(shown);
+		return agent_term_read_line(t, prompt);
+	if (!t->json) {
+		agent_term_spinner_stop(t);
+		agent_term_text_end(t);
+		fputs(prompt, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	return read_plain_line();
+}
+
+/* The answer a line gives; *known: it was one of the choices. */
+static agent_term_answer parse_answer(char *line, const char *choices, bool *known)
+{
+	trim(line);
+	agent_term_answer ans = AGENT_ANSWER_NO;
+	*known = false;
+	for (size_t i = 0; i < ASK_OPTS; i++) {
+		if (strchr(choices, ask_opts[i].key) == NULL)
+			continue;
+		if ((line[0] == ask_opts[i].key && line[1] == '\0') ||
+		    strcmp(line, ask_opts[i].word) == 0) {
+			ans = ask_opts[i].answer;
+			*known = true;
+		}
+	}
+	return ans;
+}
+
+/*
+ * The terminal's own answer. *remote_first: the remote's fd turned readable
+ * first (the returned answer is then meaningless).
+ */
+static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const char *choices,
+                                      bool *remote_first)
+{
+	*remote_first = false;
 	for (int attempt = 0; attempt < 10; attempt++) {
 		char *line;
-		if (!t->json && t->tty_in) {
-			line = agent_term_read_line(t, prompt);
-		} else {
-			if (!t->json) {
+		if (t->have_remote) {
+			/* Asked here and in the console at once: the prompt first, then
+			 * whichever answers. */
+			if (!t->json && !t->stdin_ended) {
 				agent_term_spinner_stop(t);
 				agent_term_text_end(t);
 				fputs(prompt, stdout);
-				fputc('\n', stdout);
+				fputs(t->tty_in ? "" : "\n", stdout);
 				fflush(stdout);
 			}
-			line = read_plain_line();
+			enum waited w = wait_terminal_or_remote(t);
+			if (w == WAITED_INTERRUPT)
+				return AGENT_ANSWER_NONE;  /* Ctrl-C: no answer, which is a no */
+			if (w == WAITED_REMOTE) {
+				*remote_first = true;
+				return AGENT_ANSWER_NONE;
+			}
+			line = t->tty_in && !t->json ? agent_term_read_line(t, "") : read_plain_line();
+		} else {
+			line = ask_read_line(t, prompt);
+		}
+		if (line == NULL && t->have_remote) {
+			/* The terminal cannot answer any more; the console still can. */
+			t->stdin_ended = true;
+			agent_term_notice(t, "the terminal's input ended: the question waits for "
+			                  "an answer in the console");
+			attempt--;
+			continue;
 		}
 		if (line == NULL)
 			return AGENT_ANSWER_NONE;  /* end of input is a no */
-		trim(line);
-		agent_term_answer ans = AGENT_ANSWER_NO;
-		bool known = false;
-		for (size_t i = 0; i < sizeof(opts) / sizeof(opts[0]); i++) {
-			if (strchr(choices, opts[i].key) == NULL)
-				continue;
-			if ((line[0] == opts[i].key && line[1] == '\0') ||
-			    strcmp(line, opts[i].word) == 0) {
-				ans = opts[i].answer;
-				known = true;
-			}
-		}
+		bool known;
+		agent_term_answer ans = parse_answer(line, choices, &known);
 		free(line);
 		/* Off a terminal, only a clear yes approves: anything else denies. */
 		if (!t->tty_in || t->json)
@@ -780,4 +874,62 @@ agent_term_answer agent_term_ask(agent_term *t, const char *id,
 		fputs("please answer with one of the letters shown\n", stderr);
 	}
 	return AGENT_ANSWER_NO;
+}
+
+static const char *answer_word(agent_term_answer a)
+{
+	for (size_t i = 0; i < ASK_OPTS; i++)
+		if (ask_opts[i].answer == a)
+			return ask_opts[i].word;
+	return "no";
+}
+
+agent_term_answer agent_term_ask_ex(agent_term *t, const char *id, const char *question,
+                                    const char *choices, const agent_term_ask_info *info)
+{
+	t->answered_from[0] = '\0';
+	free(t->edit_text);
+	t->edit_text = NULL;
+	if (t->json) {
+		cJSON *ev = event("confirmation");
+		cJSON_AddStringToObject(ev, "id", id);
+		add_text(ev, "question", question, strlen(question));
+		cJSON_AddStringToObject(ev, "choices", choices);
+		emit(t, ev);
+	}
+	char menu[80] = "";
+	for (const char *c = choices; *c; c++)
+		for (size_t i = 0; i < ASK_OPTS; i++)
+			if (ask_opts[i].key == *c) {
+				if (menu[0] != '\0')
+					strcat(menu, " ");
+				strcat(menu, ask_opts[i].label);
+			}
+	if (!t->json && t->tty_in)
+		discard_typeahead(t);
+	char prompt[512];
+	char *shown = agent_show_dup(question, AGENT_SHOW_LINES);
+	snprintf(prompt, sizeof(prompt), "%s [%s] ", shown ? shown : "?", menu);
+	free(shown);
+	if (!t->have_remote) {
+		bool unused;
+		return ask_terminal(t, prompt, choices, &unused);
+	}
+	t->remote.open(t->remote.ctx, id, question, choices, info);
+	bool remote_first;
+	agent_term_answer a = ask_terminal(t, prompt, choices, &remote_first);
+	char who[sizeof(t->answered_from)] = "";
+	if (remote_first && a == AGENT_ANSWER_NONE)
+		a = AGENT_ANSWER_NO; /* what the terminal would say if it had the last word */
+	if (t->remote.settle(t->remote.ctx, &a, &t->edit_text, who, sizeof(who))) {
+		snprintf(t->answered_from, sizeof(t->answered_from), "%s", who);
+		agent_term_notice(t, "answered in the %s: %s", who, answer_word(a));
+	}
+	return a;
+}
+
+agent_term_answer agent_term_ask(agent_term *t, const char *id,
+                                 const char *question, const char *choices)
+{
+	return agent_term_ask_ex(t, id, question, choices, NULL);
 }

@@ -25,6 +25,7 @@
 #ifndef DESKHAND_AGENT_TERMINAL_H
 #define DESKHAND_AGENT_TERMINAL_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -102,6 +103,60 @@ agent_term_answer agent_term_ask(agent_term *t, const char *id,
                                  const char *question, const char *choices);
 
 /*
+ * What a second place to answer (the console) may show beside a question:
+ * the text an edit starts from (the action's JSON or the code) and the
+ * spot the action aims at, in screen pixels. Borrowed for the call.
+ */
+typedef struct agent_term_ask_info {
+	const char *edit_text;     /* NULL: nothing to edit */
+	const char *language;      /* of code; NULL for an action */
+	int n_targets;             /* 0..2 points: (x[i], y[i]) */
+	int x[2], y[2];
+} agent_term_ask_info;
+
+/*
+ * A second place that answers questions (agent/console), seen by the
+ * terminal only through these calls, all made from the asking thread:
+ * open() when a question appears; `fd` turns readable when it has an
+ * answer; settle() ends the question: when the other place answered
+ * first it returns true with its answer in *a, the edited text in *edit
+ * (the caller frees; NULL: none) and who answered in `who`; otherwise it
+ * records *a (the terminal's answer) as the winner, tells the other place,
+ * and returns false. First answer wins: whichever settles the question.
+ */
+typedef struct agent_term_remote {
+	void *ctx;
+	int fd;
+	volatile sig_atomic_t *cancel;  /* Ctrl-C while waiting: the terminal's no answer */
+	void (*open)(void *ctx, const char *id, const char *question, const char *choices,
+	             const agent_term_ask_info *info);
+	bool (*settle)(void *ctx, agent_term_answer *a, char **edit, char *who, size_t wholen);
+	/* The details of a proposal (the answer d), shown there too; may be NULL. */
+	void (*details)(void *ctx, const char *id, const char *text);
+} agent_term_remote;
+
+/*
+ * Attaches a second place to answer (NULL detaches). With one attached, a
+ * question waits on standard input and on it together, and the end of
+ * standard input only means the terminal cannot answer any more: the
+ * question goes on waiting for the other place.
+ */
+void agent_term_set_remote(agent_term *t, const agent_term_remote *r);
+/* Whether some human can answer a question: a terminal or a remote. */
+bool agent_term_answerable(const agent_term *t);
+
+/* agent_term_ask with what the remote shows beside the question (info may be NULL). */
+agent_term_answer agent_term_ask_ex(agent_term *t, const char *id, const char *question,
+                                    const char *choices, const agent_term_ask_info *info);
+/*
+ * Where the last answer came from: "terminal", or the remote's `who`
+ * (e.g. "console:approver"). Owned by t, valid until the next question.
+ */
+const char *agent_term_answered_from(const agent_term *t);
+/* The edited text the remote answered EDIT with (caller frees), or NULL: use the editor. */
+char *agent_term_take_edit(agent_term *t);
+
+/*
  * The terminal between prompts: while deskhand works, keys wait as plain
  * bytes for the line editor (no canonical input, no echo; Ctrl-C still
  * signals), so a Ctrl-D or text typed ahead reaches the next prompt intact.
@@ -142,5 +197,7 @@ void agent_term_show_image(agent_term *t, const char *png_path);
 
 /* Prints a block of text as is (help, info, findings). */
 void agent_term_print(agent_term *t, const char *text);
+/* Prints the details of proposal `id` (the answer d), and shows them in the remote too. */
+void agent_term_details(agent_term *t, const char *id, const char *text);
 
 #endif

@@ -22,13 +22,15 @@ DOORS = {
     "tools": "agent/tools/tools.h",
     "llm": "agent/llm/llm.h",
     "ui": "agent/ui/terminal.h",
+    "console": "agent/console/console.h",
     "util": "agent/util/textutil.h",
 }
 SIDE_DOORS = {("agent/safety/gate_action.c", "agent/tools/computer-run.h")}
 # Who may use whom: the one direction of agent/meson.build.
 ALLOWED = {
     "cli": {"session", "safety", "util"},
-    "session": {"safety", "tools", "llm", "ui", "util"},
+    "session": {"safety", "tools", "llm", "ui", "console", "util"},
+    "console": {"ui", "util"},
     "safety": {"tools", "llm", "ui", "util"},
     "tools": {"util"},
     "llm": {"util"},
