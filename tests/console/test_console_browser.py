@@ -14,6 +14,10 @@ import xinput_util as xi
 from consolelib import Agent, Browser, FakeLLM, browser_missing, call, check_audit
 
 MISSING = browser_missing()
+# CI installs the browser (.ci/install-deps): there a missing one is a
+# failure, not a skip that would let the browser tests pass unseen.
+if MISSING and os.environ.get("DESKHAND_REQUIRE_BROWSER"):
+    raise SystemExit("Bail out! the browser tests cannot run: " + MISSING)
 
 
 def setUpModule():
