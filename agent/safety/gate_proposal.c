@@ -56,33 +56,6 @@ static bool parse_execute(agent_gate *g, const cJSON *args, proposal *p,
 	return p->language != NULL && p->code != NULL;
 }
 
-/* A computer action; `action` (when not NULL) names it instead of args.action. */
-static bool parse_action(agent_gate *g, const struct conv_block *call, const char *action,
-                         proposal *p, char *err, size_t errlen)
-{
-	if (g->display == NULL) {
-		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
-		return false;
-	}
-	cJSON *args = action != NULL ? cJSON_Duplicate(call->args, 1) : NULL;
-	if (action != NULL) {
-		if (args == NULL) {
-			snprintf(err, errlen, "out of memory");
-			return false;
-		}
-		cJSON_DeleteItemFromObjectCaseSensitive(args, "action");
-		cJSON_AddStringToObject(args, "action", action);
-	}
-	bool ok = agent_computer_parse(args != NULL ? args : call->args, &g->view, &p->action,
-	                               err, errlen);
-	cJSON_Delete(args);
-	if (!ok)
-		return false;
-	p->has_action = true;
-	p->kind = agent_policy_action_kind(p->action.kind);
-	return true;
-}
-
 /* A vendor's action translated into deskhand's (args, NULL: err says why), parsed like any. */
 static bool parse_translated(agent_gate *g, cJSON *args, proposal *p, char *err, size_t errlen)
 {
@@ -95,6 +68,26 @@ static bool parse_translated(agent_gate *g, cJSON *args, proposal *p, char *err,
 	p->has_action = true;
 	p->kind = agent_policy_action_kind(p->action.kind);
 	return true;
+}
+
+/* A computer action; `action` (when not NULL) names it instead of args.action. */
+static bool parse_action(agent_gate *g, const struct conv_block *call, const char *action,
+                         proposal *p, char *err, size_t errlen)
+{
+	if (g->display == NULL) {
+		snprintf(err, errlen, "the computer tool is not enabled (deskhand was started without --os)");
+		return false;
+	}
+	cJSON *args = cJSON_Duplicate(call->args, 1);
+	if (args == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return false;
+	}
+	if (action != NULL) {
+		cJSON_DeleteItemFromObjectCaseSensitive(args, "action");
+		cJSON_AddStringToObject(args, "action", action);
+	}
+	return parse_translated(g, args, p, err, errlen);
 }
 
 /* Where the pointer is in the model's coordinates (Qwen's drag starts

@@ -376,6 +376,55 @@ static bool attach_screenshot(agent_session *s)
 	return ok;
 }
 
+/* One model turn: true when an answer was added and saved (else s->status says how it ended). */
+static bool model_turn(agent_session *s, const struct provider_request *req,
+                       const struct provider_events *ev, struct provider_usage *usage)
+{
+	agent_term_spinner_start(s->term, "thinking");
+	enum provider_status st = provider_turn(s->provider, s->conv, req, ev, usage);
+	agent_term_spinner_stop(s->term);
+	agent_term_text_end(s->term);
+	switch (st) {
+	case PROVIDER_OK:
+		turn_answered(s, usage);
+		return save(s);
+	case PROVIDER_FAILED:
+		agent_term_error(s->term, "%s", provider_error());
+		s->status = 1;
+		return false;
+	case PROVIDER_CANCELLED:
+		agent_term_notice(s->term, "cancelled");
+		s->status = 130;
+		return false;
+	case PROVIDER_EXHAUSTED:
+		agent_term_notice(s->term, "the script has no more turns");
+		return false;
+	}
+	return false;
+}
+
+/* After the tool calls: whether the run, the task or the turn ends here. */
+static bool turn_ends(agent_session *s)
+{
+	if (s->gate.end_run) {
+		s->status = 1;
+		return true;
+	}
+	if (s->gate.task_done)
+		return true;
+	if (s->gate.end_turn) {
+		agent_term_notice(s->term, "a safety check was declined: the turn ends here "
+		                  "(the model is told with your next message)");
+		return true;
+	}
+	if (agent_cancel) {
+		agent_term_notice(s->term, "interrupted");
+		s->status = 130;
+		return true;
+	}
+	return false;
+}
+
 static void run_user_message(agent_session *s, const char *text)
 {
 	agent_console_task(s->console, text);
@@ -410,49 +459,15 @@ static void run_user_message(agent_session *s, const char *text)
 			return;
 		}
 		struct provider_usage usage;
-		agent_term_spinner_start(s->term, "thinking");
-		enum provider_status st = provider_turn(s->provider, s->conv, &req, &ev, &usage);
-		agent_term_spinner_stop(s->term);
-		agent_term_text_end(s->term);
-		switch (st) {
-		case PROVIDER_OK:
-			turn_answered(s, &usage);
-			break;
-		case PROVIDER_FAILED:
-			agent_term_error(s->term, "%s", provider_error());
-			s->status = 1;
-			return;
-		case PROVIDER_CANCELLED:
-			agent_term_notice(s->term, "cancelled");
-			s->status = 130;
-			return;
-		case PROVIDER_EXHAUSTED:
-			agent_term_notice(s->term, "the script has no more turns");
-			return;
-		}
-		if (!save(s))
+		if (!model_turn(s, &req, &ev, &usage))
 			return;
 		bool any;
 		if (!run_tool_calls(s, &any)) {
 			s->status = 1;
 			return;
 		}
-		if (s->gate.end_run) {
-			s->status = 1;
+		if (turn_ends(s))
 			return;
-		}
-		if (s->gate.task_done)
-			return;
-		if (s->gate.end_turn) {
-			agent_term_notice(s->term, "a safety check was declined: the turn ends here "
-			                  "(the model is told with your next message)");
-			return;
-		}
-		if (agent_cancel) {
-			agent_term_notice(s->term, "interrupted");
-			s->status = 130;
-			return;
-		}
 		if (!any) {
 			if (usage.stop == PROVIDER_STOP_MAX_TOKENS)
 				agent_term_warning(s->term, "the answer was cut at --max-tokens %ld",

@@ -1,4 +1,6 @@
 /* agent/tools/actions — names of the actions in the one table (actions.h). */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -29,4 +31,23 @@ const char *agent_action_name(agent_action a)
 const char *agent_action_list(void)
 {
 	return list + 2; /* past the first ", " */
+}
+
+bool agent_action_refuse(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	return false;
+}
+
+cJSON *agent_action_drop(char *err, size_t len, cJSON *o, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+	cJSON_Delete(o);
+	return NULL;
 }

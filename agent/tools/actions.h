@@ -19,6 +19,9 @@
 #define DESKHAND_AGENT_ACTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
+
+#include <cjson/cJSON.h>
 
 #ifndef AGENT_ACTIONS_EXTRA
 #define AGENT_ACTIONS_EXTRA(X)
@@ -70,5 +73,16 @@ bool agent_action_lookup(const char *name, agent_action *out);
 const char *agent_action_name(agent_action a);
 /* "key, type, mouse_move, ...": every name, for messages to the model. */
 const char *agent_action_list(void);
+
+/*
+ * The room's one way to say why an action was refused: the message goes
+ * into err (len bytes). agent_action_refuse returns false; agent_action_drop
+ * deletes o (may be NULL) and returns NULL, for the translators building
+ * deskhand's arguments from a vendor's.
+ */
+bool agent_action_refuse(char *err, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+cJSON *agent_action_drop(char *err, size_t len, cJSON *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif

@@ -9,17 +9,6 @@
 #include "agent/tools/computer-run.h"
 #include "agent/util/textutil.h"
 
-static bool perr(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static bool perr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return false;
-}
-
 /* An integer-valued JSON number within [min, max]. */
 static bool json_int(const cJSON *v, long min, long max, long *out)
 {
@@ -44,9 +33,9 @@ static bool parse_point(const cJSON *args, const char *key, const vision_view *v
 	if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2 ||
 	    !json_int(cJSON_GetArrayItem(c, 0), -1000000, 1000000, &x) ||
 	    !json_int(cJSON_GetArrayItem(c, 1), -1000000, 1000000, &y))
-		return perr(err, errlen, "%s must be [x, y] with two whole numbers", key);
+		return agent_action_refuse(err, errlen, "%s must be [x, y] with two whole numbers", key);
 	if (!vision_model_to_screen(view, (int)x, (int)y, sx, sy))
-		return perr(err, errlen, "%s: %s", key, vision_error());
+		return agent_action_refuse(err, errlen, "%s: %s", key, vision_error());
 	*mx = (int)x;
 	*my = (int)y;
 	*present = true;
@@ -69,18 +58,18 @@ static bool parse_combos(const char *text, agent_computer_action *a, char *err, 
 		char tok[128];
 		size_t n = (size_t)(end - p);
 		if (n >= sizeof(tok))
-			return perr(err, errlen, "key name too long: '%.40s...'", p);
+			return agent_action_refuse(err, errlen, "key name too long: '%.40s...'", p);
 		memcpy(tok, p, n);
 		tok[n] = '\0';
 		if (a->n_combos == AC_MAX_COMBOS)
-			return perr(err, errlen, "too many keys in one action (at most %d)", AC_MAX_COMBOS);
+			return agent_action_refuse(err, errlen, "too many keys in one action (at most %d)", AC_MAX_COMBOS);
 		if (!os_key_parse(tok, &a->combos[a->n_combos]))
-			return perr(err, errlen, "%s", os_error());
+			return agent_action_refuse(err, errlen, "%s", os_error());
 		a->n_combos++;
 		p = end;
 	}
 	if (a->n_combos == 0)
-		return perr(err, errlen, "text must name at least one key (xdotool syntax, e.g. \"ctrl+s\")");
+		return agent_action_refuse(err, errlen, "text must name at least one key (xdotool syntax, e.g. \"ctrl+s\")");
 	return true;
 }
 
@@ -95,7 +84,7 @@ static bool seconds_to_ms(const cJSON *args, double max_s, int *out, char *err, 
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(args, "duration");
 	if (!cJSON_IsNumber(d) || !isfinite(d->valuedouble) || d->valuedouble < 0 ||
 	    d->valuedouble > max_s)
-		return perr(err, errlen, "duration must be a number of seconds from 0 to %g", max_s);
+		return agent_action_refuse(err, errlen, "duration must be a number of seconds from 0 to %g", max_s);
 	*out = (int)lround(d->valuedouble * 1000.0);
 	return true;
 }
@@ -108,10 +97,10 @@ static bool parse_text(const cJSON *args, agent_computer_action *a, char *err, s
 		return true;
 	size_t n = strlen(text);
 	if (n > AC_MAX_TEXT)
-		return perr(err, errlen, "text is too long (%zu bytes, at most %d)", n, AC_MAX_TEXT);
+		return agent_action_refuse(err, errlen, "text is too long (%zu bytes, at most %d)", n, AC_MAX_TEXT);
 	a->text = strdup(text);
 	if (a->text == NULL)
-		return perr(err, errlen, "out of memory");
+		return agent_action_refuse(err, errlen, "out of memory");
 	return true;
 }
 
@@ -119,11 +108,11 @@ static bool parse_hold_key(const cJSON *args, agent_computer_action *a, char *er
                            size_t errlen)
 {
 	if (a->text == NULL)
-		return perr(err, errlen, "hold_key needs \"text\" with the key");
+		return agent_action_refuse(err, errlen, "hold_key needs \"text\" with the key");
 	if (!parse_combos(a->text, a, err, errlen))
 		return false;
 	if (a->n_combos != 1)
-		return perr(err, errlen, "hold_key holds one key combination");
+		return agent_action_refuse(err, errlen, "hold_key holds one key combination");
 	return seconds_to_ms(args, AC_MAX_SECONDS, &a->duration_ms, err, errlen);
 }
 
@@ -131,11 +120,11 @@ static bool parse_hold_key(const cJSON *args, agent_computer_action *a, char *er
 static bool parse_key_state(agent_computer_action *a, char *err, size_t errlen)
 {
 	if (a->text == NULL)
-		return perr(err, errlen, "%s needs \"text\" with the key", a->name);
+		return agent_action_refuse(err, errlen, "%s needs \"text\" with the key", a->name);
 	if (!parse_combos(a->text, a, err, errlen))
 		return false;
 	if (a->n_combos != 1)
-		return perr(err, errlen, "%s takes one key combination", a->name);
+		return agent_action_refuse(err, errlen, "%s takes one key combination", a->name);
 	return true;
 }
 
@@ -143,10 +132,10 @@ static bool parse_key_state(agent_computer_action *a, char *err, size_t errlen)
 static bool parse_type(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
 {
 	if (a->text == NULL || a->text[0] == '\0')
-		return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
+		return agent_action_refuse(err, errlen, "%s needs a non-empty \"text\"", a->name);
 	const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "clear");
 	if (c != NULL && !cJSON_IsBool(c) && !cJSON_IsNull(c))
-		return perr(err, errlen, "\"clear\" must be true or false");
+		return agent_action_refuse(err, errlen, "\"clear\" must be true or false");
 	a->clear_first = cJSON_IsTrue(c);
 	return true;
 }
@@ -155,13 +144,13 @@ static bool parse_type(const cJSON *args, agent_computer_action *a, char *err, s
 static bool parse_key(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
 {
 	if (a->text == NULL)
-		return perr(err, errlen, "key needs \"text\" with the key combination");
+		return agent_action_refuse(err, errlen, "key needs \"text\" with the key combination");
 	if (!parse_combos(a->text, a, err, errlen))
 		return false;
 	long repeat = 1;
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "repeat");
 	if (r != NULL && !cJSON_IsNull(r) && !json_int(r, 1, 100, &repeat))
-		return perr(err, errlen, "repeat must be a whole number from 1 to 100");
+		return agent_action_refuse(err, errlen, "repeat must be a whole number from 1 to 100");
 	a->repeat = (int)repeat;
 	return true;
 }
@@ -183,12 +172,12 @@ static bool parse_scroll(const cJSON *args, agent_computer_action *a, char *err,
 		if (strcmp(dir, dirs[k]) == 0)
 			d = k;
 	if (d < 0)
-		return perr(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
+		return agent_action_refuse(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
 	a->direction = (os_scroll)d;
 	long amount = 3;
 	const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
 	if (am != NULL && !json_int(am, 1, 100, &amount))
-		return perr(err, errlen, "scroll_amount must be a whole number from 1 to 100");
+		return agent_action_refuse(err, errlen, "scroll_amount must be a whole number from 1 to 100");
 	a->amount = (int)amount;
 	return parse_modifiers(a, err, errlen);
 }
@@ -200,16 +189,16 @@ static bool parse_path(const cJSON *args, const vision_view *view, agent_compute
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
 	int n = cJSON_GetArraySize(path);
 	if (!cJSON_IsArray(path) || n < 2 || n > AC_MAX_PATH)
-		return perr(err, errlen, "path must hold 2 to %d points [x, y]", AC_MAX_PATH);
+		return agent_action_refuse(err, errlen, "path must hold 2 to %d points [x, y]", AC_MAX_PATH);
 	for (int k = 0; k < n; k++) {
 		const cJSON *pt = cJSON_GetArrayItem(path, k);
 		long x, y;
 		if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 2 ||
 		    !json_int(cJSON_GetArrayItem(pt, 0), -1000000, 1000000, &x) ||
 		    !json_int(cJSON_GetArrayItem(pt, 1), -1000000, 1000000, &y))
-			return perr(err, errlen, "path point %d must be [x, y] with two whole numbers", k);
+			return agent_action_refuse(err, errlen, "path point %d must be [x, y] with two whole numbers", k);
 		if (!vision_model_to_screen(view, (int)x, (int)y, &a->path_s[k][0], &a->path_s[k][1]))
-			return perr(err, errlen, "path point %d: %s", k, vision_error());
+			return agent_action_refuse(err, errlen, "path point %d: %s", k, vision_error());
 		a->path_m[k][0] = (int)x;
 		a->path_m[k][1] = (int)y;
 	}
@@ -229,12 +218,12 @@ static bool parse_drag(const cJSON *args, const vision_view *view, agent_compute
 {
 	if (cJSON_GetObjectItemCaseSensitive(args, "path") != NULL) {
 		if (a->has_start || a->has_point)
-			return perr(err, errlen, "left_click_drag takes either \"path\" or "
+			return agent_action_refuse(err, errlen, "left_click_drag takes either \"path\" or "
 			            "\"start_coordinate\" and \"coordinate\", not both");
 		if (!parse_path(args, view, a, err, errlen))
 			return false;
 	} else if (!a->has_start || !a->has_point) {
-		return perr(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
+		return agent_action_refuse(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
 	}
 	return parse_modifiers(a, err, errlen);
 }
@@ -246,13 +235,13 @@ static bool parse_zoom(const cJSON *args, const vision_view *view, agent_compute
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "region");
 	long v[4];
 	if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4)
-		return perr(err, errlen, "zoom needs \"region\": [x0, y0, x1, y1]");
+		return agent_action_refuse(err, errlen, "zoom needs \"region\": [x0, y0, x1, y1]");
 	for (int k = 0; k < 4; k++)
 		if (!json_int(cJSON_GetArrayItem(r, k), 0, 1000000, &v[k]))
-			return perr(err, errlen, "region must hold four whole numbers >= 0");
+			return agent_action_refuse(err, errlen, "region must hold four whole numbers >= 0");
 	os_rect tmp;
 	if (!vision_model_rect_to_screen(view, (int)v[0], (int)v[1], (int)v[2], (int)v[3], &tmp))
-		return perr(err, errlen, "region: %s", vision_error());
+		return agent_action_refuse(err, errlen, "region: %s", vision_error());
 	for (int k = 0; k < 4; k++)
 		a->region[k] = (int)v[k];
 	return true;
@@ -274,11 +263,11 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 		return parse_type(args, a, err, errlen);
 	case AGENT_ACTION_FIND_TEXT:
 		if (a->text == NULL || a->text[0] == '\0')
-			return perr(err, errlen, "%s needs a non-empty \"text\"", a->name);
+			return agent_action_refuse(err, errlen, "%s needs a non-empty \"text\"", a->name);
 		return true;
 	case AGENT_ACTION_MOUSE_MOVE:
 		if (!a->has_point)
-			return perr(err, errlen, "mouse_move needs \"coordinate\"");
+			return agent_action_refuse(err, errlen, "mouse_move needs \"coordinate\"");
 		return parse_modifiers(a, err, errlen);
 	case AGENT_ACTION_LEFT_CLICK:
 	case AGENT_ACTION_RIGHT_CLICK:
@@ -306,19 +295,19 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 		break;
 	}
 	/* In the table but without a parser here: refused, never guessed at. */
-	return perr(err, errlen, "action \"%s\" is not supported by this deskhand", a->name);
+	return agent_action_refuse(err, errlen, "action \"%s\" is not supported by this deskhand", a->name);
 }
 
 static bool parse_fields(const cJSON *args, const vision_view *view,
                          agent_computer_action *a, char *err, size_t errlen)
 {
 	if (!cJSON_IsObject(args))
-		return perr(err, errlen, "the computer tool takes a JSON object");
+		return agent_action_refuse(err, errlen, "the computer tool takes a JSON object");
 	const char *name = get_string(args, "action");
 	if (name == NULL)
-		return perr(err, errlen, "missing \"action\" (one of: %s)", agent_action_list());
+		return agent_action_refuse(err, errlen, "missing \"action\" (one of: %s)", agent_action_list());
 	if (!agent_action_lookup(name, &a->kind))
-		return perr(err, errlen, "unknown action \"%.60s\" (one of: %s)", name,
+		return agent_action_refuse(err, errlen, "unknown action \"%.60s\" (one of: %s)", name,
 		            agent_action_list());
 	a->name = agent_action_name(a->kind);
 

@@ -1,24 +1,12 @@
 /* agent/tools/gemini_actions — Gemini's computer-use functions as deskhand's (see the header). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/tools/actions.h"
 #include "agent/tools/gemini_actions.h"
 #include "agent/tools/openai_actions.h"
-
-static cJSON *fail(char *err, size_t len, cJSON *o, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static cJSON *fail(char *err, size_t len, cJSON *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	cJSON_Delete(o);
-	return NULL;
-}
 
 /* Deletes o; err already says why. */
 static cJSON *drop(cJSON *o)
@@ -50,7 +38,7 @@ static bool add_point(cJSON *o, const char *key, const cJSON *a, const char *kx,
 {
 	long x, y;
 	if (!get_int(a, kx, &x) || !get_int(a, ky, &y)) {
-		fail(err, errlen, NULL, "%s needs \"%s\" and \"%s\" as whole numbers from 0 to 999",
+		agent_action_drop(err, errlen, NULL, "%s needs \"%s\" and \"%s\" as whole numbers from 0 to 999",
 		     fn, kx, ky);
 		return false;
 	}
@@ -69,7 +57,7 @@ static bool get_bool(const cJSON *a, const char *key, bool def, bool *out, const
 		return true;
 	}
 	if (!cJSON_IsBool(v)) {
-		fail(err, errlen, NULL, "%s: \"%s\" must be true or false", fn, key);
+		agent_action_drop(err, errlen, NULL, "%s: \"%s\" must be true or false", fn, key);
 		return false;
 	}
 	*out = cJSON_IsTrue(v);
@@ -82,7 +70,7 @@ static bool key_name(const char *key, char *buf, size_t size, char *err, size_t 
 	bool plus = key != NULL && strcmp(key, "+") == 0;
 	if (key == NULL || key[0] == '\0' || strlen(key) > 40 ||
 	    (!plus && strpbrk(key, " \t\n+") != NULL)) {
-		fail(err, errlen, NULL, "a key must be one key name such as \"Control\" or \"Enter\"");
+		agent_action_drop(err, errlen, NULL, "a key must be one key name such as \"Control\" or \"Enter\"");
 		return false;
 	}
 	agent_openai_key_name(plus ? "plus" : key, buf, size);
@@ -93,7 +81,7 @@ static bool key_name(const char *key, char *buf, size_t size, char *err, size_t 
 static char *combo_of(const char **keys, int n, char *err, size_t errlen)
 {
 	if (n < 1 || n > 8) {
-		fail(err, errlen, NULL, "a key combination holds 1 to 8 keys");
+		agent_action_drop(err, errlen, NULL, "a key combination holds 1 to 8 keys");
 		return NULL;
 	}
 	size_t cap = (size_t)n * 64 + 1, len = 0;
@@ -107,7 +95,7 @@ static char *combo_of(const char **keys, int n, char *err, size_t errlen)
 		len += (size_t)snprintf(out + len, cap - len, "%s%s", len ? "+" : "", name);
 	}
 	if (out == NULL)
-		fail(err, errlen, NULL, "out of memory");
+		agent_action_drop(err, errlen, NULL, "out of memory");
 	return out;
 }
 
@@ -117,7 +105,7 @@ static char *combo_list(const cJSON *keys, const char *fn, char *err, size_t err
 	const char *names[8];
 	int n = cJSON_GetArraySize(keys);
 	if (!cJSON_IsArray(keys) || n < 1 || n > 8) {
-		fail(err, errlen, NULL, "%s needs \"keys\": a list of 1 to 8 key names", fn);
+		agent_action_drop(err, errlen, NULL, "%s needs \"keys\": a list of 1 to 8 key names", fn);
 		return NULL;
 	}
 	for (int i = 0; i < n; i++)
@@ -129,7 +117,7 @@ static char *combo_list(const cJSON *keys, const char *fn, char *err, size_t err
 static char *combo_string(const char *keys, const char *fn, char *err, size_t errlen)
 {
 	if (keys == NULL || keys[0] == '\0' || strlen(keys) > 200) {
-		fail(err, errlen, NULL, "%s needs \"keys\" such as \"Control+A\"", fn);
+		agent_action_drop(err, errlen, NULL, "%s needs \"keys\" such as \"Control+A\"", fn);
 		return NULL;
 	}
 	char copy[201], *names[8];
@@ -145,7 +133,7 @@ static char *combo_string(const char *keys, const char *fn, char *err, size_t er
 		p = plus + 1;
 	}
 	if (*p != '\0' && n == 8 && strchr(p, '+') != NULL) {
-		fail(err, errlen, NULL, "%s: at most 8 keys in one combination", fn);
+		agent_action_drop(err, errlen, NULL, "%s: at most 8 keys in one combination", fn);
 		return NULL;
 	}
 	return combo_of((const char **)names, n, err, errlen);
@@ -155,7 +143,7 @@ static cJSON *pointed(cJSON *o, const cJSON *a, const char *fn, const char *acti
                       size_t errlen)
 {
 	if (!add_point(o, "coordinate", a, "x", "y", fn, err, errlen))
-		return fail(err, errlen, o, "%s needs \"x\" and \"y\" as whole numbers from 0 to 999",
+		return agent_action_drop(err, errlen, o, "%s needs \"x\" and \"y\" as whole numbers from 0 to 999",
 		            fn);
 	cJSON_AddStringToObject(o, "action", action);
 	return o;
@@ -166,7 +154,7 @@ static cJSON *button(cJSON *o, const cJSON *a, const char *fn, const char *actio
                      size_t errlen)
 {
 	if ((has(a, "x") || has(a, "y")) && !add_point(o, "coordinate", a, "x", "y", fn, err, errlen))
-		return fail(err, errlen, o, "%s: \"x\" and \"y\" must both be whole numbers", fn);
+		return agent_action_drop(err, errlen, o, "%s: \"x\" and \"y\" must both be whole numbers", fn);
 	cJSON_AddStringToObject(o, "action", action);
 	return o;
 }
@@ -178,7 +166,7 @@ static cJSON *type(cJSON *o, const cJSON *a, const char *fn, bool legacy, char *
 	const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "text"));
 	bool enter, clear;
 	if (text == NULL)
-		return fail(err, errlen, o, "%s needs \"text\"", fn);
+		return agent_action_drop(err, errlen, o, "%s needs \"text\"", fn);
 	/* Google's defaults: type_text_at clears and presses Enter, type does neither. */
 	if (!get_bool(a, "press_enter", legacy, &enter, fn, err, errlen) ||
 	    !get_bool(a, "clear_before_typing", legacy, &clear, fn, err, errlen))
@@ -187,11 +175,11 @@ static cJSON *type(cJSON *o, const cJSON *a, const char *fn, bool legacy, char *
 	    !add_point(o, "coordinate", a, "x", "y", fn, err, errlen))
 		return drop(o);
 	if (text[0] == '\0' && !enter)
-		return fail(err, errlen, o, "%s needs a non-empty \"text\"", fn);
+		return agent_action_drop(err, errlen, o, "%s needs a non-empty \"text\"", fn);
 	size_t n = strlen(text);
 	char *t = malloc(n + 2);
 	if (t == NULL)
-		return fail(err, errlen, o, "out of memory");
+		return agent_action_drop(err, errlen, o, "out of memory");
 	memcpy(t, text, n);
 	/* A newline types Return: the human sees it as part of what is typed. */
 	if (enter)
@@ -211,7 +199,7 @@ static cJSON *drag(cJSON *o, const cJSON *a, const char *fn, char *err, size_t e
 	bool docs = has(a, "start_x") || has(a, "start_y") || has(a, "end_x") || has(a, "end_y");
 	bool agent = has(a, "destination_x") || has(a, "destination_y");
 	if (docs && agent)
-		return fail(err, errlen, o, "%s: give start_x, start_y, end_x, end_y or x, y, "
+		return agent_action_drop(err, errlen, o, "%s: give start_x, start_y, end_x, end_y or x, y, "
 		            "destination_x, destination_y, not both", fn);
 	bool ok = docs ? add_point(o, "start_coordinate", a, "start_x", "start_y", fn, err, errlen) &&
 	                 add_point(o, "coordinate", a, "end_x", "end_y", fn, err, errlen)
@@ -219,7 +207,7 @@ static cJSON *drag(cJSON *o, const cJSON *a, const char *fn, char *err, size_t e
 	                 add_point(o, "coordinate", a, "destination_x", "destination_y", fn, err,
 	                           errlen);
 	if (!ok)
-		return fail(err, errlen, o, "%s needs start_x, start_y, end_x, end_y (or x, y, "
+		return agent_action_drop(err, errlen, o, "%s needs start_x, start_y, end_x, end_y (or x, y, "
 		            "destination_x, destination_y) as whole numbers from 0 to 999", fn);
 	cJSON_AddStringToObject(o, "action", "left_click_drag");
 	return o;
@@ -242,11 +230,11 @@ static cJSON *scroll(cJSON *o, const cJSON *a, const char *fn, long def, bool ce
 	for (int k = 0; dir != NULL && k < 4; k++)
 		d = strcmp(dir, dirs[k]) == 0 ? k : d;
 	if (d < 0)
-		return fail(err, errlen, o, "%s needs \"direction\": up, down, left or right", fn);
+		return agent_action_drop(err, errlen, o, "%s needs \"direction\": up, down, left or right", fn);
 	long mag = def;
 	const char *key = has(a, "magnitude_in_pixels") ? "magnitude_in_pixels" : "magnitude";
 	if (has(a, key) && (!get_int(a, key, &mag) || mag < 0 || mag > 999))
-		return fail(err, errlen, o, "%s: \"%s\" must be a whole number from 0 to 999", fn, key);
+		return agent_action_drop(err, errlen, o, "%s: \"%s\" must be a whole number from 0 to 999", fn, key);
 	if (centre) {
 		int xy[2] = {500, 500};
 		cJSON_AddItemToObject(o, "coordinate", cJSON_CreateIntArray(xy, 2));
@@ -272,7 +260,7 @@ static cJSON *keys(cJSON *o, const cJSON *a, const char *fn, const char *action,
 	else if (strcmp(fn, "key_combination") == 0)
 		c = combo_string(cJSON_GetStringValue(k), fn, err, errlen);
 	else if (cJSON_GetStringValue(k) == NULL)
-		fail(err, errlen, NULL, "%s needs \"key\": one key name such as \"Enter\"", fn);
+		agent_action_drop(err, errlen, NULL, "%s needs \"key\": one key name such as \"Enter\"", fn);
 	else
 		c = combo_of((const char *[]){cJSON_GetStringValue(k)}, 1, err, errlen);
 	if (c == NULL)
@@ -287,7 +275,7 @@ static cJSON *wait(cJSON *o, const cJSON *a, const char *fn, long def, char *err
 {
 	long s = def;
 	if (has(a, "seconds") && (!get_int(a, "seconds", &s) || s < 0 || s > 300))
-		return fail(err, errlen, o, "%s: \"seconds\" must be a whole number from 0 to 300", fn);
+		return agent_action_drop(err, errlen, o, "%s: \"seconds\" must be a whole number from 0 to 300", fn);
 	cJSON_AddStringToObject(o, "action", "wait");
 	cJSON_AddNumberToObject(o, "duration", (double)s);
 	return o;
@@ -338,10 +326,10 @@ static cJSON *translate(cJSON *o, const char *fn, const cJSON *a, const vision_v
 		return wait(o, a, fn, fn[4] == '_' ? 5 : 1, err, errlen);
 	for (size_t i = 0; i < sizeof(browser_only) / sizeof(browser_only[0]); i++)
 		if (strcmp(fn, browser_only[i]) == 0)
-			return fail(err, errlen, o, "%s is a browser-only function: deskhand drives the "
+			return agent_action_drop(err, errlen, o, "%s is a browser-only function: deskhand drives the "
 			            "whole desktop (ENVIRONMENT_DESKTOP), not a browser it controls; open "
 			            "the browser and use click, type and hotkey instead", fn);
-	return fail(err, errlen, o, "unknown computer-use function \"%.40s\" (click, double_click, "
+	return agent_action_drop(err, errlen, o, "unknown computer-use function \"%.40s\" (click, double_click, "
 	            "triple_click, middle_click, right_click, mouse_down, mouse_up, move, type, "
 	            "drag_and_drop, scroll, press_key, key_down, key_up, hotkey, take_screenshot, "
 	            "wait, and Gemini 2.5's click_at, hover_at, type_text_at, key_combination, "
@@ -353,8 +341,8 @@ cJSON *agent_gemini_action_args(const char *name, const cJSON *args, const visio
 {
 	cJSON *o = cJSON_CreateObject();
 	if (o == NULL)
-		return fail(err, errlen, NULL, "out of memory");
+		return agent_action_drop(err, errlen, NULL, "out of memory");
 	if (name == NULL || !cJSON_IsObject(args))
-		return fail(err, errlen, o, "a Gemini computer-use call needs a name and args object");
+		return agent_action_drop(err, errlen, o, "a Gemini computer-use call needs a name and args object");
 	return translate(o, name, args, view, err, errlen);
 }

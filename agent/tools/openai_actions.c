@@ -1,24 +1,12 @@
 /* agent/tools/openai_actions — OpenAI's computer actions as deskhand's (see the header). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
+#include "agent/tools/actions.h"
 #include "agent/tools/openai_actions.h"
-
-static cJSON *fail(char *err, size_t len, cJSON *o, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static cJSON *fail(char *err, size_t len, cJSON *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	cJSON_Delete(o);
-	return NULL;
-}
 
 /* OpenAI's names that deskhand's key aliases do not already read. */
 static const struct {
@@ -50,12 +38,12 @@ char *agent_openai_key_combo(const cJSON *keys, bool required, char *err, size_t
 {
 	if (keys == NULL || cJSON_IsNull(keys)) {
 		if (required)
-			fail(err, errlen, NULL, "needs \"keys\": a list of key names");
+			agent_action_drop(err, errlen, NULL, "needs \"keys\": a list of key names");
 		return required ? NULL : strdup("");
 	}
 	int n = cJSON_GetArraySize(keys);
 	if (!cJSON_IsArray(keys) || (required && n == 0) || n > 8) {
-		fail(err, errlen, NULL, "\"keys\" must be a list of 1 to 8 key names");
+		agent_action_drop(err, errlen, NULL, "\"keys\" must be a list of 1 to 8 key names");
 		return NULL;
 	}
 	size_t cap = (size_t)n * 64 + 1, len = 0;
@@ -71,7 +59,7 @@ char *agent_openai_key_combo(const cJSON *keys, bool required, char *err, size_t
 		if (key == NULL || key[0] == '\0' || strlen(key) > 40 ||
 		    (!plus && strpbrk(key, " \t\n+") != NULL)) {
 			free(out);
-			fail(err, errlen, NULL, "\"keys\" entries must be key names such as \"CTRL\"");
+			agent_action_drop(err, errlen, NULL, "\"keys\" entries must be key names such as \"CTRL\"");
 			return NULL;
 		}
 		agent_openai_key_name(plus ? "plus" : key, name, sizeof(name));
@@ -95,7 +83,7 @@ static bool add_point(cJSON *o, const char *key, const cJSON *a, char *err, size
 {
 	long x, y;
 	if (!get_int(a, "x", &x) || !get_int(a, "y", &y)) {
-		fail(err, errlen, NULL, "needs \"x\" and \"y\" as whole numbers");
+		agent_action_drop(err, errlen, NULL, "needs \"x\" and \"y\" as whole numbers");
 		return false;
 	}
 	int xy[2] = {(int)x, (int)y};
@@ -140,13 +128,13 @@ static cJSON *drag(cJSON *o, const cJSON *a, char *err, size_t errlen)
 {
 	const cJSON *path = cJSON_GetObjectItemCaseSensitive(a, "path");
 	if (!cJSON_IsArray(path) || cJSON_GetArraySize(path) < 2)
-		return fail(err, errlen, o, "drag needs \"path\": at least two points {\"x\", \"y\"}");
+		return agent_action_drop(err, errlen, o, "drag needs \"path\": at least two points {\"x\", \"y\"}");
 	cJSON *pts = cJSON_AddArrayToObject(o, "path");
 	const cJSON *pt;
 	cJSON_ArrayForEach(pt, path) {
 		long x, y;
 		if (!get_int(pt, "x", &x) || !get_int(pt, "y", &y))
-			return fail(err, errlen, o, "drag: every path point needs whole \"x\" and \"y\"");
+			return agent_action_drop(err, errlen, o, "drag: every path point needs whole \"x\" and \"y\"");
 		int xy[2] = {(int)x, (int)y};
 		cJSON_AddItemToArray(pts, cJSON_CreateIntArray(xy, 2));
 	}
@@ -170,14 +158,14 @@ static cJSON *scroll(cJSON *o, const cJSON *a, char *err, size_t errlen)
 	const cJSON *fx = cJSON_GetObjectItemCaseSensitive(a, "scroll_x");
 	const cJSON *fy = cJSON_GetObjectItemCaseSensitive(a, "scroll_y");
 	if ((fx && !get_int(a, "scroll_x", &sx)) || (fy && !get_int(a, "scroll_y", &sy)))
-		return fail(err, errlen, o, "scroll: scroll_x and scroll_y must be whole numbers");
+		return agent_action_drop(err, errlen, o, "scroll: scroll_x and scroll_y must be whole numbers");
 	if (sx != 0 && sy != 0)
-		return fail(err, errlen, o, "scroll one axis per action: scroll_x or scroll_y, "
+		return agent_action_drop(err, errlen, o, "scroll one axis per action: scroll_x or scroll_y, "
 		            "the other 0");
 	if (sx == 0 && sy == 0)
-		return fail(err, errlen, o, "scroll needs a non-zero scroll_x or scroll_y (pixels)");
+		return agent_action_drop(err, errlen, o, "scroll needs a non-zero scroll_x or scroll_y (pixels)");
 	if (!add_point(o, "coordinate", a, err, errlen))
-		return fail(err, errlen, o, "scroll needs \"x\" and \"y\" as whole numbers");
+		return agent_action_drop(err, errlen, o, "scroll needs \"x\" and \"y\" as whole numbers");
 	const char *dir = sy > 0 ? "down" : sy < 0 ? "up" : sx > 0 ? "right" : "left";
 	cJSON_AddStringToObject(o, "action", "scroll");
 	cJSON_AddStringToObject(o, "scroll_direction", dir);
@@ -189,7 +177,7 @@ static cJSON *scroll(cJSON *o, const cJSON *a, char *err, size_t errlen)
 static cJSON *pointed(cJSON *o, const cJSON *a, const char *action, char *err, size_t errlen)
 {
 	if (!add_point(o, "coordinate", a, err, errlen))
-		return fail(err, errlen, o, "%s needs \"x\" and \"y\" as whole numbers", action);
+		return agent_action_drop(err, errlen, o, "%s needs \"x\" and \"y\" as whole numbers", action);
 	cJSON_AddStringToObject(o, "action", action);
 	return held_or_drop(o, a, err, errlen);
 }
@@ -212,15 +200,15 @@ cJSON *agent_openai_action_args(const cJSON *a, char *err, size_t errlen)
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(a, "type");
 	cJSON *o = cJSON_CreateObject();
 	if (o == NULL)
-		return fail(err, errlen, NULL, "out of memory");
+		return agent_action_drop(err, errlen, NULL, "out of memory");
 	if (!cJSON_IsObject(a) || !cJSON_IsString(t))
-		return fail(err, errlen, o, "an OpenAI computer action is an object with a \"type\"");
+		return agent_action_drop(err, errlen, o, "an OpenAI computer action is an object with a \"type\"");
 	const char *type = t->valuestring;
 	if (strcmp(type, "click") == 0) {
 		const char *button = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "button"));
 		const char *action = click_action(button ? button : "left");
 		if (action == NULL)
-			return fail(err, errlen, o, "click: button must be left, right, wheel, back or "
+			return agent_action_drop(err, errlen, o, "click: button must be left, right, wheel, back or "
 			            "forward");
 		return pointed(o, a, action, err, errlen);
 	}
@@ -237,7 +225,7 @@ cJSON *agent_openai_action_args(const cJSON *a, char *err, size_t errlen)
 	if (strcmp(type, "type") == 0) {
 		const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "text"));
 		if (text == NULL)
-			return fail(err, errlen, o, "type needs \"text\"");
+			return agent_action_drop(err, errlen, o, "type needs \"text\"");
 		cJSON_AddStringToObject(o, "action", "type");
 		cJSON_AddStringToObject(o, "text", text);
 		return o;
@@ -248,6 +236,6 @@ cJSON *agent_openai_action_args(const cJSON *a, char *err, size_t errlen)
 			cJSON_AddNumberToObject(o, "duration", AGENT_OPENAI_WAIT_S);
 		return o;
 	}
-	return fail(err, errlen, o, "unknown OpenAI computer action \"%.40s\" (click, double_click, "
+	return agent_action_drop(err, errlen, o, "unknown OpenAI computer action \"%.40s\" (click, double_click, "
 	            "drag, keypress, move, scroll, type, screenshot, wait)", type);
 }

@@ -1,24 +1,12 @@
 /* agent/tools/qwen_actions — Qwen's computer_use actions as deskhand's (see the header). */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/tools/actions.h"
 #include "agent/tools/openai_actions.h"
 #include "agent/tools/qwen_actions.h"
-
-static cJSON *fail(char *err, size_t len, cJSON *o, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static cJSON *fail(char *err, size_t len, cJSON *o, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	cJSON_Delete(o);
-	return NULL;
-}
 
 static const char *action_of(const cJSON *args)
 {
@@ -53,7 +41,7 @@ static cJSON *pointed(cJSON *o, const cJSON *args, const char *action, bool need
 	int xy[2];
 	bool given = has(args, "coordinate");
 	if ((given || need) && !get_point(args, xy))
-		return fail(err, errlen, o, "%s needs \"coordinate\": [x, y], two whole numbers",
+		return agent_action_drop(err, errlen, o, "%s needs \"coordinate\": [x, y], two whole numbers",
 		            action);
 	if (given)
 		cJSON_AddItemToObject(o, "coordinate", cJSON_CreateIntArray(xy, 2));
@@ -65,10 +53,10 @@ static cJSON *drag(cJSON *o, const cJSON *args, const int *pointer, char *err, s
 {
 	int xy[2];
 	if (!get_point(args, xy))
-		return fail(err, errlen, o, "left_click_drag needs \"coordinate\": [x, y], where the "
+		return agent_action_drop(err, errlen, o, "left_click_drag needs \"coordinate\": [x, y], where the "
 		            "drag ends");
 	if (pointer == NULL)
-		return fail(err, errlen, o, "left_click_drag starts where the pointer is, and the "
+		return agent_action_drop(err, errlen, o, "left_click_drag starts where the pointer is, and the "
 		            "pointer is not on the screen you see: mouse_move to the start first");
 	cJSON_AddItemToObject(o, "start_coordinate", cJSON_CreateIntArray(pointer, 2));
 	cJSON_AddItemToObject(o, "coordinate", cJSON_CreateIntArray(xy, 2));
@@ -83,7 +71,7 @@ static cJSON *scroll(cJSON *o, const cJSON *args, bool horizontal, char *err, si
 	const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "pixels");
 	if (!cJSON_IsNumber(p) || !isfinite(p->valuedouble) || p->valuedouble != floor(p->valuedouble) ||
 	    p->valuedouble == 0 || fabs(p->valuedouble) > 1e6)
-		return fail(err, errlen, o, "%s needs \"pixels\": a whole number, not 0 (positive "
+		return agent_action_drop(err, errlen, o, "%s needs \"pixels\": a whole number, not 0 (positive "
 		            "scrolls %s)", name, horizontal ? "right" : "up");
 	long px = (long)p->valuedouble;
 	if (has(args, "coordinate") && !pointed(o, args, "scroll", true, err, errlen))
@@ -103,7 +91,7 @@ static cJSON *keys(cJSON *o, const cJSON *args, char *err, size_t errlen)
 	char *c = agent_openai_key_combo(cJSON_GetObjectItemCaseSensitive(args, "keys"), true, why,
 	                                 sizeof(why));
 	if (c == NULL)
-		return fail(err, errlen, o, "key %s", why);
+		return agent_action_drop(err, errlen, o, "key %s", why);
 	cJSON_AddStringToObject(o, "action", "key");
 	cJSON_AddStringToObject(o, "text", c);
 	free(c);
@@ -114,7 +102,7 @@ static cJSON *wait(cJSON *o, const cJSON *args, char *err, size_t errlen)
 {
 	const cJSON *t = cJSON_GetObjectItemCaseSensitive(args, "time");
 	if (t != NULL && (!cJSON_IsNumber(t) || !isfinite(t->valuedouble) || t->valuedouble < 0))
-		return fail(err, errlen, o, "wait: \"time\" must be a number of seconds");
+		return agent_action_drop(err, errlen, o, "wait: \"time\" must be a number of seconds");
 	cJSON_AddStringToObject(o, "action", "wait");
 	cJSON_AddNumberToObject(o, "duration", t != NULL ? t->valuedouble : AGENT_QWEN_WAIT_S);
 	return o;
@@ -128,10 +116,10 @@ cJSON *agent_qwen_action_args(const cJSON *args, const int *pointer, char *err, 
 {
 	cJSON *o = cJSON_CreateObject();
 	if (o == NULL)
-		return fail(err, errlen, NULL, "out of memory");
+		return agent_action_drop(err, errlen, NULL, "out of memory");
 	const char *action = action_of(args);
 	if (!cJSON_IsObject(args) || action == NULL)
-		return fail(err, errlen, o, "computer_use takes an object with an \"action\"");
+		return agent_action_drop(err, errlen, o, "computer_use takes an object with an \"action\"");
 	for (size_t i = 0; i < sizeof(clicks) / sizeof(clicks[0]); i++)
 		if (strcmp(action, clicks[i]) == 0)
 			return pointed(o, args, action, false, err, errlen);
@@ -148,14 +136,14 @@ cJSON *agent_qwen_action_args(const cJSON *args, const int *pointer, char *err, 
 	if (strcmp(action, "type") == 0) {
 		const char *text = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(args, "text"));
 		if (text == NULL || text[0] == '\0')
-			return fail(err, errlen, o, "type needs \"text\": the text to type");
+			return agent_action_drop(err, errlen, o, "type needs \"text\": the text to type");
 		cJSON_AddStringToObject(o, "action", "type");
 		cJSON_AddStringToObject(o, "text", text);
 		return o;
 	}
 	if (strcmp(action, "terminate") == 0 || strcmp(action, "answer") == 0)
-		return fail(err, errlen, o, "%s ends the task; it is not a desktop action", action);
-	return fail(err, errlen, o, "unknown computer_use action \"%.40s\" (key, type, mouse_move, "
+		return agent_action_drop(err, errlen, o, "%s ends the task; it is not a desktop action", action);
+	return agent_action_drop(err, errlen, o, "unknown computer_use action \"%.40s\" (key, type, mouse_move, "
 	            "left_click, left_click_drag, right_click, middle_click, double_click, "
 	            "triple_click, scroll, hscroll, wait, terminate, answer)", action);
 }

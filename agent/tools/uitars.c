@@ -1,10 +1,10 @@
 /* agent/tools/uitars — UI-TARS's text actions as deskhand's (see the header). */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "agent/tools/actions.h"
 #include "agent/tools/openai_actions.h"
 #include "agent/tools/uitars.h"
 
@@ -21,16 +21,6 @@ struct ut_call {
 	size_t n;
 	struct ut_arg args[UT_MAX_ARGS];
 };
-
-static bool perr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool perr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 static void ut_free(struct ut_call *c)
 {
@@ -111,19 +101,19 @@ static const char *number_lit(const char *p, char **out)
 static const char *one_arg(const char *p, struct ut_arg *a, char *err, size_t errlen)
 {
 	if ((p = ident(p, a->key, sizeof(a->key))) == NULL) {
-		perr(err, errlen, "expected a parameter name");
+		agent_action_refuse(err, errlen, "expected a parameter name");
 		return NULL;
 	}
 	p = skip_ws(p);
 	if (*p++ != '=') {
-		perr(err, errlen, "expected '=' after %s", a->key);
+		agent_action_refuse(err, errlen, "expected '=' after %s", a->key);
 		return NULL;
 	}
 	p = skip_ws(p);
 	const char *end = *p == '\'' || *p == '"' ? string_lit(p, &a->value)
 	                                          : number_lit(p, &a->value);
 	if (end == NULL)
-		perr(err, errlen, "the value of %s is not a complete quoted string or a number",
+		agent_action_refuse(err, errlen, "the value of %s is not a complete quoted string or a number",
 		     a->key);
 	return end;
 }
@@ -134,15 +124,15 @@ static bool ut_parse(const char *s, struct ut_call *c, char *err, size_t errlen)
 	memset(c, 0, sizeof(*c));
 	const char *p = ident(skip_ws(s), c->name, sizeof(c->name));
 	if (p == NULL)
-		return perr(err, errlen, "an action is NAME(key='value', ...)");
+		return agent_action_refuse(err, errlen, "an action is NAME(key='value', ...)");
 	p = skip_ws(p);
 	if (*p++ != '(')
-		return perr(err, errlen, "expected '(' after %s", c->name);
+		return agent_action_refuse(err, errlen, "expected '(' after %s", c->name);
 	p = skip_ws(p);
 	while (*p != ')') {
 		if (c->n == UT_MAX_ARGS) {
 			ut_free(c);
-			return perr(err, errlen, "too many parameters");
+			return agent_action_refuse(err, errlen, "too many parameters");
 		}
 		const char *next = one_arg(p, &c->args[c->n], err, errlen);
 		if (next == NULL) {
@@ -154,7 +144,7 @@ static bool ut_parse(const char *s, struct ut_call *c, char *err, size_t errlen)
 		if (*p == ',')
 			p = skip_ws(p + 1);
 		else if (*p != ')') {
-			perr(err, errlen, "expected ',' or ')' after the value of %s",
+			agent_action_refuse(err, errlen, "expected ',' or ')' after the value of %s",
 			     c->args[c->n - 1].key);
 			ut_free(c);
 			return false;
@@ -162,7 +152,7 @@ static bool ut_parse(const char *s, struct ut_call *c, char *err, size_t errlen)
 	}
 	if (*skip_ws(p + 1) != '\0') {
 		ut_free(c);
-		return perr(err, errlen, "text after the closing parenthesis");
+		return agent_action_refuse(err, errlen, "text after the closing parenthesis");
 	}
 	return true;
 }
@@ -242,9 +232,9 @@ static bool add_point(cJSON *o, const char *field, const struct ut_call *c, cons
 	const char *v = ut_get(c, k1, k2);
 	int xy[2];
 	if (v == NULL)
-		return perr(err, errlen, "%s needs %s='(x,y)'", c->name, k1);
+		return agent_action_refuse(err, errlen, "%s needs %s='(x,y)'", c->name, k1);
 	if (!ut_point(v, xy))
-		return perr(err, errlen, "%s: %s='%.60s' is not a point: write '(x,y)' or "
+		return agent_action_refuse(err, errlen, "%s: %s='%.60s' is not a point: write '(x,y)' or "
 		            "'<point>x y</point>'", c->name, k1, v);
 	cJSON_AddItemToObject(o, field, cJSON_CreateIntArray(xy, 2));
 	return true;
@@ -254,7 +244,7 @@ static bool add_point(cJSON *o, const char *field, const struct ut_call *c, cons
 static bool add_keys(cJSON *o, const struct ut_call *c, const char *v, char *err, size_t errlen)
 {
 	if (v == NULL || *skip_ws(v) == '\0')
-		return perr(err, errlen, "%s needs key='...' (names separated by spaces, as "
+		return agent_action_refuse(err, errlen, "%s needs key='...' (names separated by spaces, as "
 		            "'ctrl c')", c->name);
 	cJSON *list = cJSON_CreateArray();
 	char *copy = strdup(v), *save = NULL;
@@ -265,7 +255,7 @@ static bool add_keys(cJSON *o, const struct ut_call *c, const char *v, char *err
 	char *combo = agent_openai_key_combo(list, true, why, sizeof(why));
 	cJSON_Delete(list);
 	if (combo == NULL)
-		return perr(err, errlen, "%s: key='%.60s': %s", c->name, v, why);
+		return agent_action_refuse(err, errlen, "%s: key='%.60s': %s", c->name, v, why);
 	cJSON_AddStringToObject(o, "action", "key");
 	cJSON_AddStringToObject(o, "text", combo);
 	free(combo);
@@ -280,7 +270,7 @@ static bool scroll(cJSON *o, const struct ut_call *c, char *err, size_t errlen)
 	while (d != NULL && i < 4 && strcmp(d, dirs[i]) != 0)
 		i++;
 	if (d == NULL || i == 4)
-		return perr(err, errlen, "scroll needs direction='up', 'down', 'left' or 'right'");
+		return agent_action_refuse(err, errlen, "scroll needs direction='up', 'down', 'left' or 'right'");
 	if ((ut_get(c, "start_box", "point") != NULL) &&
 	    !add_point(o, "coordinate", c, ut_get(c, "start_box", NULL) ? "start_box" : "point",
 	               NULL, err, errlen))
@@ -316,7 +306,7 @@ static bool type_text(cJSON *o, const struct ut_call *c, char *err, size_t errle
 {
 	const char *t = ut_get(c, "content", NULL);
 	if (t == NULL || t[0] == '\0')
-		return perr(err, errlen, "type needs content='...'");
+		return agent_action_refuse(err, errlen, "type needs content='...'");
 	cJSON_AddStringToObject(o, "action", "type");
 	cJSON_AddStringToObject(o, "text", t);
 	return true;
@@ -350,11 +340,11 @@ static bool translate(cJSON *o, const struct ut_call *c, char *err, size_t errle
 		return true;
 	}
 	if (strcmp(n, "keydown") == 0 || strcmp(n, "keyup") == 0 || strcmp(n, "release") == 0)
-		return perr(err, errlen, "%s is not supported: deskhand holds keys only within one "
+		return agent_action_refuse(err, errlen, "%s is not supported: deskhand holds keys only within one "
 		            "action; use hotkey(key='ctrl c')", n);
 	if (strcmp(n, "finished") == 0 || strcmp(n, "call_user") == 0)
-		return perr(err, errlen, "%s ends the task; it is not a desktop action", n);
-	return perr(err, errlen, "unknown action \"%.40s\" (click, left_double, right_single, "
+		return agent_action_refuse(err, errlen, "%s ends the task; it is not a desktop action", n);
+	return agent_action_refuse(err, errlen, "unknown action \"%.40s\" (click, left_double, right_single, "
 	            "hover, drag, hotkey, press, type, scroll, wait, finished, call_user)", n);
 }
 
@@ -363,7 +353,7 @@ cJSON *agent_uitars_action_args(const char *action, char *err, size_t errlen)
 	struct ut_call c;
 	char why[300];
 	if (action == NULL || !ut_parse(action, &c, why, sizeof(why))) {
-		perr(err, errlen, "cannot read the action \"%.120s\": %s", action ? action : "",
+		agent_action_refuse(err, errlen, "cannot read the action \"%.120s\": %s", action ? action : "",
 		     action ? why : "no action");
 		return NULL;
 	}
