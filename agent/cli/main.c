@@ -20,6 +20,7 @@ static const struct command commands[] = {
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
 	{"screenshot", cmd_screenshot, "capture the screen, a region or a monitor as PNG"},
 	{"windows", cmd_windows, "list top-level windows, or activate one"},
+	{"elements", cmd_elements, "list the active window's controls from the accessibility tree"},
 	{"find-text", cmd_find_text, "find text on the screen with local OCR"},
 	{"move", cmd_move, "move the pointer"},
 	{"click", cmd_click, "click (double/triple with --count) here or at X Y"},

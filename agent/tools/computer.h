@@ -54,6 +54,11 @@ typedef struct agent_computer_action {
 	 * and on the screen (start and point are then its first and last) */
 	int n_path;
 	int path_m[AC_MAX_PATH][2], path_s[AC_MAX_PATH][2];
+	/* element: ID (0: none) from the last elements list; the point is its
+	 * box centre, checked again when the action runs (tools/elements.h) */
+	int element;
+	char *element_role, *element_name;
+	os_rect element_box;     /* root coordinates */
 } agent_computer_action;
 
 
