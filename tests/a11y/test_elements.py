@@ -173,6 +173,25 @@ class Cli(unittest.TestCase):
         self.assertEqual(p.stdout, b"")
         self.assertIn(b"no accessibility bus", p.stderr)
 
+    def test_doctor_reports_the_bus_and_the_applications(self):
+        z = question()
+        try:
+            wait_elements(lambda r: named(r, "push button", "Approve"))
+            p = h.run([h.binary(), "doctor"], env=ENV, timeout=120)
+            line = [l for l in p.stdout.decode().splitlines()
+                    if l.startswith("accessibility bus")]
+            self.assertEqual(len(line), 1, p.stdout)
+            self.assertIn("reachable", line[0])
+            self.assertIn("zenity (pid %d)" % z.p.pid, line[0])
+        finally:
+            z.stop()
+        env = dict(ENV)
+        env.pop("DBUS_SESSION_BUS_ADDRESS")
+        with h.Xvfb(320, 240) as x2:
+            env["DISPLAY"] = x2.display
+            p = h.run([h.binary(), "doctor"], env=env, timeout=120)
+        self.assertIn("accessibility bus        no: no accessibility bus", p.stdout.decode())
+
     def test_hanging_app_returns_within_the_cap(self):
         z = question()
         try:
