@@ -328,36 +328,85 @@ static bool add(walk *w, AtspiRole role, AtspiStateSet *set, const char *name,
 	return true;
 }
 
-enum step { STEP_OK, STEP_BELOW, STEP_STOP, STEP_FAIL };
+/* OK: walked; HIDDEN: not on screen; BELOW: below the clip; STOP: a cap. */
+enum step { STEP_OK, STEP_HIDDEN, STEP_BELOW, STEP_STOP, STEP_FAIL };
 
 static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip);
 
-/*
- * The first child on screen of a big container: a hit test at the top-left
- * of its visible part. 0 when the test says nothing useful.
- */
-static int first_visible(AtspiAccessible *acc, os_rect vis)
+/* The index of the direct child of `acc` at root point (x, y); -1 for none. */
+static int child_at(AtspiAccessible *acc, AtspiComponent *comp, int x, int y)
 {
-	AtspiComponent *comp = atspi_accessible_get_component_iface(acc);
-	if (comp == NULL)
-		return 0;
 	GError *err = NULL;
-	AtspiAccessible *hit = atspi_component_get_accessible_at_point(
-		comp, vis.x + 2, vis.y + 2, ATSPI_COORD_TYPE_SCREEN, &err);
-	g_object_unref(comp);
+	AtspiAccessible *hit =
+		atspi_component_get_accessible_at_point(comp, x, y, ATSPI_COORD_TYPE_SCREEN, &err);
 	if (gerr(&err) || hit == NULL)
-		return 0;
-	int idx = 0;
+		return -1;
+	int idx = -1;
 	AtspiAccessible *parent = atspi_accessible_get_parent(hit, &err);
 	if (!gerr(&err) && parent == acc) {
 		idx = atspi_accessible_get_index_in_parent(hit, &err);
-		if (gerr(&err) || idx < 0)
-			idx = 0;
+		if (gerr(&err))
+			idx = -1;
 	}
 	if (parent != NULL)
 		g_object_unref(parent);
 	g_object_unref(hit);
 	return idx;
+}
+
+#define A11Y_HEAD 16   /* a big container's first children: its headers */
+#define A11Y_PROBES 8  /* hit tests down its visible part */
+#define A11Y_MISSES 32 /* children off screen in a row after visible ones: the end */
+
+/*
+ * Where the visible rows of a big container start: hit tests at points
+ * down its visible part (the first may land on a header), the smallest
+ * index past the headers. A11Y_HEAD when the tests say nothing.
+ */
+static int first_visible(AtspiAccessible *acc, os_rect vis)
+{
+	AtspiComponent *comp = atspi_accessible_get_component_iface(acc);
+	if (comp == NULL)
+		return A11Y_HEAD;
+	int best = -1;
+	for (int k = 0; k < A11Y_PROBES; k++) {
+		int y = vis.y + 2 + (int)((long)(vis.height - 4) * k / A11Y_PROBES);
+		int idx = child_at(acc, comp, vis.x + 2, y);
+		if (idx >= A11Y_HEAD && (best < 0 || idx < best))
+			best = idx;
+	}
+	g_object_unref(comp);
+	/* A row's cells come before the one hit: start a few children early. */
+	return best < 0 ? A11Y_HEAD : (best - A11Y_HEAD > A11Y_HEAD ? best - A11Y_HEAD : A11Y_HEAD);
+}
+
+/* Children [from, to) of acc; in a big container, stops past the visible part. */
+static enum step walk_range(walk *w, AtspiAccessible *acc, int from, int to, int depth,
+                            os_rect clip, bool big)
+{
+	GError *err = NULL;
+	bool seen = false;
+	int misses = 0;
+	for (int i = from; i < to; i++) {
+		AtspiAccessible *child = atspi_accessible_get_child_at_index(acc, i, &err);
+		if (gerr(&err) || child == NULL)
+			continue;
+		enum step s = walk_node(w, child, depth + 1, clip);
+		g_object_unref(child);
+		if (s == STEP_STOP || s == STEP_FAIL)
+			return s;
+		if (!big)
+			continue;
+		if (s == STEP_BELOW)
+			break; /* rows past the visible part: the rest are further down */
+		if (s == STEP_OK) {
+			seen = true;
+			misses = 0;
+		} else if (seen && ++misses >= A11Y_MISSES) {
+			break; /* GTK puts rows below the view at G_MININT too */
+		}
+	}
+	return STEP_OK;
 }
 
 static enum step walk_children(walk *w, AtspiAccessible *acc, int depth, os_rect clip,
@@ -367,30 +416,25 @@ static enum step walk_children(walk *w, AtspiAccessible *acc, int depth, os_rect
 	gint n = atspi_accessible_get_child_count(acc, &err);
 	if (gerr(&err) || n <= 0)
 		return STEP_OK;
-	if (n > VISION_A11Y_MAX_CHILDREN && n > VISION_A11Y_BIG)
-		note(w->e, "a container has %d children: read where it is on screen", n);
-	bool big = n > VISION_A11Y_BIG;
-	os_rect vis = clip;
-	if (big && !rect_meet(clip, box, &vis))
+	if (n <= VISION_A11Y_BIG) {
+		return walk_range(w, acc, 0, n, depth, clip, false);
+	}
+	/* SHOWING prunes nothing here (GTK marks every row of a list so): the
+	 * headers, then the rows from where a hit test finds the first. */
+	os_rect vis;
+	if (!rect_meet(clip, box, &vis))
 		return STEP_OK;
-	int start = big ? first_visible(acc, vis) : 0;
+	enum step s = walk_range(w, acc, 0, A11Y_HEAD, depth, vis, false);
+	if (s != STEP_OK)
+		return s;
+	int start = first_visible(acc, vis);
 	int end = n < start + VISION_A11Y_MAX_CHILDREN ? n : start + VISION_A11Y_MAX_CHILDREN;
-	if (end < n && !big) {
+	s = walk_range(w, acc, start, end, depth, vis, true);
+	if (s == STEP_OK && end < n && w->e->nodes >= w->max_nodes) {
 		w->e->partial = true;
 		note(w->e, "partial: a node has %d children (cap %d)", n, VISION_A11Y_MAX_CHILDREN);
 	}
-	for (int i = start; i < end; i++) {
-		AtspiAccessible *child = atspi_accessible_get_child_at_index(acc, i, &err);
-		if (gerr(&err) || child == NULL)
-			continue;
-		enum step s = walk_node(w, child, depth + 1, big ? vis : clip);
-		g_object_unref(child);
-		if (s == STEP_STOP || s == STEP_FAIL)
-			return s;
-		if (s == STEP_BELOW && big)
-			break; /* rows past the visible part: the rest are further down */
-	}
-	return STEP_OK;
+	return s;
 }
 
 static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip)
@@ -411,7 +455,7 @@ static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect cli
 	AtspiStateSet *set = atspi_accessible_get_state_set(acc);
 	if (set == NULL)
 		return STEP_OK;
-	enum step s = STEP_OK;
+	enum step s = STEP_HIDDEN;
 	os_rect box;
 	if (!atspi_state_set_contains(set, ATSPI_STATE_SHOWING) || !box_of(acc, &box))
 		goto out;
@@ -422,6 +466,7 @@ static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect cli
 	os_rect seen;
 	if (!rect_meet(box, clip, &seen))
 		goto out;
+	s = STEP_OK;
 	GError *err = NULL;
 	AtspiRole role = atspi_accessible_get_role(acc, &err);
 	gchar *name = gerr(&err) ? NULL : atspi_accessible_get_name(acc, &err);

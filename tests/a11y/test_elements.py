@@ -13,6 +13,7 @@ import unittest
 import harness as h
 from agentlib import FakeLLM, Run, call, tool_results
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 LINE = re.compile(r'^(\d+) (.+?) "((?:[^"\\]|\\.)*)" (\S+) (-?\d+) (-?\d+) (\d+) (\d+)$')
 
 
@@ -125,6 +126,34 @@ class Cli(unittest.TestCase):
             self.assertEqual(page[0]["pid"], app.pid)
         finally:
             app.stop()
+
+    def test_a_3000_row_list_yields_the_rows_on_screen(self):
+        if subprocess.run(["/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            self.skipTest("PyGObject with GTK 3 is not installed (gir1.2-gtk-3.0)")
+        app = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "biglist.py"), "3000",
+                                "1500"], env=ENV, stdout=subprocess.PIPE,
+                               stderr=subprocess.DEVNULL, start_new_session=True)
+        try:
+            self.assertEqual(app.stdout.readline(), b"ready\n")
+            rows = wait_elements(lambda r: named(r, "table cell", "row 1500"))
+            cells = [r["name"] for r in rows if r["role"] == "table cell"]
+            self.assertEqual(cells[0], "row 1500", rows)
+            # Scrolled out, above and below: not listed.
+            for gone in ("row 0", "row 1499", "row 2999"):
+                self.assertNotIn(gone, cells)
+            self.assertTrue(named(rows, "push button", "Refresh"))
+            p = elements("--json")
+            j = json.loads(p.stdout)
+            self.assertFalse(j["partial"], j["note"])
+            self.assertEqual(j["note"], "")
+            # Each visible row's box is inside the list, one under the other.
+            ys = [r["box"][1] for r in rows if r["role"] == "table cell"]
+            self.assertEqual(ys, sorted(ys))
+        finally:
+            os.killpg(app.pid, signal.SIGTERM)
+            app.wait(10)
+            app.stdout.close()
 
     def test_box_matches_the_pixels(self):
         z = question()
