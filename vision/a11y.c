@@ -473,9 +473,17 @@ static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect cli
 	if (gerr(&err) || name == NULL)
 		name = g_strdup("");
 	char *text = NULL;
-	if (role_interactive(role) || role_texty(role) || name[0] != '\0' ||
-	    atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE))
-		text = short_text(acc);
+	/* Every call costs a round trip into the app: a named button's text
+	 * is its name, and only fields and unnamed nodes are asked for more. */
+	bool field = role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_ENTRY ||
+	             role == ATSPI_ROLE_SPIN_BUTTON || role == ATSPI_ROLE_SLIDER ||
+	             role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR ||
+	             role == ATSPI_ROLE_PASSWORD_TEXT;
+	if (field || (name[0] == '\0' && (role_texty(role) ||
+	                                  atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE))))
+		text = role == ATSPI_ROLE_PASSWORD_TEXT ? strdup("") : short_text(acc);
+	else if (role_interactive(role) || name[0] != '\0')
+		text = strdup("");
 	bool want = text != NULL && keep(role, set, name, text);
 	if (want && !add(w, role, set, name, text, seen))
 		s = STEP_FAIL;
