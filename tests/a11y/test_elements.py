@@ -267,6 +267,68 @@ class Agent(unittest.TestCase):
         finally:
             z.stop()
 
+    def test_states_follow_the_app_in_one_agent(self):
+        # One deskhand process reads the tree twice: the check box it
+        # clicked by ID is "checked" in the second list (no stale cache).
+        app = h.Proc(["gtk3-widget-factory"], env=ENV)
+        try:
+            wait_elements(lambda r: named(r, "check box", "checkbutton"))
+            chosen = {}
+
+            def click(body, fmt):
+                text = tool_results(body, fmt)[-1][1]
+                for m in re.finditer(r'^(\d+) check box "checkbutton" (\S+) ', text, re.M):
+                    if m[2] == "-":
+                        chosen["id"] = int(m[1])
+                        break
+                return {"tool_calls": [call("computer", action="left_click",
+                                            element=chosen.get("id", 999))]}
+            turns = [{"tool_calls": [call("computer", action="elements")]}, click,
+                     {"tool_calls": [call("computer", action="elements")]}, {"text": "done"}]
+            r = Run()
+            with FakeLLM(turns) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "tick it",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("id", chosen)
+            self.assertFalse(results[1][2])
+            after = re.search(r'^%d check box "checkbutton" (\S+) ' % chosen["id"],
+                              results[-1][1], re.M)
+            self.assertTrue(after, results[-1][1])
+            self.assertIn("checked", after[1].split(","))
+        finally:
+            app.stop()
+
+    def test_moved_element_is_not_clicked(self):
+        if shutil.which("xdotool") is None:
+            self.skipTest("xdotool is not installed")
+        z = question()
+        try:
+            rows = wait_elements(lambda r: named(r, "push button", "Approve"))
+            old = named(rows, "push button", "Approve")[0]["box"]
+
+            def move():
+                h.run(["xdotool", "getactivewindow", "windowmove", "20", "30"], env=ENV)
+                h.wait_for(lambda: named(parse(elements().stdout), "push button", "Approve")
+                           and named(parse(elements().stdout), "push button",
+                                     "Approve")[0]["box"] != old, timeout=20, step=0.1)
+            r = Run()
+            with FakeLLM(self.element_turns("Approve", before_click=move)) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("moved", results[-1][1])
+            self.assertIn("nothing was done", results[-1][1])
+            self.assertIsNone(z.p.poll())  # still asking: nothing was clicked
+        finally:
+            z.stop()
+
     def test_vanished_element_is_not_clicked(self):
         z = question()
         try:
