@@ -737,8 +737,9 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 		run_find_text(ctx, a, r);
 		return OUTCOME_DONE;
 	case AGENT_ACTION_ELEMENTS:
-		agent_elements_run(ctx, r);
-		return OUTCOME_FINAL;
+		r->want_screenshot = false;
+		r->text = agent_elements_run(d, ctx->view, &r->is_error);
+		return r->text != NULL ? OUTCOME_FINAL : OUTCOME_FAILED;
 	default:
 		/* The parser refuses such kinds; should one arrive, it does nothing. */
 		set_text(r, true, "%s: not supported by this deskhand", a->name);
@@ -753,7 +754,7 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 	memset(r, 0, sizeof(*r));
 	r->want_screenshot = true;
 	char why[300];
-	if (a->element > 0 && !agent_elements_verify(ctx, a, why, sizeof(why))) {
+	if (a->element > 0 && !agent_elements_verify(ctx->display, a, why, sizeof(why))) {
 		set_text(r, true, "%s: %s", a->name, why);
 		r->want_screenshot = false;
 		return true;

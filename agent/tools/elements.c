@@ -78,10 +78,10 @@ static bool same_box(os_rect a, os_rect b)
 	return a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height;
 }
 
-bool agent_elements_verify(const agent_computer_ctx *ctx, const agent_computer_action *a,
-                           char *why, size_t whylen)
+bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *why,
+                           size_t whylen)
 {
-	vision_elements *now = vision_elements_read(ctx->display, NULL);
+	vision_elements *now = vision_elements_read(d, NULL);
 	if (now == NULL)
 		return eerr(why, whylen, "element %d: the accessibility tree cannot be read: %s",
 		            a->element, vision_error());
@@ -138,26 +138,22 @@ static bool put_line(agent_buf *b, const vision_view *v, const vision_element *e
 	return true;
 }
 
-void agent_elements_run(const agent_computer_ctx *ctx, agent_computer_result *r)
+char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error)
 {
-	r->want_screenshot = false;
-	vision_elements *e = vision_elements_read(ctx->display, NULL);
-	if (e == NULL) {
-		agent_buf b;
-		agent_buf_init(&b);
-		agent_buf_printf(&b, "elements: %s", vision_error());
-		r->text = agent_buf_steal(&b);
-		r->is_error = true;
-		return;
-	}
 	agent_buf b;
 	agent_buf_init(&b);
+	vision_elements *e = vision_elements_read(d, NULL);
+	*is_error = e == NULL;
+	if (e == NULL) {
+		agent_buf_printf(&b, "elements: %s", vision_error());
+		return agent_buf_steal(&b);
+	}
 	agent_buf_printf(&b, "%zu elements of the active window (ID role \"name\" states x y w h, "
 	                 "in screenshot coordinates; use element: ID to act on one)",
 	                 e->count);
 	size_t off = 0;
 	for (size_t i = 0; i < e->count; i++)
-		if (!put_line(&b, ctx->view, &e->items[i]))
+		if (!put_line(&b, view, &e->items[i]))
 			off++;
 	if (off > 0)
 		agent_buf_printf(&b, "\n(%zu elements off the screenshot's monitor not listed)", off);
@@ -169,8 +165,9 @@ void agent_elements_run(const agent_computer_ctx *ctx, agent_computer_result *r)
 		agent_buf_puts(&b, "\n(no elements: use the screenshot and find_text)");
 	vision_elements_destroy(last_list);
 	last_list = e;
-	r->text = b.oom ? NULL : agent_buf_steal(&b);
-	if (b.oom)
+	if (b.oom) {
 		agent_buf_finish(&b);
-	r->is_error = r->text == NULL;
+		return NULL;
+	}
+	return agent_buf_steal(&b);
 }

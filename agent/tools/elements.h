@@ -19,7 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "agent/tools/computer-run.h"
+#include "agent/tools/computer.h"
 
 /*
  * The optional "element" field: when present (and no "coordinate"), the
@@ -30,15 +30,19 @@
 bool agent_elements_parse(const cJSON *args, const vision_view *view,
                           agent_computer_action *a, char *err, size_t errlen);
 
-/* Runs `elements`: the list as text into r (and kept). */
-void agent_elements_run(const agent_computer_ctx *ctx, agent_computer_result *r);
+/*
+ * Runs `elements`: the list as text for the model (and kept), in the
+ * coordinates of `view`. *is_error when the tree could not be read at all.
+ * Ownership: the caller frees; NULL when out of memory.
+ */
+char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error);
 
 /*
  * Before acting on an element: the tree read again. True when the element
  * is still there with the same role, name and box; false with the reason
  * (for the model) in why.
  */
-bool agent_elements_verify(const agent_computer_ctx *ctx, const agent_computer_action *a,
-                           char *why, size_t whylen);
+bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *why,
+                           size_t whylen);
 
 #endif
