@@ -32,6 +32,7 @@
 #include <stddef.h>
 
 #include "os/os.h"
+#include "vision/vision.h"
 
 #define VISION_A11Y_MAX_DEPTH 50
 #define VISION_A11Y_MAX_CHILDREN 1024
@@ -71,6 +72,16 @@ typedef struct vision_a11y_options {
  */
 vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt);
 void vision_elements_destroy(vision_elements *e); /* NULL: no-op */
+
+/*
+ * Set-of-marks: on `img`, the model's image of `view` (vision_shot), each
+ * element's box outlined and its ID in a label at a corner, placed where
+ * it covers no other label (tried outside above, inside, outside below,
+ * to the left); an ID that finds no free place is left unlabelled and
+ * counted. Returns how many IDs were drawn; *unlabelled gets the others.
+ */
+size_t vision_draw_marks(os_image *img, const vision_view *view, const vision_elements *e,
+                         size_t *unlabelled);
 
 /* The centre of an element's box. */
 void vision_element_centre(const vision_element *el, int *x, int *y);

@@ -80,6 +80,15 @@ void agent_computer_action_finish(agent_computer_action *a);
  */
 char *agent_computer_describe(const agent_computer_action *a);
 
+/*
+ * Set-of-marks on the model's next image `shot` of `view`: the active
+ * window's elements read, outlined with their IDs, and kept as the list
+ * element: targets refer to (tools/elements.c). Returns a note for the
+ * model ("12 elements marked", or why none), malloc'd; NULL when out of
+ * memory.
+ */
+char *agent_computer_marks(os_display *d, os_image *shot, const vision_view *view);
+
 /* The action as JSON (for the audit log, the question and `e` edit). Caller frees. */
 char *agent_computer_to_json(const agent_computer_action *a);
 

@@ -171,3 +171,32 @@ char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error)
 	}
 	return agent_buf_steal(&b);
 }
+
+char *agent_computer_marks(os_display *d, os_image *shot, const vision_view *view)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	vision_elements *e = vision_elements_read(d, NULL);
+	if (e == NULL) {
+		agent_buf_printf(&b, "[marks: %s]", vision_error());
+		return agent_buf_steal(&b);
+	}
+	size_t unlabelled = 0;
+	size_t drawn = vision_draw_marks(shot, view, e, &unlabelled);
+	agent_buf_printf(&b, "[marks: %zu elements outlined with their IDs (element: ID acts on "
+	                 "one; the elements action lists roles and names)", drawn);
+	if (unlabelled > 0)
+		agent_buf_printf(&b, ", %zu without room for a label", unlabelled);
+	if (e->note[0] != '\0') {
+		agent_buf_puts(&b, "; ");
+		agent_show_append(&b, e->note, strlen(e->note), 0);
+	}
+	agent_buf_puts(&b, "]");
+	vision_elements_destroy(last_list);
+	last_list = e;
+	if (b.oom) {
+		agent_buf_finish(&b);
+		return NULL;
+	}
+	return agent_buf_steal(&b);
+}

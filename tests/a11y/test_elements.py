@@ -11,7 +11,7 @@ import subprocess
 import unittest
 
 import harness as h
-from agentlib import FakeLLM, Run, call, tool_results
+from agentlib import FakeLLM, Run, call, last_image, tool_results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 LINE = re.compile(r'^(\d+) (.+?) "((?:[^"\\]|\\.)*)" (\S+) (-?\d+) (-?\d+) (\d+) (\d+)$')
@@ -264,6 +264,39 @@ class Agent(unittest.TestCase):
             out = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
             self.assertRegex(out, r'left_click push button "Approve" \(element \d+\) at')
             self.assertEqual(z.p.wait(30), 0)  # zenity: Approve answers 0
+        finally:
+            z.stop()
+
+    def test_marks_outline_the_controls_and_their_ids_act(self):
+        # --marks: the screenshot carries the outlines, and an ID from it is
+        # a target without an elements call.
+        z = question()
+        try:
+            rows = wait_elements(lambda r: named(r, "push button", "Approve"))
+            ok = named(rows, "push button", "Approve")[0]
+            seen = {}
+
+            def click(body, fmt):
+                seen["image"] = last_image(body)
+                return {"tool_calls": [call("computer", action="left_click", element=ok["id"])]}
+            r = Run()
+            with FakeLLM([{"tool_calls": [call("computer", action="screenshot")]}, click,
+                          {"text": "done"}]) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "--marks", "-m", "approve",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            w, hh, px = seen["image"]
+            self.assertEqual((w, hh), (1280, 800))  # the model's image is the screen here
+            x, y, bw, bh = ok["box"]
+            magenta = (230, 0, 180)
+            # The outline runs along the box's edges, and only there.
+            for xx in (x + 3, x + bw // 2, x + bw - 4):
+                self.assertEqual(px[y + bh - 1][xx], magenta, (xx, y + bh - 1))
+            self.assertEqual(px[y + bh // 2][x], magenta)
+            self.assertNotEqual(px[y + bh // 2][x + bw // 2], magenta)
+            self.assertEqual(z.p.wait(30), 0)  # Approve pressed
         finally:
             z.stop()
 
