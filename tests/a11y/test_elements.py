@@ -300,6 +300,34 @@ class Agent(unittest.TestCase):
         finally:
             z.stop()
 
+    def test_qt_button_clicked_by_element(self):
+        if subprocess.run(["/usr/bin/python3", "-c", "import PyQt5.QtWidgets"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            self.skipTest("PyQt5 is not installed (python3-pyqt5)")
+        # The switches deskhand sets for what it starts (agent/cli/main.c).
+        env = dict(ENV, QT_ACCESSIBILITY="1", QT_LINUX_ACCESSIBILITY_ALWAYS_ON="1")
+        app = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "qtform.py")], env=env,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+        try:
+            rows = wait_elements(lambda r: named(r, "push button", "Save"))
+            self.assertTrue(named(rows, "push button", "Discard"), rows)
+            self.assertTrue(named(rows, "check box", "Express"))
+            self.assertTrue(any(r["role"] == "text" and r["name"] == "Customer" and
+                                "editable" in r["states"] for r in rows))
+            r = Run()
+            with FakeLLM(self.element_turns("Save")) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "save",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(app.stdout.readline(), b"Save\n")  # the app's own word
+        finally:
+            os.killpg(app.pid, signal.SIGTERM)
+            app.wait(10)
+            app.stdout.close()
+
     def test_states_follow_the_app_in_one_agent(self):
         # One deskhand process reads the tree twice: the check box it
         # clicked by ID is "checked" in the second list (no stale cache).
