@@ -418,7 +418,7 @@ static bool add(walk *w, AtspiRole role, AtspiStateSet *set, const char *name,
 /* OK: walked; HIDDEN: not on screen; BELOW: below the clip; STOP: a cap. */
 enum step { STEP_OK, STEP_HIDDEN, STEP_BELOW, STEP_STOP, STEP_FAIL };
 
-static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip);
+static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip, bool boxed);
 
 /* The index of the direct child of `acc` at root point (x, y); -1 for none. */
 static int child_at(AtspiAccessible *acc, AtspiComponent *comp, int x, int y)
@@ -478,7 +478,7 @@ static enum step walk_range(walk *w, AtspiAccessible *acc, int from, int to, int
 		AtspiAccessible *child = atspi_accessible_get_child_at_index(acc, i, &err);
 		if (gerr(&err) || child == NULL)
 			continue;
-		enum step s = walk_node(w, child, depth + 1, clip);
+		enum step s = walk_node(w, child, depth + 1, clip, big);
 		g_object_unref(child);
 		if (s == STEP_STOP || s == STEP_FAIL)
 			return s;
@@ -524,7 +524,76 @@ static enum step walk_children(walk *w, AtspiAccessible *acc, int depth, os_rect
 	return s;
 }
 
-static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip)
+/* The text to judge a node by: "" where its name says it all; NULL: not kept. */
+static char *text_for(AtspiAccessible *acc, AtspiRole role, AtspiStateSet *set,
+                      const char *name)
+{
+	/* Every call costs a round trip into the app: a named button's text
+	 * is its name, and only fields and unnamed nodes are asked for more. */
+	bool field = role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_ENTRY ||
+	             role == ATSPI_ROLE_SPIN_BUTTON || role == ATSPI_ROLE_SLIDER ||
+	             role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR ||
+	             role == ATSPI_ROLE_PASSWORD_TEXT;
+	if (role == ATSPI_ROLE_PASSWORD_TEXT)
+		return strdup(""); /* never read */
+	if (field || (name[0] == '\0' && (role_texty(role) ||
+	                                  atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE))))
+		return short_text(acc);
+	if (role_interactive(role) || name[0] != '\0')
+		return strdup("");
+	return NULL;
+}
+
+/* Whether the allowlist may keep a node with this role, name and states. */
+static bool candidate(AtspiRole role, AtspiStateSet *set, const char *name)
+{
+	return role_interactive(role) || role_texty(role) || name[0] != '\0' ||
+	       role == ATSPI_ROLE_TEXT || atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE);
+}
+
+/*
+ * A SHOWING node. Its box (one more round trip) is asked only when it may
+ * be kept, holds a big container's rows, or is one of them (`boxed`): the
+ * other containers pass their clip on and their children are judged alone.
+ */
+static enum step visit(walk *w, AtspiAccessible *acc, AtspiStateSet *set, int depth,
+                       os_rect clip, bool boxed)
+{
+	GError *err = NULL;
+	AtspiRole role = atspi_accessible_get_role(acc, &err);
+	gchar *name = gerr(&err) ? NULL : atspi_accessible_get_name(acc, &err);
+	if (gerr(&err) || name == NULL)
+		name = g_strdup("");
+	gint n = atspi_accessible_get_child_count(acc, &err);
+	if (gerr(&err))
+		n = 0;
+	enum step s = STEP_HIDDEN;
+	os_rect box = clip, seen = clip;
+	bool may_keep = candidate(role, set, name);
+	if (may_keep || boxed || n > VISION_A11Y_BIG || depth == 0) {
+		if (!box_of(acc, &box))
+			goto out;
+		if (box.y >= clip.y + clip.height) {
+			s = STEP_BELOW;
+			goto out;
+		}
+		if (!rect_meet(box, clip, &seen))
+			goto out;
+	}
+	s = STEP_OK;
+	char *text = may_keep ? text_for(acc, role, set, name) : NULL;
+	bool want = text != NULL && keep(role, set, name, text);
+	if (want && !add(w, role, set, name, text, seen))
+		s = STEP_FAIL;
+	free(text);
+	if (s == STEP_OK && n > 0)
+		s = walk_children(w, acc, depth, clip, box);
+out:
+	g_free(name);
+	return s;
+}
+
+static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip, bool boxed)
 {
 	if (!time_ok(w))
 		return STEP_STOP;
@@ -543,42 +612,8 @@ static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect cli
 	if (set == NULL)
 		return STEP_OK;
 	enum step s = STEP_HIDDEN;
-	os_rect box;
-	if (!atspi_state_set_contains(set, ATSPI_STATE_SHOWING) || !box_of(acc, &box))
-		goto out;
-	if (box.y >= clip.y + clip.height) {
-		s = STEP_BELOW;
-		goto out;
-	}
-	os_rect seen;
-	if (!rect_meet(box, clip, &seen))
-		goto out;
-	s = STEP_OK;
-	GError *err = NULL;
-	AtspiRole role = atspi_accessible_get_role(acc, &err);
-	gchar *name = gerr(&err) ? NULL : atspi_accessible_get_name(acc, &err);
-	if (gerr(&err) || name == NULL)
-		name = g_strdup("");
-	char *text = NULL;
-	/* Every call costs a round trip into the app: a named button's text
-	 * is its name, and only fields and unnamed nodes are asked for more. */
-	bool field = role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_ENTRY ||
-	             role == ATSPI_ROLE_SPIN_BUTTON || role == ATSPI_ROLE_SLIDER ||
-	             role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR ||
-	             role == ATSPI_ROLE_PASSWORD_TEXT;
-	if (field || (name[0] == '\0' && (role_texty(role) ||
-	                                  atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE))))
-		text = role == ATSPI_ROLE_PASSWORD_TEXT ? strdup("") : short_text(acc);
-	else if (role_interactive(role) || name[0] != '\0')
-		text = strdup("");
-	bool want = text != NULL && keep(role, set, name, text);
-	if (want && !add(w, role, set, name, text, seen))
-		s = STEP_FAIL;
-	free(text);
-	g_free(name);
-	if (s == STEP_OK)
-		s = walk_children(w, acc, depth, clip, box);
-out:
+	if (atspi_state_set_contains(set, ATSPI_STATE_SHOWING))
+		s = visit(w, acc, set, depth, clip, boxed);
 	g_object_unref(set);
 	return s;
 }
@@ -643,7 +678,7 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 		os_rect clip;
 		enum step s = STEP_OK;
 		if (rect_meet(win, w->screen, &clip))
-			s = walk_node(w, f, 0, clip);
+			s = walk_node(w, f, 0, clip, true);
 		g_object_unref(f);
 		return s;
 	}
@@ -655,7 +690,7 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 		AtspiAccessible *f = atspi_accessible_get_child_at_index(app, i, &err);
 		if (gerr(&err) || f == NULL)
 			continue;
-		enum step s = walk_node(w, f, 0, w->screen);
+		enum step s = walk_node(w, f, 0, w->screen, true);
 		g_object_unref(f);
 		if (s == STEP_STOP || s == STEP_FAIL)
 			return s;
