@@ -390,6 +390,35 @@ class Agent(unittest.TestCase):
         finally:
             z.stop()
 
+    def test_listing_in_the_models_coordinates(self):
+        # The model sees the screen at half size: the list answers in its
+        # image's pixels, and the click still lands on the control.
+        z = question()
+        try:
+            rows = wait_elements(lambda r: named(r, "push button", "Approve"))
+            x, y, w, hh = named(rows, "push button", "Approve")[0]["box"]
+            r = Run()
+            with FakeLLM(self.element_turns("Approve")) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "--screen-max", "640x400", "-m", "ok",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            m = re.search(r'^\d+ push button "Approve" \S+ (\d+) (\d+) (\d+) (\d+)$',
+                          results[0][1], re.M)
+            self.assertTrue(m, results[0][1])
+            # The model pixels the box covers: from its first to its last.
+            self.assertEqual([int(v) for v in m.groups()],
+                             [x // 2, y // 2, (x + w - 1) // 2 - x // 2 + 1,
+                              (y + hh - 1) // 2 - y // 2 + 1])
+            out = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+            self.assertIn('push button "Approve" (element', out)
+            self.assertIn("(screen %d,%d)" % (x + w // 2, y + hh // 2), out)
+            self.assertEqual(z.p.wait(30), 0)
+        finally:
+            z.stop()
+
     def test_vanished_element_is_not_clicked(self):
         z = question()
         try:
