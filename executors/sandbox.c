@@ -150,6 +150,10 @@ bool sandbox_env_blocked(const char *name, size_t len, bool display)
 	static const char *const exact[] = {
 		"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
 		"WAYLAND_DISPLAY", "WAYLAND_SOCKET",
+		/* The accessibility bus and the switches that make toolkits seek
+		 * it (set by deskhand for what it starts, see agent/cli/main.c). */
+		"AT_SPI_BUS_ADDRESS", "QT_ACCESSIBILITY", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON",
+		"GNOME_ACCESSIBILITY",
 	};
 	for (size_t i = 0; i < sizeof(prefixes) / sizeof(prefixes[0]); i++)
 		if (name_has_prefix(name, len, prefixes[i]))

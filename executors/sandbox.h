@@ -145,7 +145,9 @@ void sandbox_limits_default(sandbox_limits *out);
  * sandboxed code: the model providers' variables (OPENAI_*, ANTHROPIC_*,
  * DESKHAND_*...), anything whose name contains KEY, TOKEN, SECRET,
  * PASSWORD, PASSWD or CREDENTIAL (any case), the agent sockets
- * (SSH_AUTH_SOCK, GPG_AGENT_INFO, DBUS_SESSION_BUS_ADDRESS) and the
+ * (SSH_AUTH_SOCK, GPG_AGENT_INFO, DBUS_SESSION_BUS_ADDRESS), the
+ * accessibility bus and toolkit switches (AT_SPI_BUS_ADDRESS,
+ * QT_ACCESSIBILITY, QT_LINUX_ACCESSIBILITY_ALWAYS_ON, GNOME_ACCESSIBILITY) and the
  * display variables (DISPLAY, XAUTHORITY, WAYLAND_DISPLAY) unless
  * `display` is set, in which case DISPLAY and XAUTHORITY pass.
  * `name` is the part before '='; `len` its length.

@@ -332,6 +332,11 @@ os_window *os_windows_list(os_display *d, size_t *count);
 void os_windows_free(os_window *w, size_t count);
 /* Activates through _NET_ACTIVE_WINDOW; fails without an EWMH manager. */
 bool os_window_activate(os_display *d, uint32_t id);
+/*
+ * A STRING property of the root window ("AT_SPI_BUS": the accessibility
+ * bus address), malloc'ed; NULL when unset or of another type.
+ */
+char *os_root_string(os_display *d, const char *name);
 
 /*
  * Who owns what input would reach (os/owners.c). A window's owner is the

@@ -462,3 +462,25 @@ bool os_window_activate(os_display *d, uint32_t id)
 	return os_fail("the window manager did not activate window 0x%x within "
 	               "5 seconds", id);
 }
+
+char *os_root_string(os_display *d, const char *name)
+{
+	if (os_display_dead(d))
+		return NULL;
+	Atom prop = XInternAtom(d->dpy, name, True);
+	if (prop == None)
+		return NULL;
+	unsigned long n = 0;
+	os_x_trap_begin(d);
+	unsigned char *data = prop_get(d, d->root, prop, XA_STRING, 8, &n);
+	os_x_trap_end(d, "reading a root window property");
+	if (data == NULL)
+		return NULL;
+	char *s = malloc(n + 1);
+	if (s != NULL) {
+		memcpy(s, data, n);
+		s[n] = '\0';
+	}
+	XFree(data);
+	return s;
+}

@@ -8,7 +8,8 @@
  * the view of the LAST image it was sent, never with a global. Around that:
  * waiting for the screen to settle after an action, zoomed crops, the
  * confirmation preview (a crop with a marker and a label), an optional grid
- * overlay, and local OCR (Tesseract) to find text on the screen.
+ * overlay, and local OCR (Tesseract) to find text on the screen. The
+ * accessibility tree (controls by role, name and box) is vision/a11y.h.
  *
  * Images are plain memory (os_image: BGRX, width, height, stride); vision/
  * calls os/ only to list monitors, read the pointer and capture. It never

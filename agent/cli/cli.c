@@ -27,6 +27,7 @@ static const struct synopsis synopses[] = {
 	{"exec", "deskhand exec [--sandbox off|standard|strict] [--timeout SEC] [--max-output N] [--workspace DIR] [--display] LANG"},
 	{"doctor", "deskhand doctor"},
 	{"audit", "deskhand audit verify [FILE...]   (no FILE: every log in the data directory)"},
+	{"elements", "deskhand elements [--all-windows] [--json] [--timeout-ms N]"},
 	{"find-text", "deskhand find-text [--all] [--monitor N] TEXT..."},
 	{"scan", "deskhand scan [--lang shell|python|javascript] [--json] [--rules FILE] [--no-user-rules] [--check-rules] [--normalized] FILE|-"},
 };

@@ -54,6 +54,7 @@ int cmd_cursor(int argc, char **argv);
 int cmd_screenshot(int argc, char **argv);
 int cmd_windows(int argc, char **argv);
 int cmd_find_text(int argc, char **argv);
+int cmd_elements(int argc, char **argv);
 int cmd_move(int argc, char **argv);
 int cmd_click(int argc, char **argv);
 int cmd_drag(int argc, char **argv);

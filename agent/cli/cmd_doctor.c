@@ -14,6 +14,8 @@
 #include "agent/cli/cli.h"
 #include "agent/util/textutil.h"
 #include "executors/sandbox.h"
+#include "os/os.h"
+#include "vision/a11y.h"
 
 extern char **environ;
 
@@ -67,6 +69,26 @@ static void doctor_doors(void)
 	sandbox_plan_destroy(plan);
 }
 
+/* Whether `elements` can work here, and on which applications. */
+static void doctor_a11y(void)
+{
+	os_display *d = os_display_open(NULL);
+	if (d == NULL) {
+		printf("%-24s no: no display (%s)\n", "accessibility bus", os_error());
+		return;
+	}
+	char apps[2048], why[256];
+	if (vision_a11y_probe(d, apps, sizeof(apps), why, sizeof(why))) {
+		char *shown = agent_show_dup(apps, 0);
+		printf("%-24s reachable; applications with a tree: %s\n", "accessibility bus",
+		       shown ? shown : "?");
+		free(shown);
+	} else {
+		printf("%-24s no: %s\n", "accessibility bus", why);
+	}
+	os_display_close(d);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	(void)argv;
@@ -97,5 +119,6 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (standard_ok)
 		doctor_doors();
+	doctor_a11y();
 	return standard_ok ? CLI_OK : CLI_FAIL;
 }

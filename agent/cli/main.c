@@ -3,6 +3,7 @@
  * agent. The only place that turns results into an exit status.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "agent/cli/cli.h"
@@ -20,6 +21,7 @@ static const struct command commands[] = {
 	{"cursor", cmd_cursor, "print the pointer position as \"X Y\""},
 	{"screenshot", cmd_screenshot, "capture the screen, a region or a monitor as PNG"},
 	{"windows", cmd_windows, "list top-level windows, or activate one"},
+	{"elements", cmd_elements, "list the active window's controls from the accessibility tree"},
 	{"find-text", cmd_find_text, "find text on the screen with local OCR"},
 	{"move", cmd_move, "move the pointer"},
 	{"click", cmd_click, "click (double/triple with --count) here or at X Y"},
@@ -58,6 +60,15 @@ int main(int argc, char **argv)
 		print_help(stdout);
 		return CLI_OK;
 	}
+	/*
+	 * Programs deskhand starts (unsandboxed code and what it opens) expose
+	 * their accessibility tree: Qt only does when asked, and some GTK
+	 * builds wait for GNOME's switch. The user's own settings win; the
+	 * sandbox drops all three (executors/sandbox.c).
+	 */
+	setenv("QT_ACCESSIBILITY", "1", 0);
+	setenv("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1", 0);
+	setenv("GNOME_ACCESSIBILITY", "1", 0);
 	if (argc >= 2)
 		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 			if (strcmp(argv[1], commands[i].name) == 0)

@@ -56,6 +56,7 @@ typedef struct agent_gate {
 	size_t max_output;
 	int settle_ms, screen_max_w, screen_max_h, monitor;
 	bool grid;
+	bool marks;       /* --marks: element IDs drawn on every screenshot */
 	/* How the model locates things (--grounding): the image size and the
 	 * coordinate grid of every screenshot (vision_shot_opts). */
 	vision_grounding grounding;

@@ -49,6 +49,10 @@ bool agent_gate_screenshot(agent_gate *g, bool settle, struct conv_image *img,
 		snprintf(err, errlen, "%s", vision_error());
 		return false;
 	}
+	/* The IDs drawn are the list element: targets refer to from now on;
+	 * the tree's note (no bus, no tree) is what the picture shows. */
+	if (g->marks)
+		free(agent_computer_marks(g->display, shot, &view));
 	uint8_t *png = NULL;
 	size_t len = 0;
 	bool ok = os_png_encode(shot, &png, &len, NULL);

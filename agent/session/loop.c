@@ -901,6 +901,7 @@ static void gate_setup(agent_session *s)
 	g->screen_max_w = (int)s->opt->screen_max_w;
 	g->screen_max_h = (int)s->opt->screen_max_h;
 	g->grid = s->opt->grid;
+	g->marks = s->opt->marks;
 	grounding_setup(s);
 	own_files_setup(s);
 }

@@ -190,6 +190,7 @@ static const struct cfg_bool cfg_bools[] = {
 	BOOL("os", os),
 	BOOL("json", json),
 	BOOL("grid", grid),
+	BOOL("marks", marks),
 	BOOL("prompt_cache", prompt_cache),
 	BOOL("store", store),
 };
@@ -321,7 +322,7 @@ enum {
 	OPT_SAFE_MODE, OPT_OS, OPT_OS_AUTO_APPROVE, OPT_SANDBOX, OPT_CONVERSATION,
 	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
-	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_SETTLE_MS, OPT_CONFIG,
+	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_MARKS, OPT_SETTLE_MS, OPT_CONFIG,
 	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL, OPT_GROUNDING, OPT_THINK,
 	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE,
 };
@@ -364,6 +365,7 @@ static const struct option long_opts[] = {
 	{"screen-max", required_argument, NULL, OPT_SCREEN_MAX},
 	{"monitor", required_argument, NULL, OPT_MONITOR},
 	{"grid", no_argument, NULL, OPT_GRID},
+	{"marks", no_argument, NULL, OPT_MARKS},
 	{"settle-ms", required_argument, NULL, OPT_SETTLE_MS},
 	{"config", required_argument, NULL, OPT_CONFIG},
 	{"no-prompt-cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
@@ -462,6 +464,7 @@ static bool apply_option(agent_options *o, int c, char **argv)
 	case 'm': set_str(&o->message, optarg); break;
 	case OPT_WORKSPACE: set_str(&o->workspace, optarg); break;
 	case OPT_GRID: o->grid = true; break;
+	case OPT_MARKS: o->marks = true; break;
 	case OPT_CONFIG: break; /* read before parsing; see agent_main */
 	case OPT_NO_PROMPT_CACHE: o->prompt_cache = false; break;
 	case OPT_API:
@@ -585,6 +588,8 @@ const char *agent_options_usage(void)
 	"  --screen-max WxH      largest screenshot sent to the model (1280x800)\n"
 	"  --monitor N           the monitor the model sees (default: the pointer's)\n"
 	"  --grid                draw a labelled grid on screenshots\n"
+	"  --marks               outline the active window's controls on screenshots, with\n"
+	"                        their element IDs (set-of-marks)\n"
 	"  --settle-ms N         longest wait for the screen to settle (2000)\n"
 	"  --no-prompt-cache     no cache breakpoints in Anthropic requests\n"
 	"  --config FILE         settings file (default $XDG_CONFIG_HOME/deskhand/config.json;\n"

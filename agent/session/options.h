@@ -44,6 +44,7 @@ typedef struct agent_options {
 	long screen_max_w, screen_max_h;
 	long monitor;           /* -1: the monitor with the pointer */
 	bool grid;
+	bool marks;             /* set-of-marks: element IDs on the screenshots */
 	long settle_ms;         /* cap for settle detection */
 	bool prompt_cache;      /* Anthropic cache breakpoints (default on) */
 	char *config_path;      /* the config file that was read, if any */

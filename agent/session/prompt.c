@@ -207,6 +207,8 @@ static cJSON *computer_schema(void)
 	cJSON_AddItemToObject(props, "start_coordinate",
 	                      coordinate_schema(2, "[x, y] where a drag starts"));
 	cJSON_AddItemToObject(props, "text", typed("string", "text to type, or key names"));
+	cJSON_AddItemToObject(props, "element",
+	                      typed("integer", "an ID from the elements list, instead of coordinate"));
 	cJSON *dir = typed("string", NULL);
 	cJSON *dirs = cJSON_AddArrayToObject(dir, "enum");
 	for (const char *const *d = (const char *const[]){"up", "down", "left", "right", NULL}; *d; d++)

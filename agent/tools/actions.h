@@ -59,6 +59,10 @@
 	X(FIND_TEXT, "find_text", OBSERVE,                                                 \
 	  "find the text given in text on the screen (local OCR); answers the centre "      \
 	  "of each match in screenshot pixels")                                             \
+	X(ELEMENTS, "elements", OBSERVE,                                                   \
+	  "list the active window's controls from the accessibility tree: ID role "         \
+	  "\"name\" states x y w h in screenshot coordinates; the pointer actions take "   \
+	  "element: ID instead of coordinate (the centre of its box)")                      \
 	AGENT_ACTIONS_EXTRA(X)
 
 #define AGENT_ACTION_ENUM_(id, name, cls, desc) AGENT_ACTION_##id,

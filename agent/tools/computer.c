@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "agent/tools/computer-run.h"
+#include "agent/tools/elements.h"
 #include "agent/util/textutil.h"
 
 /* An integer-valued JSON number within [min, max]. */
@@ -288,6 +289,7 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 		return seconds_to_ms(args, AC_MAX_SECONDS, &a->duration_ms, err, errlen);
 	case AGENT_ACTION_SCREENSHOT:
 	case AGENT_ACTION_CURSOR_POSITION:
+	case AGENT_ACTION_ELEMENTS:
 		return true;
 	case AGENT_ACTION_ZOOM:
 		return parse_zoom(args, view, a, err, errlen);
@@ -319,6 +321,8 @@ static bool parse_fields(const cJSON *args, const vision_view *view,
 		return false;
 	if (!parse_text(args, a, err, errlen))
 		return false;
+	if (!agent_elements_parse(args, view, a, err, errlen))
+		return false;
 	return parse_kind(args, view, a, err, errlen);
 }
 
@@ -338,6 +342,9 @@ void agent_computer_action_finish(agent_computer_action *a)
 		return;
 	free(a->text);
 	a->text = NULL;
+	free(a->element_role);
+	free(a->element_name);
+	a->element_role = a->element_name = NULL;
 }
 
 /* What the action does besides where: its text, duration, direction. */
@@ -401,7 +408,13 @@ static void describe_where(const agent_computer_action *a, agent_buf *b)
 		agent_buf_printf(b, " from %d,%d to %d,%d (screen %d,%d -> %d,%d)",
 		                 a->start_mx, a->start_my, a->mx, a->my, a->start_sx, a->start_sy,
 		                 a->sx, a->sy);
-	else if (a->has_point)
+	else if (a->has_point && a->element > 0) {
+		/* The human sees which control, in the app's own words, beside where. */
+		agent_buf_printf(b, " %s \"", a->element_role);
+		agent_show_append(b, a->element_name, strlen(a->element_name), AGENT_SHOW_STRICT);
+		agent_buf_printf(b, "\" (element %d) at %d,%d (screen %d,%d)", a->element, a->mx,
+		                 a->my, a->sx, a->sy);
+	} else if (a->has_point)
 		agent_buf_printf(b, " at %d,%d (screen %d,%d)", a->mx, a->my, a->sx, a->sy);
 }
 
@@ -445,6 +458,8 @@ char *agent_computer_to_json(const agent_computer_action *a)
 	}
 	if (a->text != NULL)
 		cJSON_AddStringToObject(o, "text", a->text);
+	if (a->element > 0)
+		cJSON_AddNumberToObject(o, "element", a->element);
 	if (a->kind == AGENT_ACTION_SCROLL) {
 		static const char *const dirs[] = {"up", "down", "left", "right"};
 		cJSON_AddStringToObject(o, "scroll_direction", dirs[a->direction]);
@@ -710,6 +725,10 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 		/* The answer comes with the screen it was read from. */
 		run_find_text(ctx, a, r);
 		return OUTCOME_DONE;
+	case AGENT_ACTION_ELEMENTS:
+		r->want_screenshot = false;
+		r->text = agent_elements_run(d, ctx->view, &r->is_error);
+		return r->text != NULL ? OUTCOME_FINAL : OUTCOME_FAILED;
 	default:
 		/* The parser refuses such kinds; should one arrive, it does nothing. */
 		set_text(r, true, "%s: not supported by this deskhand", a->name);
@@ -723,6 +742,12 @@ bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_acti
 {
 	memset(r, 0, sizeof(*r));
 	r->want_screenshot = true;
+	char why[300];
+	if (a->element > 0 && !agent_elements_verify(ctx->display, a, why, sizeof(why))) {
+		set_text(r, true, "%s: %s", a->name, why);
+		r->want_screenshot = false;
+		return true;
+	}
 	enum outcome o = perform(ctx, a, r);
 	if (o == OUTCOME_FINAL)
 		return true;

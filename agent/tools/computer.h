@@ -54,6 +54,11 @@ typedef struct agent_computer_action {
 	 * and on the screen (start and point are then its first and last) */
 	int n_path;
 	int path_m[AC_MAX_PATH][2], path_s[AC_MAX_PATH][2];
+	/* element: ID (0: none) from the last elements list; the point is its
+	 * box centre, checked again when the action runs (tools/elements.h) */
+	int element;
+	char *element_role, *element_name;
+	os_rect element_box;     /* root coordinates */
 } agent_computer_action;
 
 
@@ -74,6 +79,15 @@ void agent_computer_action_finish(agent_computer_action *a);
  * the caller frees; NULL when out of memory.
  */
 char *agent_computer_describe(const agent_computer_action *a);
+
+/*
+ * Set-of-marks on the model's next image `shot` of `view`: the active
+ * window's elements read, outlined with their IDs, and kept as the list
+ * element: targets refer to (tools/elements.c). Returns a note for the
+ * model ("12 elements marked", or why none), malloc'd; NULL when out of
+ * memory.
+ */
+char *agent_computer_marks(os_display *d, os_image *shot, const vision_view *view);
 
 /* The action as JSON (for the audit log, the question and `e` edit). Caller frees. */
 char *agent_computer_to_json(const agent_computer_action *a);

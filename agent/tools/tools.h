@@ -7,7 +7,8 @@
  * those (openai_actions.h, pure); Google Gemini's computer-use functions,
  * both sets, in its 0..999 coordinates (gemini_actions.h, pure); likewise
  * Qwen's computer_use function (qwen_actions.h) and UI-TARS's text
- * actions, parsed strictly (uitars.h).
+ * actions, parsed strictly (uitars.h). The elements action and the
+ * element: ID targets, checked again before acting (elements.h, private).
  * Owns: the action table; the runner that turns a parsed action into os/
  * calls (computer-run.h), a side door that only the gate uses
  * (agent/safety/gate_action.c).

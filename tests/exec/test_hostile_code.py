@@ -281,6 +281,46 @@ class OtherDoors(unittest.TestCase):
         bus.close()
         bus2.close()
 
+    def test_accessibility_bus_named_on_the_root_window(self):
+        # at-spi-bus-launcher publishes its bus in the AT_SPI_BUS property of
+        # the root window; reading it takes a connection to the display,
+        # which code without the grant cannot open, whatever display it names.
+        if not have("xprop"):
+            self.skipTest("xprop is not installed")
+        x = h.Xvfb(320, 240)
+        try:
+            addr = "unix:path=/nonexistent/a11y-bus,guid=0"
+            r = h.run(["xprop", "-root", "-f", "AT_SPI_BUS", "8s", "-set", "AT_SPI_BUS", addr],
+                      env=x.env())
+            self.assertEqual(r.returncode, 0, r.stderr)
+            code = ("import subprocess\n"
+                    "r = subprocess.run(['xprop', '-display', %r, '-root', 'AT_SPI_BUS'],\n"
+                    "                   capture_output=True, text=True)\n"
+                    "print('read' if %r in r.stdout else 'unreadable')\n" % (x.display, addr))
+            env = x.env()
+            self.assertEqual(deskhand_exec("python", code, env=env).stdout, b"unreadable\n")
+            self.assertEqual(deskhand_exec("python", code, "--sandbox", "strict",
+                                           env=env).stdout, b"unreadable\n")
+            self.assertEqual(deskhand_exec("python", code, "--sandbox", "off",
+                                           env=env).stdout, b"read\n")
+        finally:
+            x.stop()
+
+    def test_toolkit_accessibility_switches_only_outside_the_sandbox(self):
+        # deskhand asks the programs it starts to expose their tree; code
+        # in the sandbox gets neither the switches nor the bus address.
+        code = ("import os\n"
+                "print(sorted(k for k in os.environ if 'ACCESSIBILITY' in k or 'AT_SPI' in k))\n")
+        env = env_with(AT_SPI_BUS_ADDRESS="unix:path=/nonexistent/bus")
+        for k in ("QT_ACCESSIBILITY", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "GNOME_ACCESSIBILITY"):
+            env.pop(k, None)
+        self.assertEqual(deskhand_exec("python", code, env=env).stdout, b"[]\n")
+        self.assertEqual(deskhand_exec("python", code, "--sandbox", "strict", env=env).stdout,
+                         b"[]\n")
+        self.assertEqual(deskhand_exec("python", code, "--sandbox", "off", env=env).stdout,
+                         b"['AT_SPI_BUS_ADDRESS', 'GNOME_ACCESSIBILITY', 'QT_ACCESSIBILITY', "
+                         b"'QT_LINUX_ACCESSIBILITY_ALWAYS_ON']\n")
+
     def test_x_authority_file_is_hidden(self):
         home = tempfile.mkdtemp(prefix="deskhand-home-")
         cookie = os.path.join(home, ".Xauthority")

@@ -28,7 +28,7 @@ static void test_one_line_reaches_every_list(void **state)
 	assert_int_equal(a, AGENT_ACTION_FAKE_PROBE);
 	assert_int_equal(k, AGENT_POLICY_OS_INPUT);
 	assert_string_equal(agent_action_name(a), "fake_probe");
-	assert_int_equal(AGENT_ACTION_COUNT, 23);
+	assert_int_equal(AGENT_ACTION_COUNT, 24);
 	assert_int_equal(prompt_n_computer_actions, AGENT_ACTION_COUNT);
 	bool described = false;
 	for (size_t i = 0; i < prompt_n_computer_actions; i++)
@@ -105,6 +105,38 @@ static void test_key_repeat_and_durations(void **state)
 	agent_computer_action_finish(&act);
 }
 
+/* element: refused where it means nothing, with a coordinate, or before any list. */
+static void test_element_targets_are_checked(void **state)
+{
+	(void)state;
+	agent_computer_action act;
+	char err[256];
+	assert_false(parse("{\"action\":\"left_click\",\"element\":3}", &act, err, sizeof(err)));
+	assert_non_null(strstr(err, "call the elements action first"));
+	assert_false(parse("{\"action\":\"left_click\",\"element\":3,\"coordinate\":[1,2]}",
+	                   &act, err, sizeof(err)));
+	assert_non_null(strstr(err, "not both"));
+	assert_false(parse("{\"action\":\"key\",\"text\":\"a\",\"element\":3}", &act, err,
+	                   sizeof(err)));
+	assert_non_null(strstr(err, "does not take"));
+	const char *bad[] = {"0", "-1", "2.5", "\"3\"", "[3]"};
+	for (size_t i = 0; i < 5; i++) {
+		char json[128];
+		snprintf(json, sizeof(json), "{\"action\":\"double_click\",\"element\":%s}", bad[i]);
+		assert_false(parse(json, &act, err, sizeof(err)));
+		assert_non_null(strstr(err, "element must be an element ID"));
+	}
+	/* null is no element: a click where the pointer is. */
+	assert_true(parse("{\"action\":\"left_click\",\"element\":null}", &act, err,
+	                  sizeof(err)));
+	assert_int_equal(act.element, 0);
+	assert_false(act.has_point);
+	agent_computer_action_finish(&act);
+	assert_true(parse("{\"action\":\"elements\"}", &act, err, sizeof(err)));
+	assert_int_equal(act.kind, AGENT_ACTION_ELEMENTS);
+	agent_computer_action_finish(&act);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -112,6 +144,7 @@ int main(void)
 		cmocka_unit_test(test_the_lists_agree),
 		cmocka_unit_test(test_an_action_without_a_runner_is_refused),
 		cmocka_unit_test(test_key_repeat_and_durations),
+		cmocka_unit_test(test_element_targets_are_checked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,846 @@
+/*
+ * The accessibility tree through libatspi (see a11y.h).
+ *
+ * Cost: every D-Bus round trip is a context switch into the application,
+ * so the walk asks each node only what it must (states first: a node that
+ * is not SHOWING costs one call and its subtree nothing) and enters big
+ * containers at their visible part instead of asking every row.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include "config.h"
+#include "vision/a11y.h"
+#include "vision/vision-internal.h"
+
+/* ---- set-of-marks (no libatspi needed) ------------------------------- */
+
+#define MARKS_MAX 2000
+
+typedef struct mark_box {
+	int x, y, w, h;
+} mark_box;
+
+static bool boxes_meet(mark_box a, mark_box b)
+{
+	return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+}
+
+/* A screen box in the image's pixels (view: screen -> model image). */
+static mark_box to_image(const vision_view *v, os_rect r)
+{
+	long x0 = (long)(r.x - v->screen_x) * v->model_w / v->screen_w;
+	long y0 = (long)(r.y - v->screen_y) * v->model_h / v->screen_h;
+	long x1 = (long)(r.x + r.width - v->screen_x) * v->model_w / v->screen_w;
+	long y1 = (long)(r.y + r.height - v->screen_y) * v->model_h / v->screen_h;
+	return (mark_box){(int)x0, (int)y0, (int)(x1 - x0 > 1 ? x1 - x0 : 1),
+	                  (int)(y1 - y0 > 1 ? y1 - y0 : 1)};
+}
+
+static void outline(os_image *img, mark_box b)
+{
+	const vision_rgb c = {230, 0, 180};
+	vision_fill_rect(img, b.x, b.y, b.w, 1, c, 256);
+	vision_fill_rect(img, b.x, b.y + b.h - 1, b.w, 1, c, 256);
+	vision_fill_rect(img, b.x, b.y, 1, b.h, c, 256);
+	vision_fill_rect(img, b.x + b.w - 1, b.y, 1, b.h, c, 256);
+}
+
+/* The first free place for a w x h label at box b; false when none. */
+static bool place(const os_image *img, mark_box b, int w, int h, const mark_box *used,
+                  size_t n, mark_box *out)
+{
+	const mark_box tries[] = {
+		{b.x, b.y - h, w, h}, {b.x, b.y, w, h}, {b.x, b.y + b.h, w, h},
+		{b.x - w, b.y, w, h}, {b.x + b.w - w, b.y + b.h - h, w, h},
+	};
+	for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]); t++) {
+		mark_box c = tries[t];
+		if (c.x < 0 || c.y < 0 || c.x + w > img->width || c.y + h > img->height)
+			continue;
+		bool free_place = true;
+		for (size_t i = 0; i < n && free_place; i++)
+			free_place = !boxes_meet(c, used[i]);
+		if (free_place) {
+			*out = c;
+			return true;
+		}
+	}
+	return false;
+}
+
+size_t vision_draw_marks(os_image *img, const vision_view *view, const vision_elements *e,
+                         size_t *unlabelled)
+{
+	*unlabelled = 0;
+	size_t n = e->count < MARKS_MAX ? e->count : MARKS_MAX;
+	mark_box *used = calloc(n ? n : 1, sizeof(*used));
+	if (used == NULL) {
+		*unlabelled = e->count;
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		outline(img, to_image(view, e->items[i].box));
+	size_t placed = 0;
+	for (size_t i = 0; i < n; i++) {
+		char id[16];
+		snprintf(id, sizeof(id), "%d", e->items[i].id);
+		int w, h;
+		vision_label_size(id, 1, &w, &h);
+		mark_box at;
+		if (place(img, to_image(view, e->items[i].box), w, h, used, placed, &at)) {
+			vision_draw_label(img, at.x, at.y, id, 1);
+			used[placed++] = at;
+		} else {
+			(*unlabelled)++;
+		}
+	}
+	*unlabelled += e->count - n;
+	free(used);
+	return placed;
+}
+
+void vision_element_centre(const vision_element *el, int *x, int *y)
+{
+	*x = el->box.x + el->box.width / 2;
+	*y = el->box.y + el->box.height / 2;
+}
+
+static void elements_free_items(vision_elements *e)
+{
+	for (size_t i = 0; i < e->count; i++) {
+		free(e->items[i].role);
+		free(e->items[i].name);
+		free(e->items[i].text);
+		free(e->items[i].states);
+	}
+	free(e->items);
+	e->items = NULL;
+	e->count = 0;
+}
+
+void vision_elements_destroy(vision_elements *e)
+{
+	if (e == NULL)
+		return;
+	elements_free_items(e);
+	free(e);
+}
+
+static void note(vision_elements *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void note(vision_elements *e, const char *fmt, ...)
+{
+	if (e->note[0] != '\0')
+		return; /* the first reason is the one that matters */
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(e->note, sizeof(e->note), fmt, ap);
+	va_end(ap);
+}
+
+#if DESKHAND_HAVE_ATSPI
+#include <atspi/atspi.h>
+
+/* ---- the connection ------------------------------------------------- */
+
+static int conn_state; /* 0 not tried, 1 up, -1 failed (reason in conn_why) */
+static char conn_why[200];
+static char glib_last[120];
+
+/* libatspi reports through g_warning; deskhand prints nothing from vision/. */
+static void glib_quiet(const gchar *domain, GLogLevelFlags level, const gchar *msg,
+                       gpointer data)
+{
+	(void)domain;
+	(void)level;
+	(void)data;
+	snprintf(glib_last, sizeof(glib_last), "%s", msg ? msg : "");
+}
+
+static bool socket_exists(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+/*
+ * Where libatspi would find the bus, checked first: with none, libdbus
+ * would autolaunch a session bus of its own through X11, which deskhand
+ * must not do behind the user's back.
+ */
+static bool bus_known(os_display *d)
+{
+	if (getenv("AT_SPI_BUS_ADDRESS") || getenv("DBUS_SESSION_BUS_ADDRESS"))
+		return true;
+	char *prop = os_root_string(d, "AT_SPI_BUS");
+	free(prop);
+	if (prop != NULL)
+		return true;
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	char path[512];
+	if (rt != NULL && snprintf(path, sizeof(path), "%s/bus", rt) < (int)sizeof(path))
+		return socket_exists(path);
+	return false;
+}
+
+static bool conn_up(os_display *d)
+{
+	if (conn_state == 1)
+		return true;
+	if (conn_state == -1)
+		return false;
+	conn_state = -1;
+	g_log_set_default_handler(glib_quiet, NULL);
+	if (!bus_known(d)) {
+		snprintf(conn_why, sizeof(conn_why),
+		         "no accessibility bus (no session D-Bus, no AT_SPI_BUS on the root window)");
+		return false;
+	}
+	/* Not autolaunching: DBUS_SESSION_BUS_ADDRESS or the socket is there. */
+	setenv("DBUS_AUTOLAUNCH", "0", 0);
+	int r = atspi_init();
+	if (r != 0 && r != 1) {
+		snprintf(conn_why, sizeof(conn_why), "the accessibility bus is unreachable%s%s",
+		         glib_last[0] ? ": " : "", glib_last);
+		return false;
+	}
+	conn_state = 1;
+	return true;
+}
+
+/* ---- one walk ------------------------------------------------------- */
+
+typedef struct walk {
+	vision_elements *e;
+	size_t cap;
+	os_rect screen;
+	struct timespec deadline;
+	int max_nodes;
+	int pid;
+} walk;
+
+static long ms_left(const walk *w)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (w->deadline.tv_sec - now.tv_sec) * 1000L +
+	       (w->deadline.tv_nsec - now.tv_nsec) / 1000000L;
+}
+
+/* Every call waits at most what is left of the wall-time cap. */
+static bool time_ok(walk *w)
+{
+	long left = ms_left(w);
+	if (left <= 0) {
+		w->e->partial = true;
+		note(w->e, "partial: the time cap ran out (an application answers slowly "
+		           "or hangs)");
+		return false;
+	}
+	atspi_set_timeout((gint)left, (gint)left);
+	return true;
+}
+
+static bool gerr(GError **err)
+{
+	if (*err == NULL)
+		return false;
+	g_clear_error(err);
+	return true;
+}
+
+static bool rect_meet(os_rect a, os_rect b, os_rect *out)
+{
+	int x0 = a.x > b.x ? a.x : b.x, y0 = a.y > b.y ? a.y : b.y;
+	int x1 = a.x + a.width < b.x + b.width ? a.x + a.width : b.x + b.width;
+	int y1 = a.y + a.height < b.y + b.height ? a.y + a.height : b.y + b.height;
+	if (x1 <= x0 || y1 <= y0)
+		return false;
+	if (out != NULL)
+		*out = (os_rect){x0, y0, x1 - x0, y1 - y0};
+	return true;
+}
+
+/* The node's box in root coordinates; false when it has none. */
+static bool box_of(AtspiAccessible *acc, os_rect *out)
+{
+	AtspiComponent *comp = atspi_accessible_get_component_iface(acc);
+	if (comp == NULL)
+		return false;
+	GError *err = NULL;
+	AtspiRect *r = atspi_component_get_extents(comp, ATSPI_COORD_TYPE_SCREEN, &err);
+	g_object_unref(comp);
+	if (gerr(&err) || r == NULL)
+		return false;
+	*out = (os_rect){r->x, r->y, r->width, r->height};
+	g_free(r);
+	return out->width > 0 && out->height > 0;
+}
+
+/* The allowlist: what a person acts on, and text that says something. */
+static bool role_interactive(AtspiRole r)
+{
+	switch (r) {
+	case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON:
+	case ATSPI_ROLE_CHECK_BOX: case ATSPI_ROLE_RADIO_BUTTON:
+	case ATSPI_ROLE_COMBO_BOX: case ATSPI_ROLE_MENU: case ATSPI_ROLE_MENU_ITEM:
+	case ATSPI_ROLE_CHECK_MENU_ITEM: case ATSPI_ROLE_RADIO_MENU_ITEM:
+	case ATSPI_ROLE_PAGE_TAB: case ATSPI_ROLE_LINK: case ATSPI_ROLE_ENTRY:
+	case ATSPI_ROLE_PASSWORD_TEXT: case ATSPI_ROLE_SPIN_BUTTON:
+	case ATSPI_ROLE_SLIDER: case ATSPI_ROLE_SCROLL_BAR: case ATSPI_ROLE_LIST_ITEM:
+	case ATSPI_ROLE_TABLE_CELL: case ATSPI_ROLE_TREE_ITEM: case ATSPI_ROLE_ICON:
+	case ATSPI_ROLE_TERMINAL:
+	case ATSPI_ROLE_PUSH_BUTTON_MENU: case ATSPI_ROLE_COLOR_CHOOSER:
+	case ATSPI_ROLE_DATE_EDITOR: case ATSPI_ROLE_TABLE_COLUMN_HEADER:
+	case ATSPI_ROLE_TABLE_ROW_HEADER:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static bool role_texty(AtspiRole r)
+{
+	switch (r) {
+	case ATSPI_ROLE_LABEL: case ATSPI_ROLE_TEXT: case ATSPI_ROLE_HEADING:
+	case ATSPI_ROLE_PARAGRAPH: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_IMAGE:
+	case ATSPI_ROLE_CAPTION: case ATSPI_ROLE_STATUS_BAR: case ATSPI_ROLE_ALERT:
+	case ATSPI_ROLE_SECTION: case ATSPI_ROLE_DOCUMENT_WEB: case ATSPI_ROLE_NOTIFICATION:
+	case ATSPI_ROLE_TOOL_TIP: case ATSPI_ROLE_PROGRESS_BAR: case ATSPI_ROLE_LEVEL_BAR:
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* The states a model acts on, by name; "" for none. */
+static char *states_text(AtspiStateSet *set)
+{
+	static const struct {
+		AtspiStateType s;
+		const char *name;
+		bool when;
+	} shown[] = {
+		{ATSPI_STATE_FOCUSED, "focused", true},
+		{ATSPI_STATE_CHECKED, "checked", true},
+		{ATSPI_STATE_PRESSED, "pressed", true},
+		{ATSPI_STATE_SELECTED, "selected", true},
+		{ATSPI_STATE_EXPANDED, "expanded", true},
+		{ATSPI_STATE_EDITABLE, "editable", true},
+		{ATSPI_STATE_SENSITIVE, "disabled", false},
+	};
+	char buf[128] = "";
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		if ((atspi_state_set_contains(set, shown[i].s) ? true : false) != shown[i].when)
+			continue;
+		if (buf[0] != '\0')
+			strcat(buf, ",");
+		strcat(buf, shown[i].name);
+	}
+	return strdup(buf);
+}
+
+#define A11Y_TEXT_MAX 100
+
+/* A short text (its first A11Y_TEXT_MAX characters) or the value. */
+static char *short_text(AtspiAccessible *acc)
+{
+	GError *err = NULL;
+	char *out = NULL;
+	AtspiText *t = atspi_accessible_get_text_iface(acc);
+	if (t != NULL) {
+		gint n = atspi_text_get_character_count(t, &err);
+		if (!gerr(&err) && n > 0) {
+			gchar *s = atspi_text_get_text(t, 0, n < A11Y_TEXT_MAX ? n : A11Y_TEXT_MAX, &err);
+			if (!gerr(&err) && s != NULL)
+				out = strdup(s);
+			g_free(s);
+		}
+		g_object_unref(t);
+		return out ? out : strdup("");
+	}
+	AtspiValue *v = atspi_accessible_get_value_iface(acc);
+	if (v != NULL) {
+		gdouble val = atspi_value_get_current_value(v, &err);
+		char buf[64] = "";
+		if (!gerr(&err))
+			snprintf(buf, sizeof(buf), "%g", val);
+		g_object_unref(v);
+		return strdup(buf);
+	}
+	return strdup("");
+}
+
+static bool keep(AtspiRole role, AtspiStateSet *set, const char *name, const char *text)
+{
+	if (role_interactive(role))
+		return true;
+	bool named = name[0] != '\0' || text[0] != '\0';
+	if (role == ATSPI_ROLE_TEXT && atspi_state_set_contains(set, ATSPI_STATE_EDITABLE))
+		return true;
+	return named && (role_texty(role) || atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE));
+}
+
+static bool add(walk *w, AtspiRole role, AtspiStateSet *set, const char *name,
+                const char *text, os_rect box)
+{
+	vision_elements *e = w->e;
+	if (e->count == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 64;
+		vision_element *items = realloc(e->items, cap * sizeof(*items));
+		if (items == NULL)
+			return vision_fail("out of memory");
+		e->items = items;
+		w->cap = cap;
+	}
+	vision_element *el = &e->items[e->count];
+	gchar *rn = atspi_role_get_name(role);
+	el->role = strdup(rn ? rn : "unknown");
+	g_free(rn);
+	el->name = strdup(name);
+	el->text = strdup(text);
+	el->states = states_text(set);
+	el->box = box;
+	el->pid = w->pid;
+	el->id = (int)e->count + 1;
+	if (!el->role || !el->name || !el->text || !el->states) {
+		free(el->role), free(el->name), free(el->text), free(el->states);
+		return vision_fail("out of memory");
+	}
+	e->count++;
+	return true;
+}
+
+/* OK: walked; HIDDEN: not on screen; BELOW: below the clip; STOP: a cap. */
+enum step { STEP_OK, STEP_HIDDEN, STEP_BELOW, STEP_STOP, STEP_FAIL };
+
+static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip, bool boxed);
+
+/* The index of the direct child of `acc` at root point (x, y); -1 for none. */
+static int child_at(AtspiAccessible *acc, AtspiComponent *comp, int x, int y)
+{
+	GError *err = NULL;
+	AtspiAccessible *hit =
+		atspi_component_get_accessible_at_point(comp, x, y, ATSPI_COORD_TYPE_SCREEN, &err);
+	if (gerr(&err) || hit == NULL)
+		return -1;
+	int idx = -1;
+	AtspiAccessible *parent = atspi_accessible_get_parent(hit, &err);
+	if (!gerr(&err) && parent == acc) {
+		idx = atspi_accessible_get_index_in_parent(hit, &err);
+		if (gerr(&err))
+			idx = -1;
+	}
+	if (parent != NULL)
+		g_object_unref(parent);
+	g_object_unref(hit);
+	return idx;
+}
+
+#define A11Y_HEAD 16   /* a big container's first children: its headers */
+#define A11Y_PROBES 8  /* hit tests down its visible part */
+#define A11Y_MISSES 32 /* children off screen in a row after visible ones: the end */
+
+/*
+ * Where the visible rows of a big container start: hit tests at points
+ * down its visible part (the first may land on a header), the smallest
+ * index past the headers. A11Y_HEAD when the tests say nothing.
+ */
+static int first_visible(AtspiAccessible *acc, os_rect vis)
+{
+	AtspiComponent *comp = atspi_accessible_get_component_iface(acc);
+	if (comp == NULL)
+		return A11Y_HEAD;
+	int best = -1;
+	for (int k = 0; k < A11Y_PROBES; k++) {
+		int y = vis.y + 2 + (int)((long)(vis.height - 4) * k / A11Y_PROBES);
+		int idx = child_at(acc, comp, vis.x + 2, y);
+		if (idx >= A11Y_HEAD && (best < 0 || idx < best))
+			best = idx;
+	}
+	g_object_unref(comp);
+	/* A row's cells come before the one hit: start a few children early. */
+	return best < 0 ? A11Y_HEAD : (best - A11Y_HEAD > A11Y_HEAD ? best - A11Y_HEAD : A11Y_HEAD);
+}
+
+/* Children [from, to) of acc; in a big container, stops past the visible part. */
+static enum step walk_range(walk *w, AtspiAccessible *acc, int from, int to, int depth,
+                            os_rect clip, bool big)
+{
+	GError *err = NULL;
+	bool seen = false;
+	int misses = 0;
+	for (int i = from; i < to; i++) {
+		AtspiAccessible *child = atspi_accessible_get_child_at_index(acc, i, &err);
+		if (gerr(&err) || child == NULL)
+			continue;
+		enum step s = walk_node(w, child, depth + 1, clip, big);
+		g_object_unref(child);
+		if (s == STEP_STOP || s == STEP_FAIL)
+			return s;
+		if (!big)
+			continue;
+		if (s == STEP_BELOW)
+			break; /* rows past the visible part: the rest are further down */
+		if (s == STEP_OK) {
+			seen = true;
+			misses = 0;
+		} else if (seen && ++misses >= A11Y_MISSES) {
+			break; /* GTK puts rows below the view at G_MININT too */
+		}
+	}
+	return STEP_OK;
+}
+
+static enum step walk_children(walk *w, AtspiAccessible *acc, int depth, os_rect clip,
+                               os_rect box)
+{
+	GError *err = NULL;
+	gint n = atspi_accessible_get_child_count(acc, &err);
+	if (gerr(&err) || n <= 0)
+		return STEP_OK;
+	if (n <= VISION_A11Y_BIG) {
+		return walk_range(w, acc, 0, n, depth, clip, false);
+	}
+	/* SHOWING prunes nothing here (GTK marks every row of a list so): the
+	 * headers, then the rows from where a hit test finds the first. */
+	os_rect vis;
+	if (!rect_meet(clip, box, &vis))
+		return STEP_OK;
+	enum step s = walk_range(w, acc, 0, A11Y_HEAD, depth, vis, false);
+	if (s != STEP_OK)
+		return s;
+	int start = first_visible(acc, vis);
+	int end = n < start + VISION_A11Y_MAX_CHILDREN ? n : start + VISION_A11Y_MAX_CHILDREN;
+	s = walk_range(w, acc, start, end, depth, vis, true);
+	if (s == STEP_OK && end < n && w->e->nodes >= w->max_nodes) {
+		w->e->partial = true;
+		note(w->e, "partial: a node has %d children (cap %d)", n, VISION_A11Y_MAX_CHILDREN);
+	}
+	return s;
+}
+
+/* The text to judge a node by: "" where its name says it all; NULL: not kept. */
+static char *text_for(AtspiAccessible *acc, AtspiRole role, AtspiStateSet *set,
+                      const char *name)
+{
+	/* Every call costs a round trip into the app: a named button's text
+	 * is its name, and only fields and unnamed nodes are asked for more. */
+	bool field = role == ATSPI_ROLE_TEXT || role == ATSPI_ROLE_ENTRY ||
+	             role == ATSPI_ROLE_SPIN_BUTTON || role == ATSPI_ROLE_SLIDER ||
+	             role == ATSPI_ROLE_PROGRESS_BAR || role == ATSPI_ROLE_LEVEL_BAR ||
+	             role == ATSPI_ROLE_PASSWORD_TEXT;
+	if (role == ATSPI_ROLE_PASSWORD_TEXT)
+		return strdup(""); /* never read */
+	if (field || (name[0] == '\0' && (role_texty(role) ||
+	                                  atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE))))
+		return short_text(acc);
+	if (role_interactive(role) || name[0] != '\0')
+		return strdup("");
+	return NULL;
+}
+
+/* Whether the allowlist may keep a node with this role, name and states. */
+static bool candidate(AtspiRole role, AtspiStateSet *set, const char *name)
+{
+	return role_interactive(role) || role_texty(role) || name[0] != '\0' ||
+	       role == ATSPI_ROLE_TEXT || atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE);
+}
+
+/*
+ * A SHOWING node. Its box (one more round trip) is asked only when it may
+ * be kept, holds a big container's rows, or is one of them (`boxed`): the
+ * other containers pass their clip on and their children are judged alone.
+ */
+static enum step visit(walk *w, AtspiAccessible *acc, AtspiStateSet *set, int depth,
+                       os_rect clip, bool boxed)
+{
+	GError *err = NULL;
+	AtspiRole role = atspi_accessible_get_role(acc, &err);
+	gchar *name = gerr(&err) ? NULL : atspi_accessible_get_name(acc, &err);
+	if (gerr(&err) || name == NULL)
+		name = g_strdup("");
+	gint n = atspi_accessible_get_child_count(acc, &err);
+	if (gerr(&err))
+		n = 0;
+	enum step s = STEP_HIDDEN;
+	os_rect box = clip, seen = clip;
+	bool may_keep = candidate(role, set, name);
+	if (may_keep || boxed || n > VISION_A11Y_BIG || depth == 0) {
+		if (!box_of(acc, &box))
+			goto out;
+		if (box.y >= clip.y + clip.height) {
+			s = STEP_BELOW;
+			goto out;
+		}
+		if (!rect_meet(box, clip, &seen))
+			goto out;
+	}
+	s = STEP_OK;
+	char *text = may_keep ? text_for(acc, role, set, name) : NULL;
+	bool want = text != NULL && keep(role, set, name, text);
+	if (want && !add(w, role, set, name, text, seen))
+		s = STEP_FAIL;
+	free(text);
+	if (s == STEP_OK && n > 0)
+		s = walk_children(w, acc, depth, clip, box);
+out:
+	g_free(name);
+	return s;
+}
+
+static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip, bool boxed)
+{
+	if (!time_ok(w))
+		return STEP_STOP;
+	if (w->e->nodes >= w->max_nodes) {
+		w->e->partial = true;
+		note(w->e, "partial: %d nodes read (the node cap)", w->max_nodes);
+		return STEP_STOP;
+	}
+	if (depth > VISION_A11Y_MAX_DEPTH) {
+		w->e->partial = true;
+		note(w->e, "partial: the tree is deeper than %d", VISION_A11Y_MAX_DEPTH);
+		return STEP_OK;
+	}
+	w->e->nodes++;
+	AtspiStateSet *set = atspi_accessible_get_state_set(acc);
+	if (set == NULL)
+		return STEP_OK;
+	enum step s = STEP_HIDDEN;
+	if (atspi_state_set_contains(set, ATSPI_STATE_SHOWING))
+		s = visit(w, acc, set, depth, clip, boxed);
+	g_object_unref(set);
+	return s;
+}
+
+/* ---- which windows -------------------------------------------------- */
+
+/* The frame of `app` that overlaps `win` most; NULL when none shows. */
+static AtspiAccessible *frame_for(AtspiAccessible *app, os_rect win)
+{
+	GError *err = NULL;
+	gint n = atspi_accessible_get_child_count(app, &err);
+	if (gerr(&err))
+		return NULL;
+	AtspiAccessible *best = NULL;
+	long best_area = 0;
+	for (gint i = 0; i < n && i < VISION_A11Y_MAX_CHILDREN; i++) {
+		AtspiAccessible *f = atspi_accessible_get_child_at_index(app, i, &err);
+		if (gerr(&err) || f == NULL)
+			continue;
+		os_rect box, meet;
+		long area = box_of(f, &box) && rect_meet(box, win, &meet)
+		                    ? (long)meet.width * meet.height : 0;
+		if (area > best_area) {
+			if (best != NULL)
+				g_object_unref(best);
+			best = f;
+			best_area = area;
+		} else {
+			g_object_unref(f);
+		}
+	}
+	return best;
+}
+
+static bool active_window(os_display *d, os_rect *win, int *pid, vision_elements *e)
+{
+	size_t n = 0;
+	os_window *ws = os_windows_list(d, &n);
+	if (ws == NULL)
+		return vision_fail_os("the window list");
+	bool found = false;
+	for (size_t i = 0; i < n; i++) {
+		if (ws[i].active) {
+			*win = ws[i].geometry;
+			*pid = ws[i].pid;
+			found = true;
+		}
+	}
+	os_windows_free(ws, n);
+	if (!found)
+		note(e, "no active window");
+	return true;
+}
+
+/* Walks the app's frame over `win` (or every frame of it when all). */
+static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
+{
+	if (!all) {
+		AtspiAccessible *f = frame_for(app, win);
+		if (f == NULL)
+			return STEP_OK;
+		os_rect clip;
+		enum step s = STEP_OK;
+		if (rect_meet(win, w->screen, &clip))
+			s = walk_node(w, f, 0, clip, true);
+		g_object_unref(f);
+		return s;
+	}
+	GError *err = NULL;
+	gint n = atspi_accessible_get_child_count(app, &err);
+	if (gerr(&err))
+		return STEP_OK;
+	for (gint i = 0; i < n && i < VISION_A11Y_MAX_CHILDREN; i++) {
+		AtspiAccessible *f = atspi_accessible_get_child_at_index(app, i, &err);
+		if (gerr(&err) || f == NULL)
+			continue;
+		enum step s = walk_node(w, f, 0, w->screen, true);
+		g_object_unref(f);
+		if (s == STEP_STOP || s == STEP_FAIL)
+			return s;
+	}
+	return STEP_OK;
+}
+
+static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
+{
+	AtspiAccessible *desk = atspi_get_desktop(0);
+	if (desk == NULL) {
+		note(w->e, "the accessibility registry does not answer");
+		return true;
+	}
+	GError *err = NULL;
+	gint n = atspi_accessible_get_child_count(desk, &err);
+	if (gerr(&err))
+		n = 0;
+	bool matched = false, ok = true;
+	for (gint i = 0; i < n && ok && time_ok(w); i++) {
+		AtspiAccessible *app = atspi_accessible_get_child_at_index(desk, i, &err);
+		if (gerr(&err) || app == NULL)
+			continue;
+		int app_pid = (int)atspi_accessible_get_process_id(app, &err);
+		if (gerr(&err))
+			app_pid = -1;
+		if (all || (pid > 0 && app_pid == pid)) {
+			matched = true;
+			w->pid = app_pid;
+			enum step s = walk_app(w, app, win, all);
+			ok = s != STEP_FAIL;
+			if (s == STEP_STOP)
+				n = 0;
+		}
+		g_object_unref(app);
+	}
+	g_object_unref(desk);
+	if (!all && !matched)
+		note(w->e, "the active window's application exposes no accessibility tree "
+		           "(use the screenshot and find_text)");
+	return ok;
+}
+
+vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt)
+{
+	vision_elements *e = calloc(1, sizeof(*e));
+	if (e == NULL) {
+		vision_fail("out of memory");
+		return NULL;
+	}
+	walk w = {.e = e};
+	w.max_nodes = opt && opt->max_nodes > 0 ? opt->max_nodes : VISION_A11Y_MAX_NODES;
+	int timeout = opt && opt->timeout_ms > 0 ? opt->timeout_ms : VISION_A11Y_TIMEOUT_MS;
+	clock_gettime(CLOCK_MONOTONIC, &w.deadline);
+	w.deadline.tv_sec += timeout / 1000;
+	w.deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
+	if (w.deadline.tv_nsec >= 1000000000L) {
+		w.deadline.tv_sec++;
+		w.deadline.tv_nsec -= 1000000000L;
+	}
+	bool all = opt && opt->all_windows;
+	os_rect win = {0, 0, 0, 0};
+	int pid = -1;
+	os_screen_size(d, &w.screen.width, &w.screen.height);
+	if (!conn_up(d)) {
+		note(e, "%s", conn_why);
+		return e;
+	}
+	if (!all && !active_window(d, &win, &pid, e))
+		goto fail;
+	if (e->note[0] != '\0')
+		return e;
+	if (!walk_desktop(&w, win, pid, all))
+		goto fail;
+	/* A call that waited out the cap failed like a missing interface:
+	 * the walk ended "complete" with a hole where the hung app was. */
+	if (ms_left(&w) <= 0) {
+		e->partial = true;
+		note(e, "partial: the time cap (%d ms) ran out (an application answers slowly "
+		        "or hangs)", timeout);
+	}
+	return e;
+fail:
+	vision_elements_destroy(e);
+	return NULL;
+}
+
+bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
+                       size_t why_size)
+{
+	if (!conn_up(d)) {
+		snprintf(why, why_size, "%s", conn_why);
+		return false;
+	}
+	atspi_set_timeout(1000, 1000);
+	AtspiAccessible *desk = atspi_get_desktop(0);
+	GError *err = NULL;
+	gint n = desk ? atspi_accessible_get_child_count(desk, &err) : -1;
+	if (desk == NULL || gerr(&err) || n < 0) {
+		snprintf(why, why_size, "the accessibility registry does not answer");
+		if (desk != NULL)
+			g_object_unref(desk);
+		return false;
+	}
+	apps[0] = '\0';
+	size_t used = 0;
+	for (gint i = 0; i < n && i < 64; i++) {
+		AtspiAccessible *app = atspi_accessible_get_child_at_index(desk, i, &err);
+		if (gerr(&err) || app == NULL)
+			continue;
+		gchar *name = atspi_accessible_get_name(app, &err);
+		gerr(&err);
+		guint pid = atspi_accessible_get_process_id(app, &err);
+		gerr(&err);
+		int k = snprintf(apps + used, apps_size - used, "%s%s (pid %u)", used ? ", " : "",
+		                 name && name[0] ? name : "?", pid);
+		if (k > 0 && (size_t)k < apps_size - used)
+			used += (size_t)k;
+		g_free(name);
+		g_object_unref(app);
+	}
+	g_object_unref(desk);
+	if (used == 0)
+		snprintf(apps, apps_size, "none");
+	return true;
+}
+
+#else /* !DESKHAND_HAVE_ATSPI */
+
+vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt)
+{
+	(void)d;
+	(void)opt;
+	vision_elements *e = calloc(1, sizeof(*e));
+	if (e == NULL) {
+		vision_fail("out of memory");
+		return NULL;
+	}
+	note(e, "deskhand was built without AT-SPI (libatspi2.0-dev)");
+	return e;
+}
+
+bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
+                       size_t why_size)
+{
+	(void)d;
+	(void)apps;
+	(void)apps_size;
+	snprintf(why, why_size, "deskhand was built without AT-SPI (libatspi2.0-dev)");
+	return false;
+}
+
+#endif
