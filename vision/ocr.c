@@ -2,11 +2,12 @@
  * vision/ocr — finding text on the screen with Tesseract, locally.
  *
  * The image is turned to grey, enlarged (screen fonts are small for
- * Tesseract), recognised once in sparse-text mode, and read back symbol by
- * symbol so that a match inside a longer word ("Save" in "Save...") gets the
- * box of its own letters. Matching is done here, not by Tesseract:
- * case-folded code points within one line, a space in the query matching
- * the gap between two words.
+ * Tesseract) and recognised in sparse-text mode; when nothing matches,
+ * again with every text made dark on white whatever the theme (ocr-prep.c).
+ * The result is read back symbol by symbol so that a match inside a longer
+ * word ("Save" in "Save...") gets the box of its own letters. Matching is
+ * done here, not by Tesseract: case-folded code points within one line, a
+ * space in the query matching the gap between two words.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -424,29 +425,20 @@ static bool find_all(const ocr_text *t, const uint32_t *q, size_t qn,
 
 /* ---- the engine ------------------------------------------------------- */
 
-/* Grey, enlarged copy of img: (w*up) x (h*up), one byte per pixel. */
-static uint8_t *grey_enlarged(const os_image *img, int up, int *gw, int *gh)
+/* Recognises grey (gw x gh, enlarged upscale times) and adds the matches
+ * of q to *l; false with vision_error() set. */
+static bool recognise(TessBaseAPI *api, const uint8_t *grey, int gw, int gh,
+                      int upscale, const uint32_t *q, size_t qn, locale_t loc,
+                      match_list *l)
 {
-	int w = img->width * up, h = img->height * up;
-	uint8_t *g = malloc((size_t)w * (size_t)h);
-	if (g == NULL) {
-		vision_fail("out of memory for OCR (%dx%d)", w, h);
-		return NULL;
-	}
-	for (int y = 0; y < img->height; y++) {
-		const uint8_t *p = img->pixels + (size_t)y * img->stride;
-		uint8_t *row = g + (size_t)y * up * (size_t)w;
-		for (int x = 0; x < img->width; x++) {
-			uint8_t v = (uint8_t)((p[4 * x + 2] * 77 + p[4 * x + 1] * 150 +
-			                       p[4 * x] * 29) >> 8);
-			memset(row + (size_t)x * up, v, (size_t)up);
-		}
-		for (int r = 1; r < up; r++)
-			memcpy(row + (size_t)r * w, row, (size_t)w);
-	}
-	*gw = w;
-	*gh = h;
-	return g;
+	TessBaseAPISetImage(api, grey, gw, gh, 1, gw);
+	TessBaseAPISetSourceResolution(api, 96 * upscale);
+	if (TessBaseAPIRecognize(api, NULL) != 0)
+		return vision_fail("OCR: Tesseract failed to recognise the image");
+	ocr_text t = {0};
+	bool ok = text_read(api, &t, loc) && find_all(&t, q, qn, upscale, loc, l);
+	text_free(&t);
+	return ok;
 }
 
 bool vision_ocr_find(const os_image *img, const char *text, int upscale,
@@ -467,7 +459,7 @@ bool vision_ocr_find(const os_image *img, const char *text, int upscale,
 	if (q == NULL)
 		goto out_locale;
 	int gw, gh;
-	uint8_t *grey = grey_enlarged(img, upscale, &gw, &gh);
+	uint8_t *grey = vision_ocr_grey(img, upscale, &gw, &gh);
 	if (grey == NULL)
 		goto out_query;
 	if (!ocr_load())
@@ -488,20 +480,21 @@ bool vision_ocr_find(const os_image *img, const char *text, int upscale,
 	}
 	TessBaseAPISetVariable(api, "debug_file", "/dev/null");
 	TessBaseAPISetPageSegMode(api, PSM_SPARSE_TEXT);
-	TessBaseAPISetImage(api, grey, gw, gh, 1, gw);
-	TessBaseAPISetSourceResolution(api, 96 * upscale);
-	if (TessBaseAPIRecognize(api, NULL) != 0) {
-		vision_fail("OCR: Tesseract failed to recognise the image");
-		goto out_end;
-	}
-	ocr_text t = {0};
 	match_list l = {0};
-	if (!text_read(api, &t, loc) || !find_all(&t, q, qn, upscale, loc, &l)) {
+	bool read = recognise(api, grey, gw, gh, upscale, q, qn, loc, &l);
+	if (read && l.n == 0) {
+		/* Nothing on the plain grey image: the one where every text is
+		 * dark on white (dark themes, coloured buttons). Not first: on a
+		 * light screen the plain image still reads a few layouts better
+		 * (a glyph touching a window's edge), and costs one pass. */
+		free(grey);
+		grey = vision_ocr_prepare(img, upscale, &gw, &gh);
+		read = grey != NULL && recognise(api, grey, gw, gh, upscale, q, qn, loc, &l);
+	}
+	if (!read) {
 		vision_matches_free(l.m, l.n);
-		text_free(&t);
 		goto out_end;
 	}
-	text_free(&t);
 	if (l.n > 1)
 		qsort(l.m, l.n, sizeof(vision_match), match_cmp);
 	*out = l.m;

@@ -15,6 +15,17 @@ bool vision_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Copies os_error() into vision_error(), prefixed by `what`. Returns false. */
 bool vision_fail_os(const char *what);
 
+/*
+ * vision/ocr-prep.c: img as one grey byte per pixel, enlarged up times
+ * ((w*up) x (h*up), *gw and *gh), each pixel's distance from its local
+ * background so that all text is dark on white. malloc'ed, the caller's;
+ * NULL with vision_error() when out of memory.
+ */
+uint8_t *vision_ocr_prepare(const os_image *img, int up, int *gw, int *gh);
+/* The same without the background step: plain grey, enlarged (NULL with
+ * vision_error() when out of memory). */
+uint8_t *vision_ocr_grey(const os_image *img, int up, int *gw, int *gh);
+
 /* vision/font.c: printable ASCII 32..126, one byte per row, MSB leftmost. */
 extern const int vision_font_width;
 extern const int vision_font_height;

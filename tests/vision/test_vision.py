@@ -376,6 +376,84 @@ class FindText(unittest.TestCase):
         self.assertLessEqual(abs(my + mh // 2 - 207), 5, lines)
 
 
+@unittest.skipUnless(ocr_built(), "OCR not built (meson -Docr=enabled)")
+class FindTextAnyTheme(unittest.TestCase):
+    """Issue 15: find-text reads what a person reads whatever the theme.
+    Each case on its own private server, desktop colour set by the test."""
+
+    def setUp(self):
+        self.X = h.Xvfb(1920, 1080)
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            p.stop()
+        self.X.stop()
+
+    def desktop(self, colour):
+        h.run(["xsetroot", "-solid", colour], env=self.X.env())
+
+    def xterm(self, text, *colours):
+        # core font 6x13, 1 px window border + 2 px internal border at
+        # (300,200): the text's first cell starts at (303,203)
+        self.procs.append(h.Proc(
+            ["xterm", "-fn", "6x13", "-geometry", "60x5+300+200"] + list(colours) +
+            ["-e", "sh", "-c", "printf '%s\\n'; sleep 300" % text], env=self.X.env()))
+
+    def find(self, text, timeout=30):
+        """find-text, retried until found (the client may not have drawn)."""
+        last = [None]
+
+        def found():
+            last[0] = h.run([h.binary(), "find-text", text], env=self.X.env())
+            return last[0].returncode == 0
+        h.wait_for(found, timeout=timeout, step=0.5)
+        return last[0]
+
+    def assert_at(self, r, cx, cy, text):
+        self.assertEqual(r.returncode, 0, r.stderr)
+        x, y, w, hgt, conf, got = r.stdout.decode().splitlines()[0].split(" ", 5)
+        self.assertEqual(got, text)
+        self.assertLessEqual(abs(int(x) - cx), 4, r.stdout)
+        self.assertLessEqual(abs(int(y) - cy), 4, r.stdout)
+
+    def test_light_text_on_a_dark_desktop(self):
+        # white on black in a terminal on a desktop of #3a4756: on main
+        # Tesseract's one global threshold made it a slab and missed it
+        self.desktop("#3a4756")
+        self.xterm("Invoice Total 391", "-rv")
+        r = self.find("Invoice Total 391")
+        # 17 cells of 6x13 from (303,203): centre (354,209)
+        self.assert_at(r, 354, 209, "Invoice Total 391")
+
+    def test_dark_text_on_a_light_desktop(self):
+        # the light theme keeps working: black on white on a light desktop
+        self.desktop("#d8dee9")
+        self.xterm("Quarterly Sales 2031", "-bg", "white", "-fg", "black")
+        r = self.find("Quarterly Sales 2031")
+        # 20 cells from (303,203): centre (363,209)
+        self.assert_at(r, 363, 209, "Quarterly Sales 2031")
+
+    def test_xcalc_display(self):
+        self.desktop("#3a4756")
+        self.procs.append(h.Proc(["xcalc", "-geometry", "+300+200"], env=self.X.env()))
+        wid = h.wait_for(lambda: h.run(["xdotool", "search", "--class", "xcalc"],
+                                       env=self.X.env()).stdout.split(), timeout=30)
+        self.assertTrue(wid, "xcalc did not map")
+        time.sleep(0.5)  # xcalc takes keys once its widgets are realised
+        h.run(["xdotool", "type", "--window", wid[0], "4096*3="], env=self.X.env())
+        r = self.find("12288")
+        self.assertEqual(r.returncode, 0, r.stderr)
+        x, y = map(int, r.stdout.split()[:2])
+        geo = h.run(["xdotool", "getwindowgeometry", "--shell", wid[0]],
+                    env=self.X.env()).stdout.decode()
+        g = dict(l.split("=") for l in geo.split())
+        wx, wy, ww, wh = (int(g[k]) for k in ("X", "Y", "WIDTH", "HEIGHT"))
+        # the display: the right half of the window's top tenth
+        self.assertTrue(wx + ww // 2 <= x <= wx + ww, (x, geo))
+        self.assertTrue(wy <= y <= wy + wh // 10, (y, geo))
+
+
 class FindTextWithoutOcr(unittest.TestCase):
     @unittest.skipIf(ocr_built(), "OCR is built in")
     def test_says_how_to_enable(self):
