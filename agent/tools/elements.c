@@ -138,6 +138,18 @@ static bool put_line(agent_buf *b, const vision_view *v, const vision_element *e
 	return true;
 }
 
+/* Keeps e as the list element IDs refer to (the previous one goes) and returns the text. */
+static char *keep_list(vision_elements *e, agent_buf *b)
+{
+	vision_elements_destroy(last_list);
+	last_list = e;
+	if (b->oom) {
+		agent_buf_finish(b);
+		return NULL;
+	}
+	return agent_buf_steal(b);
+}
+
 char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error)
 {
 	agent_buf b;
@@ -163,13 +175,7 @@ char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error)
 	}
 	if (e->count == 0)
 		agent_buf_puts(&b, "\n(no elements: use the screenshot and find_text)");
-	vision_elements_destroy(last_list);
-	last_list = e;
-	if (b.oom) {
-		agent_buf_finish(&b);
-		return NULL;
-	}
-	return agent_buf_steal(&b);
+	return keep_list(e, &b);
 }
 
 char *agent_computer_marks(os_display *d, os_image *shot, const vision_view *view)
@@ -192,11 +198,5 @@ char *agent_computer_marks(os_display *d, os_image *shot, const vision_view *vie
 		agent_show_append(&b, e->note, strlen(e->note), 0);
 	}
 	agent_buf_puts(&b, "]");
-	vision_elements_destroy(last_list);
-	last_list = e;
-	if (b.oom) {
-		agent_buf_finish(&b);
-		return NULL;
-	}
-	return agent_buf_steal(&b);
+	return keep_list(e, &b);
 }
