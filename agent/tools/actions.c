@@ -1,4 +1,5 @@
 /* agent/tools/actions — names of the actions in the one table (actions.h). */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stddef.h>
@@ -50,4 +51,21 @@ cJSON *agent_action_drop(char *err, size_t len, cJSON *o, const char *fmt, ...)
 	va_end(ap);
 	cJSON_Delete(o);
 	return NULL;
+}
+
+bool agent_action_int(const cJSON *v, long min, long max, long *out)
+{
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+		return false;
+	double d = v->valuedouble;
+	if (d != floor(d) || d < (double)min || d > (double)max)
+		return false;
+	*out = (long)d;
+	return true;
+}
+
+long agent_action_wheel_clicks(double px)
+{
+	long n = lround(fabs(px) / AGENT_ACTION_SCROLL_PX);
+	return n < 1 ? 1 : n > 100 ? 100 : n;
 }

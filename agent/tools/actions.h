@@ -84,6 +84,20 @@ const char *agent_action_list(void);
  * deletes o (may be NULL) and returns NULL, for the translators building
  * deskhand's arguments from a vendor's.
  */
+/* v as a whole number within [min, max] (a JSON number with no fraction); false otherwise. */
+bool agent_action_int(const cJSON *v, long min, long max, long *out);
+
+/*
+ * Vendors that scroll by screen pixels (OpenAI, Gemini, Qwen) get X wheel
+ * clicks: one per AGENT_ACTION_SCROLL_PX pixels, rounded half away from
+ * zero, at least one for any movement and at most 100 (the scroll action's
+ * limit). A wheel click scrolls three lines in GTK and Qt and about
+ * 50-120 px in browsers, and the vendors' reference harnesses scroll browser
+ * pages by pixels: 100 px per click keeps "scroll 300 px" close to 300 px.
+ */
+#define AGENT_ACTION_SCROLL_PX 100
+long agent_action_wheel_clicks(double px);
+
 bool agent_action_refuse(char *err, size_t len, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 cJSON *agent_action_drop(char *err, size_t len, cJSON *o, const char *fmt, ...)

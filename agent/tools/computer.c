@@ -10,18 +10,6 @@
 #include "agent/tools/elements.h"
 #include "agent/util/textutil.h"
 
-/* An integer-valued JSON number within [min, max]. */
-static bool json_int(const cJSON *v, long min, long max, long *out)
-{
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
-		return false;
-	double d = v->valuedouble;
-	if (d != floor(d) || d < (double)min || d > (double)max)
-		return false;
-	*out = (long)d;
-	return true;
-}
-
 static bool parse_point(const cJSON *args, const char *key, const vision_view *view,
                         int *mx, int *my, int *sx, int *sy, bool *present,
                         char *err, size_t errlen)
@@ -32,8 +20,8 @@ static bool parse_point(const cJSON *args, const char *key, const vision_view *v
 		return true;
 	long x, y;
 	if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2 ||
-	    !json_int(cJSON_GetArrayItem(c, 0), -1000000, 1000000, &x) ||
-	    !json_int(cJSON_GetArrayItem(c, 1), -1000000, 1000000, &y))
+	    !agent_action_int(cJSON_GetArrayItem(c, 0), -1000000, 1000000, &x) ||
+	    !agent_action_int(cJSON_GetArrayItem(c, 1), -1000000, 1000000, &y))
 		return agent_action_refuse(err, errlen, "%s must be [x, y] with two whole numbers", key);
 	if (!vision_model_to_screen(view, (int)x, (int)y, sx, sy))
 		return agent_action_refuse(err, errlen, "%s: %s", key, vision_error());
@@ -150,7 +138,7 @@ static bool parse_key(const cJSON *args, agent_computer_action *a, char *err, si
 		return false;
 	long repeat = 1;
 	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "repeat");
-	if (r != NULL && !cJSON_IsNull(r) && !json_int(r, 1, 100, &repeat))
+	if (r != NULL && !cJSON_IsNull(r) && !agent_action_int(r, 1, 100, &repeat))
 		return agent_action_refuse(err, errlen, "repeat must be a whole number from 1 to 100");
 	a->repeat = (int)repeat;
 	return true;
@@ -177,7 +165,7 @@ static bool parse_scroll(const cJSON *args, agent_computer_action *a, char *err,
 	a->direction = (os_scroll)d;
 	long amount = 3;
 	const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
-	if (am != NULL && !json_int(am, 1, 100, &amount))
+	if (am != NULL && !agent_action_int(am, 1, 100, &amount))
 		return agent_action_refuse(err, errlen, "scroll_amount must be a whole number from 1 to 100");
 	a->amount = (int)amount;
 	return parse_modifiers(a, err, errlen);
@@ -195,8 +183,8 @@ static bool parse_path(const cJSON *args, const vision_view *view, agent_compute
 		const cJSON *pt = cJSON_GetArrayItem(path, k);
 		long x, y;
 		if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 2 ||
-		    !json_int(cJSON_GetArrayItem(pt, 0), -1000000, 1000000, &x) ||
-		    !json_int(cJSON_GetArrayItem(pt, 1), -1000000, 1000000, &y))
+		    !agent_action_int(cJSON_GetArrayItem(pt, 0), -1000000, 1000000, &x) ||
+		    !agent_action_int(cJSON_GetArrayItem(pt, 1), -1000000, 1000000, &y))
 			return agent_action_refuse(err, errlen, "path point %d must be [x, y] with two whole numbers", k);
 		if (!vision_model_to_screen(view, (int)x, (int)y, &a->path_s[k][0], &a->path_s[k][1]))
 			return agent_action_refuse(err, errlen, "path point %d: %s", k, vision_error());
@@ -238,7 +226,7 @@ static bool parse_zoom(const cJSON *args, const vision_view *view, agent_compute
 	if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4)
 		return agent_action_refuse(err, errlen, "zoom needs \"region\": [x0, y0, x1, y1]");
 	for (int k = 0; k < 4; k++)
-		if (!json_int(cJSON_GetArrayItem(r, k), 0, 1000000, &v[k]))
+		if (!agent_action_int(cJSON_GetArrayItem(r, k), 0, 1000000, &v[k]))
 			return agent_action_refuse(err, errlen, "region must hold four whole numbers >= 0");
 	os_rect tmp;
 	if (!vision_model_rect_to_screen(view, (int)v[0], (int)v[1], (int)v[2], (int)v[3], &tmp))

@@ -1,6 +1,4 @@
 /* The `elements` action and `element: ID` targets (see elements.h). */
-#include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -11,16 +9,6 @@
 
 /* The list the model was last given; its IDs are the ones it may name. */
 static vision_elements *last_list;
-
-static bool eerr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static bool eerr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-	return false;
-}
 
 static bool takes_element(agent_computer_kind k)
 {
@@ -43,33 +31,32 @@ bool agent_elements_parse(const cJSON *args, const vision_view *view,
 	if (e == NULL || cJSON_IsNull(e))
 		return true;
 	if (!takes_element(a->kind))
-		return eerr(err, errlen, "%s does not take \"element\"", a->name);
+		return agent_action_refuse(err, errlen, "%s does not take \"element\"", a->name);
 	if (a->has_point)
-		return eerr(err, errlen, "give either \"element\" or \"coordinate\", not both");
-	if (!cJSON_IsNumber(e) || !isfinite(e->valuedouble) || e->valuedouble != floor(e->valuedouble) ||
-	    e->valuedouble < 1 || e->valuedouble > 1000000)
-		return eerr(err, errlen, "element must be an element ID (a whole number from the "
+		return agent_action_refuse(err, errlen, "give either \"element\" or \"coordinate\", not both");
+	long id;
+	if (!agent_action_int(e, 1, 1000000, &id))
+		return agent_action_refuse(err, errlen, "element must be an element ID (a whole number from the "
 		            "elements action's list)");
-	int id = (int)e->valuedouble;
 	if (last_list == NULL)
-		return eerr(err, errlen, "no element list yet: call the elements action first");
+		return agent_action_refuse(err, errlen, "no element list yet: call the elements action first");
 	if ((size_t)id > last_list->count)
-		return eerr(err, errlen, "no element %d in the last elements list (1..%zu)", id,
+		return agent_action_refuse(err, errlen, "no element %ld in the last elements list (1..%zu)", id,
 		            last_list->count);
 	const vision_element *el = &last_list->items[id - 1];
 	int cx, cy;
 	vision_element_centre(el, &cx, &cy);
 	if (!vision_screen_to_model(view, cx, cy, &a->mx, &a->my))
-		return eerr(err, errlen, "element %d is not on the screenshot's monitor", id);
+		return agent_action_refuse(err, errlen, "element %ld is not on the screenshot's monitor", id);
 	a->sx = cx;
 	a->sy = cy;
 	a->has_point = true;
-	a->element = id;
+	a->element = (int)id;
 	a->element_box = el->box;
 	a->element_role = strdup(el->role);
 	a->element_name = strdup(el->name);
 	if (a->element_role == NULL || a->element_name == NULL)
-		return eerr(err, errlen, "out of memory");
+		return agent_action_refuse(err, errlen, "out of memory");
 	return true;
 }
 
@@ -83,7 +70,7 @@ bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *
 {
 	vision_elements *now = vision_elements_read(d, NULL);
 	if (now == NULL)
-		return eerr(why, whylen, "element %d: the accessibility tree cannot be read: %s",
+		return agent_action_refuse(why, whylen, "element %d: the accessibility tree cannot be read: %s",
 		            a->element, vision_error());
 	bool ok = false, renamed = false, moved = false;
 	for (size_t i = 0; i < now->count && !ok; i++) {
@@ -99,7 +86,7 @@ bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *
 	}
 	if (!ok) {
 		const char *what = moved ? "moved" : renamed ? "changed its name" : "vanished";
-		eerr(why, whylen, "element %d (%s) %s since the elements list; nothing was done "
+		agent_action_refuse(why, whylen, "element %d (%s) %s since the elements list; nothing was done "
 		     "(call elements again)", a->element, a->element_role, what);
 	}
 	vision_elements_destroy(now);

@@ -1,5 +1,4 @@
 /* agent/tools/gemini_actions — Gemini's computer-use functions as deskhand's (see the header). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,12 +17,7 @@ static cJSON *drop(cJSON *o)
 /* A whole-number field; absent or not whole: false. */
 static bool get_int(const cJSON *a, const char *key, long *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, key);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
-	    v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 1e6)
-		return false;
-	*out = (long)v->valuedouble;
-	return true;
+	return agent_action_int(cJSON_GetObjectItemCaseSensitive(a, key), -1000000, 1000000, out);
 }
 
 static bool has(const cJSON *a, const char *key)
@@ -217,8 +211,7 @@ static cJSON *drag(cJSON *o, const cJSON *a, const char *fn, char *err, size_t e
 static long wheel_clicks(long magnitude, int extent)
 {
 	double px = (double)magnitude * (extent > 0 ? extent : 1000) / 1000.0;
-	long n = lround(px / AGENT_GEMINI_SCROLL_PX);
-	return n < 1 ? 1 : n > 100 ? 100 : n;
+	return agent_action_wheel_clicks(px);
 }
 
 static cJSON *scroll(cJSON *o, const cJSON *a, const char *fn, long def, bool centre,

@@ -47,7 +47,7 @@
  * The scroll unit: the magnitude (either name) is read on the 0..999 grid
  * along the scroll's axis, as Google's reference agent converts it (999 is
  * the screen's height for up/down, its width for left/right); those screen
- * pixels become X wheel clicks, one per AGENT_GEMINI_SCROLL_PX, rounded, at
+ * pixels become X wheel clicks, one per AGENT_ACTION_SCROLL_PX, rounded, at
  * least one and at most 100.
  *
  * Key names are Gemini's ("Control", "Enter", "ArrowLeft", "Meta", "A")
@@ -63,8 +63,6 @@
 
 #include "vision/vision.h"
 
-/* Screen pixels per wheel click (the same reasoning as AGENT_OPENAI_SCROLL_PX). */
-#define AGENT_GEMINI_SCROLL_PX 100
 /* Defaults Google documents: scroll's magnitude_in_pixels, scroll_at's magnitude. */
 #define AGENT_GEMINI_SCROLL_DEFAULT 300
 #define AGENT_GEMINI_SCROLL_AT_DEFAULT 800

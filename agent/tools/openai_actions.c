@@ -1,5 +1,4 @@
 /* agent/tools/openai_actions — OpenAI's computer actions as deskhand's (see the header). */
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -71,12 +70,7 @@ char *agent_openai_key_combo(const cJSON *keys, bool required, char *err, size_t
 /* A whole number field of the action. */
 static bool get_int(const cJSON *a, const char *key, long *out)
 {
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(a, key);
-	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble) ||
-	    fabs(v->valuedouble) > 1e6)
-		return false;
-	*out = (long)v->valuedouble;
-	return true;
+	return agent_action_int(cJSON_GetObjectItemCaseSensitive(a, key), -1000000, 1000000, out);
 }
 
 static bool add_point(cJSON *o, const char *key, const cJSON *a, char *err, size_t errlen)
@@ -142,16 +136,6 @@ static cJSON *drag(cJSON *o, const cJSON *a, char *err, size_t errlen)
 	return held_or_drop(o, a, err, errlen);
 }
 
-/*
- * Pixels to wheel clicks: round(|px| / AGENT_OPENAI_SCROLL_PX), at least one
- * for any movement, at most 100 (the scroll action's limit).
- */
-static long wheel_clicks(long px)
-{
-	long n = (labs(px) + AGENT_OPENAI_SCROLL_PX / 2) / AGENT_OPENAI_SCROLL_PX;
-	return n < 1 ? 1 : n > 100 ? 100 : n;
-}
-
 static cJSON *scroll(cJSON *o, const cJSON *a, char *err, size_t errlen)
 {
 	long sx = 0, sy = 0;
@@ -169,7 +153,7 @@ static cJSON *scroll(cJSON *o, const cJSON *a, char *err, size_t errlen)
 	const char *dir = sy > 0 ? "down" : sy < 0 ? "up" : sx > 0 ? "right" : "left";
 	cJSON_AddStringToObject(o, "action", "scroll");
 	cJSON_AddStringToObject(o, "scroll_direction", dir);
-	cJSON_AddNumberToObject(o, "scroll_amount", (double)wheel_clicks(sy ? sy : sx));
+	cJSON_AddNumberToObject(o, "scroll_amount", (double)agent_action_wheel_clicks((double)(sy ? sy : sx)));
 	return held_or_drop(o, a, err, errlen);
 }
 

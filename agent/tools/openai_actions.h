@@ -20,7 +20,7 @@
  *   move{x,y,keys?}           mouse_move
  *   scroll{x,y,scroll_x,scroll_y,keys?}
  *                             scroll: pixels become wheel clicks, one click
- *                             per AGENT_OPENAI_SCROLL_PX pixels (rounded,
+ *                             per AGENT_ACTION_SCROLL_PX pixels (rounded,
  *                             at least one); one axis per action
  *   type{text}                type
  *   screenshot{}              screenshot
@@ -33,13 +33,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/*
- * Pixels per X wheel click. A wheel click scrolls three lines in GTK and Qt
- * and about 50-120 px in browsers; OpenAI's models think in page pixels
- * (their reference harness scrolls a browser page by them), so 100 px per
- * click keeps a "scroll 300 px" request close to 300 px on screen.
- */
-#define AGENT_OPENAI_SCROLL_PX 100
 /* OpenAI's wait action carries no duration; its guide waits about 2 s. */
 #define AGENT_OPENAI_WAIT_S 2
 

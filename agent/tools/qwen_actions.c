@@ -20,11 +20,10 @@ static bool get_point(const cJSON *args, int xy[2])
 	if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2)
 		return false;
 	for (int k = 0; k < 2; k++) {
-		const cJSON *v = cJSON_GetArrayItem(c, k);
-		if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) ||
-		    v->valuedouble != floor(v->valuedouble) || fabs(v->valuedouble) > 1e6)
+		long v;
+		if (!agent_action_int(cJSON_GetArrayItem(c, k), -1000000, 1000000, &v))
 			return false;
-		xy[k] = (int)v->valuedouble;
+		xy[k] = (int)v;
 	}
 	return true;
 }
@@ -68,20 +67,18 @@ static cJSON *drag(cJSON *o, const cJSON *args, const int *pointer, char *err, s
 static cJSON *scroll(cJSON *o, const cJSON *args, bool horizontal, char *err, size_t errlen)
 {
 	const char *name = horizontal ? "hscroll" : "scroll";
-	const cJSON *p = cJSON_GetObjectItemCaseSensitive(args, "pixels");
-	if (!cJSON_IsNumber(p) || !isfinite(p->valuedouble) || p->valuedouble != floor(p->valuedouble) ||
-	    p->valuedouble == 0 || fabs(p->valuedouble) > 1e6)
+	long px;
+	if (!agent_action_int(cJSON_GetObjectItemCaseSensitive(args, "pixels"), -1000000, 1000000,
+	                      &px) || px == 0)
 		return agent_action_drop(err, errlen, o, "%s needs \"pixels\": a whole number, not 0 (positive "
 		            "scrolls %s)", name, horizontal ? "right" : "up");
-	long px = (long)p->valuedouble;
 	if (has(args, "coordinate") && !pointed(o, args, "scroll", true, err, errlen))
 		return NULL;
 	if (!has(args, "coordinate"))
 		cJSON_AddStringToObject(o, "action", "scroll");
 	const char *dir = horizontal ? (px > 0 ? "right" : "left") : (px > 0 ? "up" : "down");
-	long n = (labs(px) + AGENT_QWEN_SCROLL_PX / 2) / AGENT_QWEN_SCROLL_PX;
 	cJSON_AddStringToObject(o, "scroll_direction", dir);
-	cJSON_AddNumberToObject(o, "scroll_amount", (double)(n < 1 ? 1 : n > 100 ? 100 : n));
+	cJSON_AddNumberToObject(o, "scroll_amount", (double)agent_action_wheel_clicks((double)px));
 	return o;
 }
 

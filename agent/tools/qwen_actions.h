@@ -23,7 +23,7 @@
  *                            (given by the caller) to coordinate
  *   scroll{pixels, coordinate?}   scroll up (pixels > 0) or down (< 0),
  *   hscroll{pixels, coordinate?}  right (> 0) or left (< 0): one wheel click
- *                            per AGENT_QWEN_SCROLL_PX pixels (at least one)
+ *                            per AGENT_ACTION_SCROLL_PX pixels (at least one)
  *   wait{time}               wait that many seconds (default AGENT_QWEN_WAIT_S)
  *   terminate{status}, answer{text}
  *                            not actions: the task ends (agent_qwen_final)
@@ -35,9 +35,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Qwen's scroll counts pixels; pyautogui's reference harness scrolls by
- * wheel clicks of about 100 px in browsers, so 100 px per click. */
-#define AGENT_QWEN_SCROLL_PX 100
 #define AGENT_QWEN_WAIT_S 2
 
 /*
