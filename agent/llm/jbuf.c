@@ -15,6 +15,13 @@
 #include "agent/llm/provider-internal.h"
 #include "agent/util/textutil.h"
 
+void jb_sep(agent_buf *b, bool *first)
+{
+	if (!*first)
+		agent_buf_append(b, ",", 1);
+	*first = false;
+}
+
 void jb_long(agent_buf *b, long v)
 {
 	char tmp[24];

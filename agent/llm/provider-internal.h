@@ -28,6 +28,8 @@ bool provider_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* A decimal number. */
 void jb_long(agent_buf *b, long v);
+/* The "," before every item of a list but the first (*first: none written yet). */
+void jb_sep(agent_buf *b, bool *first);
 /* A JSON string literal of s (quotes included); invalid UTF-8 becomes U+FFFD. */
 void jb_str(agent_buf *b, const char *s);
 void jb_strn(agent_buf *b, const char *s, size_t n);
@@ -264,6 +266,8 @@ bool wire_header_secret(wire_header_fn add, void *user, const char *name, const 
  */
 const struct conv_block *provider_find_result(const struct conv_message *m, const char *call_id);
 bool provider_has_calls(const struct conv_message *m);
+/* The block's item as received when it came from wire format `vendor`, else NULL. */
+const char *provider_raw(const struct conv_block *bl, const char *vendor);
 
 /* o[key] when it is a string, else NULL (o may be NULL). */
 const char *json_str(const cJSON *o, const char *key);

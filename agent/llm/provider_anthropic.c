@@ -139,7 +139,7 @@ static bool raw_id_is(const char *raw, const char *id)
 static void tool_use_block(struct writer *w, const struct conv_block *bl)
 {
 	block_begin(w, 1);
-	if (bl->vendor && !strcmp(bl->vendor, VENDOR) && bl->raw && raw_id_is(bl->raw, bl->id)) {
+	if (provider_raw(bl, VENDOR) != NULL && raw_id_is(bl->raw, bl->id)) {
 		agent_buf_puts(w->b, bl->raw);
 		w->last_raw = true;
 		return;
@@ -168,8 +168,7 @@ static void assistant_message(struct writer *w, const struct conv_message *m)
 			text_block(w, 1, bl->text);
 		} else if (bl->type == CONV_TOOL_CALL) {
 			tool_use_block(w, bl);
-		} else if (bl->type == CONV_VENDOR && bl->vendor && !strcmp(bl->vendor, VENDOR) &&
-		           bl->raw) {
+		} else if (bl->type == CONV_VENDOR && provider_raw(bl, VENDOR) != NULL) {
 			/* Thinking goes back exactly as it came, in its place. */
 			block_begin(w, 1);
 			agent_buf_puts(w->b, bl->raw);

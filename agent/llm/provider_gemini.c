@@ -74,16 +74,9 @@ static bool legacy_names(const char *model)
 	       strncmp(model, "gemini-2.5-computer-use", 23) == 0;
 }
 
-static void sep(agent_buf *b, bool *first)
-{
-	if (!*first)
-		agent_buf_append(b, ",", 1);
-	*first = false;
-}
-
 static bool is_vendor(const struct conv_block *bl)
 {
-	return bl->type == CONV_VENDOR && bl->vendor && strcmp(bl->vendor, VENDOR) == 0 && bl->raw;
+	return bl->type == CONV_VENDOR && provider_raw(bl, VENDOR) != NULL;
 }
 
 /* ---- the request ------------------------------------------------------------ */
@@ -106,7 +99,7 @@ static bool inline_png(agent_buf *b, const struct conv *c, const struct conv_ima
 
 static void text_part(agent_buf *b, const char *text, bool *first)
 {
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"text\":");
 	jb_str(b, text);
 	agent_buf_puts(b, "}");
@@ -116,7 +109,7 @@ static void user_content(agent_buf *b, const struct conv *c, const struct conv_m
                          const bool *keep, bool *first)
 {
 	bool part_first = true;
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"role\":\"user\",\"parts\":[");
 	for (size_t j = 0; j < m->n_blocks; j++) {
 		const struct conv_block *bl = &m->blocks[j];
@@ -125,7 +118,7 @@ static void user_content(agent_buf *b, const struct conv *c, const struct conv_m
 		} else if (bl->type == CONV_IMAGE) {
 			bool was_first = part_first;
 			size_t mark = b->len;
-			sep(b, &part_first);
+			jb_sep(b, &part_first);
 			if (keep[j] && inline_png(b, c, &bl->image))
 				continue;
 			agent_buf_truncate(b, mark);
@@ -160,20 +153,20 @@ static void model_content(agent_buf *b, const struct conv_message *m, bool *firs
 {
 	for (size_t j = 0; j < m->n_blocks; j++)
 		if (is_vendor(&m->blocks[j])) {
-			sep(b, first);
+			jb_sep(b, first);
 			agent_buf_puts(b, m->blocks[j].raw);
 			return;
 		}
 	bool part_first = true, was_first = *first;
 	size_t mark = b->len;
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"role\":\"model\",\"parts\":[");
 	for (size_t j = 0; j < m->n_blocks; j++) {
 		const struct conv_block *bl = &m->blocks[j];
 		if (bl->type == CONV_TEXT && bl->text[0]) {
 			text_part(b, bl->text, &part_first);
 		} else if (bl->type == CONV_TOOL_CALL) {
-			sep(b, &part_first);
+			jb_sep(b, &part_first);
 			agent_buf_puts(b, "{\"functionCall\":{\"name\":");
 			jb_str(b, bl->name);
 			agent_buf_puts(b, ",\"args\":");
@@ -194,8 +187,8 @@ static void model_content(agent_buf *b, const struct conv_message *m, bool *firs
 /* The call's own id, from its raw functionCall; NULL when it had none. */
 static char *gemini_call_id(const struct conv_block *call)
 {
-	cJSON *o = call->raw && call->vendor && strcmp(call->vendor, VENDOR) == 0
-	           ? cJSON_Parse(call->raw) : NULL;
+	const char *raw = provider_raw(call, VENDOR);
+	cJSON *o = raw != NULL ? cJSON_Parse(raw) : NULL;
 	const char *id = json_str(o, "id");
 	char *out = id && *id ? strdup(id) : NULL;
 	cJSON_Delete(o);
@@ -207,7 +200,7 @@ static void function_response(agent_buf *b, const struct conv *c, const struct c
 {
 	const struct conv_block *r = provider_find_result(res, call->id);
 	char *id = gemini_call_id(call);
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"functionResponse\":{");
 	if (id) {
 		agent_buf_puts(b, "\"id\":");
@@ -237,7 +230,7 @@ static void responses(agent_buf *b, const struct conv *c, const struct conv_mess
                       const struct conv_message *res, const bool *keep, bool *first)
 {
 	bool part_first = true;
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"role\":\"user\",\"parts\":[");
 	for (size_t j = 0; j < m->n_blocks; j++)
 		if (m->blocks[j].type == CONV_TOOL_CALL)
@@ -260,7 +253,7 @@ static void declined_note(agent_buf *b, const struct conv_message *m,
 		agent_buf_printf(&t, "\ncall %zu (%s): %s%s", ++k, call->name,
 		                 r && r->is_error ? "[error] " : "", r ? r->text : PROVIDER_NO_RESULT);
 	}
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"role\":\"user\",\"parts\":[");
 	bool part_first = true;
 	text_part(b, agent_buf_cstr(&t), &part_first);
@@ -302,7 +295,7 @@ static void tools(agent_buf *b, const struct request_ctx *rc)
 	bool first = true, fn_first = true;
 	agent_buf_puts(b, ",\"tools\":[");
 	if (ts->computer_width > 0) {
-		sep(b, &first);
+		jb_sep(b, &first);
 		agent_buf_puts(b, "{\"computer_use\":{\"environment\":\"ENVIRONMENT_DESKTOP\"");
 		if (legacy_names(rc->model))
 			agent_buf_puts(b, ",\"excluded_predefined_functions\":[\"open_web_browser\","
@@ -314,10 +307,10 @@ static void tools(agent_buf *b, const struct request_ctx *rc)
 		if (strcmp(tl->name, "computer") == 0) /* computer_use stands for it */
 			continue;
 		if (fn_first) {
-			sep(b, &first);
+			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"functionDeclarations\":[");
 		}
-		sep(b, &fn_first);
+		jb_sep(b, &fn_first);
 		agent_buf_puts(b, "{\"name\":");
 		jb_str(b, tl->name);
 		agent_buf_puts(b, ",\"description\":");

@@ -17,13 +17,6 @@
 
 #include "agent/llm/provider-internal.h"
 
-static void sep(agent_buf *b, bool *first)
-{
-	if (!*first)
-		agent_buf_append(b, ",", 1);
-	*first = false;
-}
-
 /* Appends one image's base64 to "images" (opened on first use); false when
  * the file cannot be read (nothing added). */
 static bool image(agent_buf *b, const struct conv *c, const struct conv_image *img, bool *first)
@@ -42,6 +35,22 @@ static bool image(agent_buf *b, const struct conv *c, const struct conv_image *i
 	agent_buf_truncate(b, mark);
 	*first = was;
 	return false;
+}
+
+/* {"role":"user","content":TEXT,"images":[...]} from the text and the
+ * images (opened by image()) gathered; both are released. */
+static void user_out(agent_buf *b, agent_buf *text, agent_buf *imgs)
+{
+	agent_buf_puts(b, "{\"role\":\"user\",\"content\":");
+	jb_strn(b, text->data ? text->data : "", text->len);
+	if (imgs->len) {
+		agent_buf_append(b, imgs->data, imgs->len);
+		agent_buf_puts(b, "]");
+	}
+	agent_buf_puts(b, "}");
+	b->oom |= text->oom || imgs->oom;
+	agent_buf_finish(text);
+	agent_buf_finish(imgs);
 }
 
 /* A user message: text blocks joined, images as base64 (an image not sent
@@ -63,16 +72,7 @@ static void user_message(agent_buf *b, const struct conv *c, const struct conv_m
 		if (note != NULL)
 			agent_buf_printf(&text, "%s%s", text.len ? "\n" : "", note);
 	}
-	agent_buf_puts(b, "{\"role\":\"user\",\"content\":");
-	jb_strn(b, text.data ? text.data : "", text.len);
-	if (imgs.len) {
-		agent_buf_append(b, imgs.data, imgs.len);
-		agent_buf_puts(b, "]");
-	}
-	agent_buf_puts(b, "}");
-	b->oom |= text.oom || imgs.oom;
-	agent_buf_finish(&text);
-	agent_buf_finish(&imgs);
+	user_out(b, &text, &imgs);
 }
 
 static void assistant_message(agent_buf *b, const struct conv_message *m)
@@ -92,7 +92,7 @@ static void assistant_message(agent_buf *b, const struct conv_message *m)
 			const struct conv_block *call = &m->blocks[j];
 			if (call->type != CONV_TOOL_CALL || provider_call_in_text(call))
 				continue;
-			sep(b, &first);
+			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"function\":{\"name\":");
 			jb_str(b, call->name);
 			agent_buf_puts(b, ",\"arguments\":");
@@ -152,17 +152,12 @@ static void results(agent_buf *b, const struct conv *c, const struct conv_messag
 		agent_buf_finish(&one);
 	}
 	if (text.len || imgs.len) {
-		agent_buf_puts(b, ",{\"role\":\"user\",\"content\":");
-		jb_strn(b, text.data ? text.data : "", text.len);
-		if (imgs.len) {
-			agent_buf_append(b, imgs.data, imgs.len);
-			agent_buf_puts(b, "]");
-		}
-		agent_buf_puts(b, "}");
+		agent_buf_puts(b, ",");
+		user_out(b, &text, &imgs);
+	} else {
+		agent_buf_finish(&text);
+		agent_buf_finish(&imgs);
 	}
-	b->oom |= text.oom || imgs.oom;
-	agent_buf_finish(&text);
-	agent_buf_finish(&imgs);
 }
 
 static void tools(agent_buf *b, const struct provider_tools *t)
@@ -170,7 +165,7 @@ static void tools(agent_buf *b, const struct provider_tools *t)
 	bool first = true;
 	agent_buf_puts(b, ",\"tools\":[");
 	for (size_t i = 0; i < t->n; i++) {
-		sep(b, &first);
+		jb_sep(b, &first);
 		agent_buf_puts(b, "{\"type\":\"function\",\"function\":{\"name\":");
 		jb_str(b, t->tools[i].name);
 		agent_buf_puts(b, ",\"description\":");
@@ -208,7 +203,7 @@ static bool ollama_build(const struct request_ctx *rc, agent_buf *b)
 	think(b, rc->think);
 	agent_buf_puts(b, ",\"messages\":[");
 	if (rc->req->system && *rc->req->system) {
-		sep(b, &first);
+		jb_sep(b, &first);
 		agent_buf_puts(b, "{\"role\":\"system\",\"content\":");
 		jb_str(b, rc->req->system);
 		agent_buf_puts(b, "}");
@@ -217,7 +212,7 @@ static bool ollama_build(const struct request_ctx *rc, agent_buf *b)
 		const struct conv_message *m = c->messages[v->index[i]];
 		if (m->role == CONV_TOOL || m->n_blocks == 0)
 			continue; /* results travel with their calls */
-		sep(b, &first);
+		jb_sep(b, &first);
 		if (m->role == CONV_USER) {
 			user_message(b, c, m, v->image_keep[i]);
 			continue;

@@ -13,13 +13,6 @@
 
 #include "agent/llm/provider-internal.h"
 
-static void sep(agent_buf *b, bool *first)
-{
-	if (!*first)
-		agent_buf_append(b, ",", 1);
-	*first = false;
-}
-
 /*
  * An image part: the file as a data URL, or when it cannot be read a text
  * part saying so (an old screenshot deleted by hand must not end the talk).
@@ -30,14 +23,14 @@ static void image_part(agent_buf *b, const struct conv *c, const struct conv_ima
 	size_t mark = b->len;
 	bool was_first = *first;
 	char *file = conv_image_file(c, img);
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
 	if (file && jb_base64_file(b, file)) {
 		agent_buf_puts(b, "\"}}");
 	} else {
 		agent_buf_truncate(b, mark);
 		*first = was_first;
-		sep(b, first);
+		jb_sep(b, first);
 		agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
 		jb_str(b, PROVIDER_IMAGE_MISSING);
 		agent_buf_puts(b, "}");
@@ -47,7 +40,7 @@ static void image_part(agent_buf *b, const struct conv *c, const struct conv_ima
 
 static void text_part(agent_buf *b, const char *text, bool *first)
 {
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
 	jb_str(b, text);
 	agent_buf_puts(b, "}");
@@ -103,7 +96,7 @@ static void assistant_message(agent_buf *b, const struct conv_message *m)
 			const struct conv_block *call = &m->blocks[j];
 			if (call->type != CONV_TOOL_CALL || provider_call_in_text(call))
 				continue;
-			sep(b, &first);
+			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"id\":");
 			jb_str(b, call->id);
 			agent_buf_puts(b, ",\"type\":\"function\",\"function\":{\"name\":");
@@ -147,7 +140,7 @@ static void results_user(agent_buf *b, const struct conv *c, const struct conv_m
 		const struct conv_block *r = provider_find_result(res_msg, call->id);
 		bool sent = r && r->image.path && keep[r - res_msg->blocks];
 		if (provider_call_in_text(call)) {
-			sep(b, &first);
+			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
 			if (r)
 				result_text(b, r, sent);
@@ -213,7 +206,7 @@ static bool openai_build(const struct request_ctx *rc, agent_buf *b)
 	                      : ",\"stream\":false");
 	agent_buf_puts(b, ",\"messages\":[");
 	if (req->system && *req->system) {
-		sep(b, &first);
+		jb_sep(b, &first);
 		agent_buf_puts(b, "{\"role\":\"system\",\"content\":");
 		jb_str(b, req->system);
 		agent_buf_puts(b, "}");
@@ -224,13 +217,13 @@ static bool openai_build(const struct request_ctx *rc, agent_buf *b)
 		case CONV_USER:
 			if (m->n_blocks == 0)
 				break;
-			sep(b, &first);
+			jb_sep(b, &first);
 			user_message(b, c, m, v->image_keep[i]);
 			break;
 		case CONV_ASSISTANT:
 			if (m->n_blocks == 0)
 				break;
-			sep(b, &first);
+			jb_sep(b, &first);
 			assistant_message(b, m);
 			if (provider_has_calls(m)) {
 				bool next = i + 1 < v->n && c->messages[v->index[i + 1]]->role == CONV_TOOL;
@@ -249,7 +242,7 @@ static bool openai_build(const struct request_ctx *rc, agent_buf *b)
 		agent_buf_puts(b, ",\"tools\":[");
 		for (size_t i = 0; i < req->tools->n; i++) {
 			const struct provider_tool *tl = &req->tools->tools[i];
-			sep(b, &first);
+			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"type\":\"function\",\"function\":{\"name\":");
 			jb_str(b, tl->name);
 			agent_buf_puts(b, ",\"description\":");

@@ -42,16 +42,9 @@
 	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5E" \
 	"rkJggg=="
 
-static void sep(agent_buf *b, bool *first)
-{
-	if (!*first)
-		agent_buf_append(b, ",", 1);
-	*first = false;
-}
-
 static bool is_vendor(const struct conv_block *bl)
 {
-	return bl->vendor != NULL && strcmp(bl->vendor, VENDOR) == 0 && bl->raw != NULL;
+	return provider_raw(bl, VENDOR) != NULL;
 }
 
 static bool is_openai_action(const struct conv_block *bl)
@@ -83,7 +76,7 @@ static void image_url(agent_buf *b, const struct conv *c, const struct conv_imag
 
 static void user_text_item(agent_buf *b, const char *text, bool *first)
 {
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":");
 	jb_str(b, text);
 	agent_buf_puts(b, "}]}");
@@ -93,13 +86,13 @@ static void user_item(agent_buf *b, const struct conv *c, const struct conv_mess
                       const bool *keep, bool *first)
 {
 	bool part_first = true;
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"role\":\"user\",\"content\":[");
 	for (size_t j = 0; j < m->n_blocks; j++) {
 		const struct conv_block *bl = &m->blocks[j];
 		if (bl->type != CONV_TEXT && bl->type != CONV_IMAGE)
 			continue;
-		sep(b, &part_first);
+		jb_sep(b, &part_first);
 		if (bl->type == CONV_IMAGE && keep[j]) {
 			agent_buf_puts(b, "{\"type\":\"input_image\",\"detail\":\"auto\",\"image_url\":");
 			image_url(b, c, &bl->image);
@@ -223,15 +216,15 @@ static void assistant_items(agent_buf *b, const struct conv_message *m, const bo
 		if (skip[j])
 			continue;
 		if (bl->type == CONV_TEXT && !here && bl->text[0]) {
-			sep(b, first);
+			jb_sep(b, first);
 			agent_buf_puts(b, "{\"role\":\"assistant\",\"content\":");
 			jb_str(b, bl->text);
 			agent_buf_puts(b, "}");
 		} else if ((bl->type == CONV_VENDOR || bl->type == CONV_TOOL_CALL) && is_vendor(bl)) {
-			sep(b, first);
+			jb_sep(b, first);
 			agent_buf_puts(b, bl->raw);
 		} else if (bl->type == CONV_TOOL_CALL && !is_openai_action(bl)) {
-			sep(b, first);
+			jb_sep(b, first);
 			agent_buf_puts(b, "{\"type\":\"function_call\",\"call_id\":");
 			jb_str(b, bl->id);
 			agent_buf_puts(b, ",\"name\":");
@@ -288,7 +281,7 @@ static void computer_output(agent_buf *b, const struct conv *c, const struct con
                             const bool *keep, bool *first)
 {
 	const struct conv_block *r = provider_find_result(res, m->blocks[g->first].id);
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"type\":\"computer_call_output\",\"call_id\":");
 	jb_str(b, g->call_id);
 	agent_buf_puts(b, ",\"output\":{\"type\":\"computer_screenshot\",\"image_url\":");
@@ -309,7 +302,7 @@ static void function_output(agent_buf *b, const struct conv_block *call,
 	if (!r || r->is_error)
 		agent_buf_puts(&t, "[error] ");
 	agent_buf_puts(&t, r ? r->text : PROVIDER_NO_RESULT);
-	sep(b, first);
+	jb_sep(b, first);
 	agent_buf_puts(b, "{\"type\":\"function_call_output\",\"call_id\":");
 	jb_str(b, call->id);
 	agent_buf_puts(b, ",\"output\":");
@@ -331,11 +324,11 @@ static void function_images(agent_buf *b, const struct conv *c, const struct con
 		if (!r || !r->image.path || !keep[r - res->blocks])
 			continue;
 		if (!open) {
-			sep(b, first);
+			jb_sep(b, first);
 			agent_buf_puts(b, "{\"role\":\"user\",\"content\":[");
 			open = true;
 		}
-		sep(b, &part_first);
+		jb_sep(b, &part_first);
 		agent_buf_puts(b, "{\"type\":\"input_text\",\"text\":");
 		agent_buf label = {0};
 		agent_buf_printf(&label, "Screenshot after tool call %s:", call->id);
@@ -414,7 +407,7 @@ static void tools(agent_buf *b, const struct request_ctx *rc)
 	agent_buf_puts(b, ",\"tools\":[");
 	for (size_t i = 0; i < ts->n; i++) {
 		const struct provider_tool *tl = &ts->tools[i];
-		sep(b, &first);
+		jb_sep(b, &first);
 		if (strcmp(tl->name, "computer") == 0 && ts->computer_width > 0) {
 			if (!legacy_model(rc->model)) {
 				agent_buf_puts(b, "{\"type\":\"computer\"}");

@@ -391,6 +391,11 @@ long json_long(const cJSON *o, const char *key, long def)
 	return (long)d;
 }
 
+const char *provider_raw(const struct conv_block *bl, const char *vendor)
+{
+	return bl->vendor != NULL && strcmp(bl->vendor, vendor) == 0 ? bl->raw : NULL;
+}
+
 bool provider_has_calls(const struct conv_message *m)
 {
 	for (size_t i = 0; m && i < m->n_blocks; i++)
