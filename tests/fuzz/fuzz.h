@@ -45,4 +45,24 @@ struct conv;
  */
 void fuzz_build_requests(const struct conv *c); /* in every wire format */
 
+struct turn;
+struct conv_block;
+struct provider_format;
+/*
+ * After a turn was assembled from a stranger's bytes: its answer goes into
+ * a conversation after the user's "task", every call is answered ("done",
+ * every third a "failed" error, every other call's safety checks
+ * acknowledged), the user says "next" and fuzz_build_requests runs.
+ * Checks that every call has an id and a name and every item kept as
+ * received is JSON. `each` (may be NULL) sees every call first.
+ */
+void fuzz_next_request(struct turn *t, void (*each)(const struct conv_block *call));
+/*
+ * A wire format's answer as raw bytes: the first byte picks the form (even:
+ * a server-sent event stream, odd: a whole body), the rest is the body; the
+ * calls announced must be the calls of the message; then fuzz_next_request.
+ */
+int fuzz_format_answer(const struct provider_format *f, const char *who,
+                       const uint8_t *data, size_t size);
+
 #endif

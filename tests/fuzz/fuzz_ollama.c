@@ -17,22 +17,6 @@ static bool on_line(void *user, const char *line, size_t len)
 	return provider_format_ollama.event(user, NULL, line, len);
 }
 
-static bool answer(struct conv *c, const struct conv_message *m)
-{
-	struct conv_message *res = NULL;
-	for (size_t i = 0; i < m->n_blocks; i++) {
-		const struct conv_block *b = &m->blocks[i];
-		if (b->type != CONV_TOOL_CALL)
-			continue;
-		fuzz_check(b->id && *b->id && b->name && *b->name, "call without id or name");
-		if (!res && !(res = conv_add_message(c, CONV_TOOL)))
-			return false;
-		if (!conv_msg_add_tool_result(res, b->id, "done", false, NULL))
-			return false;
-	}
-	return true;
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size == 0)
@@ -56,11 +40,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		ndjson_clear(&p);
 	}
 	if (ok && !t.failed && turn_finish_calls(&t) && turn_text_calls(&t, t.family)) {
-		struct conv *c = conv_create(NULL);
-		if (c && conv_add_user_text(c, "task") && turn_append(&t, c) &&
-		    (c->n_messages < 2 || answer(c, c->messages[1])) && conv_add_user_text(c, "next"))
-			fuzz_build_requests(c);
-		conv_destroy(c);
+		fuzz_next_request(&t, NULL);
 	}
 	turn_clear(&t);
 	return 0;

@@ -48,22 +48,11 @@ static void translate(const struct conv_block *b)
 	cJSON_Delete(args);
 }
 
-static bool answer(struct conv *c, const struct conv_message *m)
+/* Every call made in text is translated as the gate would. */
+static void translate_call(const struct conv_block *b)
 {
-	struct conv_message *res = NULL;
-	for (size_t i = 0; i < m->n_blocks; i++) {
-		const struct conv_block *b = &m->blocks[i];
-		if (b->type != CONV_TOOL_CALL)
-			continue;
-		fuzz_check(b->id && *b->id && b->name && *b->name, "call without id or name");
-		if (b->toolset != NULL && b->args != NULL)
-			translate(b);
-		if (!res && !(res = conv_add_message(c, CONV_TOOL)))
-			return false;
-		if (!conv_msg_add_tool_result(res, b->id, "done", i % 2, NULL))
-			return false;
-	}
-	return true;
+	if (b->toolset != NULL && b->args != NULL)
+		translate(b);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -87,11 +76,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				fuzz_check(f == MODEL_FAMILY_UITARS || (b->toolset &&
 				           strcmp(b->toolset, "qwen") == 0), "computer_use without qwen");
 		}
-		struct conv *c = conv_create(NULL);
-		if (c && conv_add_user_text(c, "task") && turn_append(&t, c) &&
-		    (c->n_messages < 2 || answer(c, c->messages[1])) && conv_add_user_text(c, "next"))
-			fuzz_build_requests(c);
-		conv_destroy(c);
+		fuzz_next_request(&t, translate_call);
 	}
 	turn_clear(&t);
 	return 0;
