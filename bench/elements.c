@@ -5,7 +5,8 @@
  * bench/elements, which starts Xvfb, a session bus and the app):
  *   bench-elements [RUNS]
  * prints the first call (connection included), then median, min and max
- * of the others, with the nodes visited and the elements kept.
+ * of the others, with the nodes visited, the elements kept and the D-Bus
+ * calls to the application per read.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,7 +41,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	double *ms = calloc((size_t)runs, sizeof(*ms));
-	int nodes = 0;
+	int nodes = 0, calls = 0;
 	size_t count = 0;
 	for (int i = 0; ms != NULL && i < runs; i++) {
 		double t0 = now_ms();
@@ -53,6 +54,7 @@ int main(int argc, char **argv)
 		if (e->note[0] != '\0')
 			fprintf(stderr, "bench-elements: note: %s\n", e->note);
 		nodes = e->nodes;
+		calls = e->calls;
 		count = e->count;
 		vision_elements_destroy(e);
 	}
@@ -60,9 +62,9 @@ int main(int argc, char **argv)
 		return 1;
 	double first = ms[0];
 	qsort(ms + 1, (size_t)runs - 1, sizeof(*ms), cmp);
-	printf("elements: %d nodes visited, %zu kept; first call %.1f ms; then median %.1f ms "
-	       "(min %.1f, max %.1f, %d runs)\n",
-	       nodes, count, first, ms[1 + (runs - 1) / 2], ms[1], ms[runs - 1], runs - 1);
+	printf("elements: %d nodes visited, %zu kept, %d calls to the app; first call %.1f ms; "
+	       "then median %.1f ms (min %.1f, max %.1f, %d runs)\n",
+	       nodes, count, calls, first, ms[1 + (runs - 1) / 2], ms[1], ms[runs - 1], runs - 1);
 	free(ms);
 	os_display_close(d);
 	return 0;

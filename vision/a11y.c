@@ -145,6 +145,8 @@ static void note(vision_elements *e, const char *fmt, ...)
 #if DESKHAND_HAVE_ATSPI
 #include <atspi/atspi.h>
 
+#include "vision/a11y-wire.h"
+
 /* ---- the connection ------------------------------------------------- */
 
 static int conn_state; /* 0 not tried, 1 up, -1 failed (reason in conn_why) */
@@ -221,6 +223,7 @@ typedef struct walk {
 	struct timespec deadline;
 	int max_nodes;
 	int pid;
+	a11y_wire *net; /* the application being read: its nodes are ints */
 } walk;
 
 static long ms_left(const walk *w)
@@ -265,20 +268,9 @@ static bool rect_meet(os_rect a, os_rect b, os_rect *out)
 	return true;
 }
 
-/* The node's box in root coordinates; false when it has none. */
-static bool box_of(AtspiAccessible *acc, os_rect *out)
+static bool has(const walk *w, int n, AtspiStateType s)
 {
-	AtspiComponent *comp = atspi_accessible_get_component_iface(acc);
-	if (comp == NULL)
-		return false;
-	GError *err = NULL;
-	AtspiRect *r = atspi_component_get_extents(comp, ATSPI_COORD_TYPE_SCREEN, &err);
-	g_object_unref(comp);
-	if (gerr(&err) || r == NULL)
-		return false;
-	*out = (os_rect){r->x, r->y, r->width, r->height};
-	g_free(r);
-	return out->width > 0 && out->height > 0;
+	return a11y_wire_has(w->net, n, s);
 }
 
 /* The allowlist: what a person acts on, and text that says something. */
@@ -318,7 +310,7 @@ static bool role_texty(AtspiRole r)
 }
 
 /* The states a model acts on, by name; "" for none. */
-static char *states_text(AtspiStateSet *set)
+static char *states_text(const walk *w, int n)
 {
 	static const struct {
 		AtspiStateType s;
@@ -335,7 +327,7 @@ static char *states_text(AtspiStateSet *set)
 	};
 	char buf[128] = "";
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
-		if ((atspi_state_set_contains(set, shown[i].s) ? true : false) != shown[i].when)
+		if (has(w, n, shown[i].s) != shown[i].when)
 			continue;
 		if (buf[0] != '\0')
 			strcat(buf, ",");
@@ -346,47 +338,18 @@ static char *states_text(AtspiStateSet *set)
 
 #define A11Y_TEXT_MAX 100
 
-/* A short text (its first A11Y_TEXT_MAX characters) or the value. */
-static char *short_text(AtspiAccessible *acc)
-{
-	GError *err = NULL;
-	char *out = NULL;
-	AtspiText *t = atspi_accessible_get_text_iface(acc);
-	if (t != NULL) {
-		gint n = atspi_text_get_character_count(t, &err);
-		if (!gerr(&err) && n > 0) {
-			gchar *s = atspi_text_get_text(t, 0, n < A11Y_TEXT_MAX ? n : A11Y_TEXT_MAX, &err);
-			if (!gerr(&err) && s != NULL)
-				out = strdup(s);
-			g_free(s);
-		}
-		g_object_unref(t);
-		return out ? out : strdup("");
-	}
-	AtspiValue *v = atspi_accessible_get_value_iface(acc);
-	if (v != NULL) {
-		gdouble val = atspi_value_get_current_value(v, &err);
-		char buf[64] = "";
-		if (!gerr(&err))
-			snprintf(buf, sizeof(buf), "%g", val);
-		g_object_unref(v);
-		return strdup(buf);
-	}
-	return strdup("");
-}
-
-static bool keep(AtspiRole role, AtspiStateSet *set, const char *name, const char *text)
+static bool keep(const walk *w, int n, AtspiRole role, const char *name, const char *text)
 {
 	if (role_interactive(role))
 		return true;
 	bool named = name[0] != '\0' || text[0] != '\0';
-	if (role == ATSPI_ROLE_TEXT && atspi_state_set_contains(set, ATSPI_STATE_EDITABLE))
+	if (role == ATSPI_ROLE_TEXT && has(w, n, ATSPI_STATE_EDITABLE))
 		return true;
-	return named && (role_texty(role) || atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE));
+	return named && (role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE));
 }
 
-static bool add(walk *w, AtspiRole role, AtspiStateSet *set, const char *name,
-                const char *text, os_rect box)
+static bool add(walk *w, int n, AtspiRole role, const char *name, const char *text,
+                os_rect box)
 {
 	vision_elements *e = w->e;
 	if (e->count == w->cap) {
@@ -403,7 +366,7 @@ static bool add(walk *w, AtspiRole role, AtspiStateSet *set, const char *name,
 	g_free(rn);
 	el->name = strdup(name);
 	el->text = strdup(text);
-	el->states = states_text(set);
+	el->states = states_text(w, n);
 	el->box = box;
 	el->pid = w->pid;
 	el->id = (int)e->count + 1;
@@ -418,68 +381,85 @@ static bool add(walk *w, AtspiRole role, AtspiStateSet *set, const char *name,
 /* OK: walked; HIDDEN: not on screen; BELOW: below the clip; STOP: a cap. */
 enum step { STEP_OK, STEP_HIDDEN, STEP_BELOW, STEP_STOP, STEP_FAIL };
 
-static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip, bool boxed);
-
-/* The index of the direct child of `acc` at root point (x, y); -1 for none. */
-static int child_at(AtspiAccessible *acc, AtspiComponent *comp, int x, int y)
-{
-	GError *err = NULL;
-	AtspiAccessible *hit =
-		atspi_component_get_accessible_at_point(comp, x, y, ATSPI_COORD_TYPE_SCREEN, &err);
-	if (gerr(&err) || hit == NULL)
-		return -1;
-	int idx = -1;
-	AtspiAccessible *parent = atspi_accessible_get_parent(hit, &err);
-	if (!gerr(&err) && parent == acc) {
-		idx = atspi_accessible_get_index_in_parent(hit, &err);
-		if (gerr(&err))
-			idx = -1;
-	}
-	if (parent != NULL)
-		g_object_unref(parent);
-	g_object_unref(hit);
-	return idx;
-}
+static enum step walk_node(walk *w, int n, int depth, os_rect clip, bool boxed);
 
 #define A11Y_HEAD 16   /* a big container's first children: its headers */
 #define A11Y_PROBES 8  /* hit tests down its visible part */
 #define A11Y_MISSES 32 /* children off screen in a row after visible ones: the end */
+#define A11Y_WAVE 16   /* a big container's children asked about at once */
 
 /*
  * Where the visible rows of a big container start: hit tests at points
  * down its visible part (the first may land on a header), the smallest
  * index past the headers. A11Y_HEAD when the tests say nothing.
  */
-static int first_visible(AtspiAccessible *acc, os_rect vis)
+static int first_visible(walk *w, int n, os_rect vis)
 {
-	AtspiComponent *comp = atspi_accessible_get_component_iface(acc);
-	if (comp == NULL)
-		return A11Y_HEAD;
-	int best = -1;
+	int xs[A11Y_PROBES], ys[A11Y_PROBES], idx[A11Y_PROBES];
 	for (int k = 0; k < A11Y_PROBES; k++) {
-		int y = vis.y + 2 + (int)((long)(vis.height - 4) * k / A11Y_PROBES);
-		int idx = child_at(acc, comp, vis.x + 2, y);
-		if (idx >= A11Y_HEAD && (best < 0 || idx < best))
-			best = idx;
+		xs[k] = vis.x + 2;
+		ys[k] = vis.y + 2 + (int)((long)(vis.height - 4) * k / A11Y_PROBES);
 	}
-	g_object_unref(comp);
+	a11y_wire_hits(w->net, n, xs, ys, A11Y_PROBES, idx);
+	int best = -1;
+	for (int k = 0; k < A11Y_PROBES; k++)
+		if (idx[k] >= A11Y_HEAD && (best < 0 || idx[k] < best))
+			best = idx[k];
 	/* A row's cells come before the one hit: start a few children early. */
 	return best < 0 ? A11Y_HEAD : (best - A11Y_HEAD > A11Y_HEAD ? best - A11Y_HEAD : A11Y_HEAD);
 }
 
-/* Children [from, to) of acc; in a big container, stops past the visible part. */
-static enum step walk_range(walk *w, AtspiAccessible *acc, int from, int to, int depth,
-                            os_rect clip, bool big)
+/* Whether the allowlist may keep a node with this role, name and states. */
+static bool candidate(const walk *w, int n, AtspiRole role, const char *name)
 {
-	GError *err = NULL;
+	return role_interactive(role) || role_texty(role) || name[0] != '\0' ||
+	       role == ATSPI_ROLE_TEXT || has(w, n, ATSPI_STATE_FOCUSABLE);
+}
+
+/*
+ * Whether a SHOWING node's box (one more call) is needed: when it may be
+ * kept, holds a big container's rows, or is one of them (`boxed`); the
+ * other containers pass their clip on and their children are judged alone.
+ */
+static bool wants_box(const walk *w, int n, int depth, bool boxed)
+{
+	return boxed || depth == 0 || a11y_wire_child_count(w->net, n) > VISION_A11Y_BIG ||
+	       candidate(w, n, a11y_wire_role(w->net, n), a11y_wire_name(w->net, n));
+}
+
+/*
+ * Children [from, to) of n asked about in waves: their properties in one
+ * (what the toolkit's cache lacked), then the boxes the SHOWING ones need
+ * in another, so the walk that follows finds them answered.
+ */
+static void ask_ahead(walk *w, int n, int from, int to, int depth, bool boxed)
+{
+	int kids[VISION_A11Y_BIG], k = 0;
+	for (int i = from; i < to && k < VISION_A11Y_BIG; i++) {
+		int kid = a11y_wire_child(w->net, n, i, VISION_A11Y_BIG);
+		if (kid >= 0)
+			kids[k++] = kid;
+	}
+	a11y_wire_props(w->net, kids, k);
+	for (int j = 0; j < k; j++)
+		if (has(w, kids[j], ATSPI_STATE_SHOWING) && wants_box(w, kids[j], depth, boxed))
+			a11y_wire_want_box(w->net, kids[j]);
+}
+
+/* Children [from, to) of n; in a big container, stops past the visible part. */
+static enum step walk_range(walk *w, int n, int from, int to, int depth, os_rect clip,
+                            bool big)
+{
 	bool seen = false;
 	int misses = 0;
 	for (int i = from; i < to; i++) {
-		AtspiAccessible *child = atspi_accessible_get_child_at_index(acc, i, &err);
-		if (gerr(&err) || child == NULL)
+		int wave = big ? A11Y_WAVE : VISION_A11Y_BIG;
+		if ((i - from) % wave == 0)
+			ask_ahead(w, n, i, i + wave < to ? i + wave : to, depth + 1, big);
+		int child = a11y_wire_child(w->net, n, i, VISION_A11Y_BIG);
+		if (child < 0)
 			continue;
 		enum step s = walk_node(w, child, depth + 1, clip, big);
-		g_object_unref(child);
 		if (s == STEP_STOP || s == STEP_FAIL)
 			return s;
 		if (!big)
@@ -496,37 +476,31 @@ static enum step walk_range(walk *w, AtspiAccessible *acc, int from, int to, int
 	return STEP_OK;
 }
 
-static enum step walk_children(walk *w, AtspiAccessible *acc, int depth, os_rect clip,
-                               os_rect box)
+static enum step walk_children(walk *w, int n, int depth, os_rect clip, os_rect box)
 {
-	GError *err = NULL;
-	gint n = atspi_accessible_get_child_count(acc, &err);
-	if (gerr(&err) || n <= 0)
-		return STEP_OK;
-	if (n <= VISION_A11Y_BIG) {
-		return walk_range(w, acc, 0, n, depth, clip, false);
-	}
+	int count = a11y_wire_child_count(w->net, n);
+	if (count <= VISION_A11Y_BIG)
+		return walk_range(w, n, 0, count, depth, clip, false);
 	/* SHOWING prunes nothing here (GTK marks every row of a list so): the
 	 * headers, then the rows from where a hit test finds the first. */
 	os_rect vis;
 	if (!rect_meet(clip, box, &vis))
 		return STEP_OK;
-	enum step s = walk_range(w, acc, 0, A11Y_HEAD, depth, vis, false);
+	enum step s = walk_range(w, n, 0, A11Y_HEAD, depth, vis, false);
 	if (s != STEP_OK)
 		return s;
-	int start = first_visible(acc, vis);
-	int end = n < start + VISION_A11Y_MAX_CHILDREN ? n : start + VISION_A11Y_MAX_CHILDREN;
-	s = walk_range(w, acc, start, end, depth, vis, true);
-	if (s == STEP_OK && end < n && w->e->nodes >= w->max_nodes) {
+	int start = first_visible(w, n, vis);
+	int end = count < start + VISION_A11Y_MAX_CHILDREN ? count : start + VISION_A11Y_MAX_CHILDREN;
+	s = walk_range(w, n, start, end, depth, vis, true);
+	if (s == STEP_OK && end < count && w->e->nodes >= w->max_nodes) {
 		w->e->partial = true;
-		note(w->e, "partial: a node has %d children (cap %d)", n, VISION_A11Y_MAX_CHILDREN);
+		note(w->e, "partial: a node has %d children (cap %d)", count, VISION_A11Y_MAX_CHILDREN);
 	}
 	return s;
 }
 
 /* The text to judge a node by: "" where its name says it all; NULL: not kept. */
-static char *text_for(AtspiAccessible *acc, AtspiRole role, AtspiStateSet *set,
-                      const char *name)
+static char *text_for(walk *w, int n, AtspiRole role, const char *name)
 {
 	/* Every call costs a round trip into the app: a named button's text
 	 * is its name, and only fields and unnamed nodes are asked for more. */
@@ -536,64 +510,40 @@ static char *text_for(AtspiAccessible *acc, AtspiRole role, AtspiStateSet *set,
 	             role == ATSPI_ROLE_PASSWORD_TEXT;
 	if (role == ATSPI_ROLE_PASSWORD_TEXT)
 		return strdup(""); /* never read */
-	if (field || (name[0] == '\0' && (role_texty(role) ||
-	                                  atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE))))
-		return short_text(acc);
+	if (field || (name[0] == '\0' && (role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE))))
+		return a11y_wire_short_text(w->net, n, A11Y_TEXT_MAX);
 	if (role_interactive(role) || name[0] != '\0')
 		return strdup("");
 	return NULL;
 }
 
-/* Whether the allowlist may keep a node with this role, name and states. */
-static bool candidate(AtspiRole role, AtspiStateSet *set, const char *name)
+/* A SHOWING node: its box when wants_box says so, then it and its children. */
+static enum step visit(walk *w, int n, int depth, os_rect clip, bool boxed)
 {
-	return role_interactive(role) || role_texty(role) || name[0] != '\0' ||
-	       role == ATSPI_ROLE_TEXT || atspi_state_set_contains(set, ATSPI_STATE_FOCUSABLE);
-}
-
-/*
- * A SHOWING node. Its box (one more round trip) is asked only when it may
- * be kept, holds a big container's rows, or is one of them (`boxed`): the
- * other containers pass their clip on and their children are judged alone.
- */
-static enum step visit(walk *w, AtspiAccessible *acc, AtspiStateSet *set, int depth,
-                       os_rect clip, bool boxed)
-{
-	GError *err = NULL;
-	AtspiRole role = atspi_accessible_get_role(acc, &err);
-	gchar *name = gerr(&err) ? NULL : atspi_accessible_get_name(acc, &err);
-	if (gerr(&err) || name == NULL)
-		name = g_strdup("");
-	gint n = atspi_accessible_get_child_count(acc, &err);
-	if (gerr(&err))
-		n = 0;
-	enum step s = STEP_HIDDEN;
+	AtspiRole role = a11y_wire_role(w->net, n);
+	const char *name = a11y_wire_name(w->net, n);
 	os_rect box = clip, seen = clip;
-	bool may_keep = candidate(role, set, name);
-	if (may_keep || boxed || n > VISION_A11Y_BIG || depth == 0) {
-		if (!box_of(acc, &box))
-			goto out;
-		if (box.y >= clip.y + clip.height) {
-			s = STEP_BELOW;
-			goto out;
-		}
+	bool may_keep = candidate(w, n, role, name);
+	if (wants_box(w, n, depth, boxed)) {
+		if (!a11y_wire_box(w->net, n, &box))
+			return STEP_HIDDEN;
+		if (box.y >= clip.y + clip.height)
+			return STEP_BELOW;
 		if (!rect_meet(box, clip, &seen))
-			goto out;
+			return STEP_HIDDEN;
 	}
-	s = STEP_OK;
-	char *text = may_keep ? text_for(acc, role, set, name) : NULL;
-	bool want = text != NULL && keep(role, set, name, text);
-	if (want && !add(w, role, set, name, text, seen))
+	enum step s = STEP_OK;
+	char *text = may_keep ? text_for(w, n, role, name) : NULL;
+	bool want = text != NULL && keep(w, n, role, name, text);
+	if (want && !add(w, n, role, name, text, seen))
 		s = STEP_FAIL;
 	free(text);
-	if (s == STEP_OK && n > 0)
-		s = walk_children(w, acc, depth, clip, box);
-out:
-	g_free(name);
+	if (s == STEP_OK && a11y_wire_child_count(w->net, n) > 0)
+		s = walk_children(w, n, depth, clip, box);
 	return s;
 }
 
-static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect clip, bool boxed)
+static enum step walk_node(walk *w, int n, int depth, os_rect clip, bool boxed)
 {
 	if (!time_ok(w))
 		return STEP_STOP;
@@ -608,46 +558,40 @@ static enum step walk_node(walk *w, AtspiAccessible *acc, int depth, os_rect cli
 		return STEP_OK;
 	}
 	w->e->nodes++;
-	AtspiStateSet *set = atspi_accessible_get_state_set(acc);
-	if (set == NULL)
-		return STEP_OK;
-	enum step s = STEP_HIDDEN;
-	if (atspi_state_set_contains(set, ATSPI_STATE_SHOWING))
-		s = visit(w, acc, set, depth, clip, boxed);
-	g_object_unref(set);
-	return s;
+	a11y_wire_props(w->net, &n, 1); /* asked already, by the cache or a wave */
+	if (!has(w, n, ATSPI_STATE_SHOWING))
+		return STEP_HIDDEN; /* one question, and its subtree costs nothing */
+	return visit(w, n, depth, clip, boxed);
 }
 
 /* ---- which windows -------------------------------------------------- */
 
-/* The frame of `app` that overlaps `win` most; NULL when none shows. */
-static AtspiAccessible *frame_for(AtspiAccessible *app, os_rect win)
+/* The frame of the application that overlaps `win` most; -1 when none shows. */
+static int frame_for(walk *w, os_rect win)
 {
-	GError *err = NULL;
-	gint n = atspi_accessible_get_child_count(app, &err);
-	if (gerr(&err))
-		return NULL;
-	AtspiAccessible *best = NULL;
+	int root = a11y_wire_root(w->net);
+	a11y_wire_props(w->net, &root, 1);
+	int n = a11y_wire_child_count(w->net, root);
+	n = n < VISION_A11Y_MAX_CHILDREN ? n : VISION_A11Y_MAX_CHILDREN;
+	for (int i = 0; i < n; i++) {
+		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
+		if (f >= 0)
+			a11y_wire_want_box(w->net, f); /* every frame's box in one wave */
+	}
+	int best = -1;
 	long best_area = 0;
-	for (gint i = 0; i < n && i < VISION_A11Y_MAX_CHILDREN; i++) {
-		AtspiAccessible *f = atspi_accessible_get_child_at_index(app, i, &err);
-		if (gerr(&err) || f == NULL)
-			continue;
+	for (int i = 0; i < n; i++) {
+		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
 		os_rect box, meet;
-		long area = box_of(f, &box) && rect_meet(box, win, &meet)
+		long area = f >= 0 && a11y_wire_box(w->net, f, &box) && rect_meet(box, win, &meet)
 		                    ? (long)meet.width * meet.height : 0;
 		if (area > best_area) {
-			if (best != NULL)
-				g_object_unref(best);
 			best = f;
 			best_area = area;
-		} else {
-			g_object_unref(f);
 		}
 	}
 	return best;
 }
-
 static bool active_window(os_display *d, os_rect *win, int *pid, vision_elements *e)
 {
 	size_t n = 0;
@@ -668,34 +612,37 @@ static bool active_window(os_display *d, os_rect *win, int *pid, vision_elements
 	return true;
 }
 
+
 /* Walks the app's frame over `win` (or every frame of it when all). */
 static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 {
+	w->net = a11y_wire_new(app, &w->deadline);
+	if (w->net == NULL) {
+		vision_fail("out of memory");
+		return STEP_FAIL;
+	}
+	enum step s = STEP_OK;
+	os_rect clip;
 	if (!all) {
-		AtspiAccessible *f = frame_for(app, win);
-		if (f == NULL)
-			return STEP_OK;
-		os_rect clip;
-		enum step s = STEP_OK;
-		if (rect_meet(win, w->screen, &clip))
+		int f = frame_for(w, win);
+		if (f >= 0 && rect_meet(win, w->screen, &clip))
 			s = walk_node(w, f, 0, clip, true);
-		g_object_unref(f);
-		return s;
+		goto out;
 	}
-	GError *err = NULL;
-	gint n = atspi_accessible_get_child_count(app, &err);
-	if (gerr(&err))
-		return STEP_OK;
-	for (gint i = 0; i < n && i < VISION_A11Y_MAX_CHILDREN; i++) {
-		AtspiAccessible *f = atspi_accessible_get_child_at_index(app, i, &err);
-		if (gerr(&err) || f == NULL)
-			continue;
-		enum step s = walk_node(w, f, 0, w->screen, true);
-		g_object_unref(f);
+	int root = a11y_wire_root(w->net);
+	a11y_wire_props(w->net, &root, 1);
+	int n = a11y_wire_child_count(w->net, root);
+	for (int i = 0; i < n && i < VISION_A11Y_MAX_CHILDREN; i++) {
+		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
+		s = f >= 0 ? walk_node(w, f, 0, w->screen, true) : STEP_OK;
 		if (s == STEP_STOP || s == STEP_FAIL)
-			return s;
+			break;
 	}
-	return STEP_OK;
+out:
+	w->e->calls += a11y_wire_calls(w->net);
+	a11y_wire_destroy(w->net);
+	w->net = NULL;
+	return s;
 }
 
 static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
@@ -733,7 +680,6 @@ static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
 		           "(use the screenshot and find_text)");
 	return ok;
 }
-
 vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt)
 {
 	vision_elements *e = calloc(1, sizeof(*e));

@@ -57,6 +57,7 @@ typedef struct vision_elements {
 	bool partial;      /* a cap cut the walk short; note says which */
 	char note[256];    /* why the list is partial or empty; "" otherwise */
 	int nodes;         /* nodes visited (for benchmarks) */
+	int calls;         /* D-Bus calls to the applications (for benchmarks) */
 } vision_elements;
 
 typedef struct vision_a11y_options {

@@ -1,0 +1,91 @@
+/*
+ * vision/a11y-wire — the AT-SPI2 calls of one tree read, spoken on the
+ * accessibility bus directly (libdbus, on the connections libatspi
+ * opened) so that many can be in flight at once. Private to vision/a11y.c.
+ *
+ * Why: libatspi asks one property per round trip and keeps nothing from
+ * one read to the next, about six round trips per node. Here one read of
+ * one application
+ *  - starts from the toolkit's own cache (org.a11y.atspi.Cache.GetItems):
+ *    role, name, states and children of every node the toolkit holds, in
+ *    one call, answered live by the application, not a copy kept here;
+ *  - asks what that lacks per node (Qt answers with an empty cache; a
+ *    container that manages its descendants, such as a GTK tree view,
+ *    lists no children there): a node's four properties in one wave, the
+ *    children of a small container in one call (GetChildren);
+ *  - asks the boxes of a row of siblings in one wave (a11y_wire_want_box
+ *    for each, then a11y_wire_box), and hit tests likewise: a wave costs
+ *    about one latency instead of one per call.
+ * Nothing outlives a11y_wire_destroy: the next read asks again, so a
+ * re-read at action time sees the application as it is now.
+ *
+ * Every call waits at most until the deadline given to a11y_wire_new; a
+ * call that fails or times out reads as absent (the caller watches the
+ * deadline and says why the list is partial). Names and texts are the
+ * application's: hostile, passed on as they came (valid UTF-8, which
+ * libdbus checks).
+ * Owns: the nodes of one read. Borrows the connections (libatspi's).
+ * May call: libdbus, libatspi's public structures. Not thread-safe.
+ */
+#ifndef DESKHAND_VISION_A11Y_WIRE_H
+#define DESKHAND_VISION_A11Y_WIRE_H
+
+#include <stdbool.h>
+#include <time.h>
+
+#include <atspi/atspi.h>
+
+#include "os/os.h"
+
+typedef struct a11y_wire a11y_wire;
+
+/*
+ * A read of the application whose root is `app` (a child of libatspi's
+ * desktop), every call ending by `deadline` (CLOCK_MONOTONIC). Asks the
+ * toolkit's cache once. NULL only when out of memory.
+ */
+a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline);
+void a11y_wire_destroy(a11y_wire *w); /* NULL: no-op */
+
+/* The application's root node (always 0). */
+int a11y_wire_root(const a11y_wire *w);
+
+/*
+ * Role, name, states and child count of each of ns[0..k) that the cache
+ * lacked, asked in one wave. A node that does not answer reads as having
+ * no states (not SHOWING) and no children.
+ */
+void a11y_wire_props(a11y_wire *w, const int *ns, int k);
+AtspiRole a11y_wire_role(const a11y_wire *w, int n);
+const char *a11y_wire_name(const a11y_wire *w, int n); /* "" when unnamed */
+bool a11y_wire_has(const a11y_wire *w, int n, AtspiStateType s);
+int a11y_wire_child_count(const a11y_wire *w, int n); /* 0 when unknown */
+
+/*
+ * Child i of node n, or -1. The children of a container of at most
+ * `list_max` come in one call, those of a bigger one one by one (so a
+ * 100,000-row list is not sent whole).
+ */
+int a11y_wire_child(a11y_wire *w, int n, int i, int list_max);
+
+/* Sends the box call for n (coordinates of the screen) without waiting. */
+void a11y_wire_want_box(a11y_wire *w, int n);
+/* n's box: waits for the call sent, or asks now. false: it has none. */
+bool a11y_wire_box(a11y_wire *w, int n, os_rect *out);
+
+/*
+ * Hit tests at the k root points (xs[j], ys[j]) of container n: idx[j] is
+ * the index of the direct child of n found there, or -1. Two waves.
+ */
+void a11y_wire_hits(a11y_wire *w, int n, const int *xs, const int *ys, int k, int *idx);
+
+/*
+ * n's first `max` characters of text, or else its value ("%g"); "" when
+ * it has neither. malloc'ed, the caller's; NULL when out of memory.
+ */
+char *a11y_wire_short_text(a11y_wire *w, int n, int max);
+
+/* Round trips sent so far (for the benchmark). */
+int a11y_wire_calls(const a11y_wire *w);
+
+#endif
