@@ -23,7 +23,11 @@
 #define NULL_PATH "/org/a11y/atspi/null"
 /* A toolkit's cache bigger than this is read only this far. */
 #define WIRE_ITEMS_MAX 20000
+/* A node with more children than this keeps no list of them here: they
+ * are asked one by one (and an application's count is not an allocation). */
+#define WIRE_KIDS_MAX 4096
 
+enum { KID_UNKNOWN = -1, KID_NONE = -2 }; /* a child not asked yet; asked, none */
 enum { HAS_COMP = 1, HAS_TEXT = 2, HAS_VALUE = 4, IFACES_KNOWN = 8 };
 
 typedef struct wnode {
@@ -34,7 +38,8 @@ typedef struct wnode {
 	uint32_t states[2];
 	int role;
 	int count;       /* children; -1 unknown */
-	int *kids;       /* count entries (-1: not yet known); NULL: none known */
+	int *kids;       /* count entries (KID_*, or a node); NULL: none known */
+	GHashTable *far; /* the same for a node of more than WIRE_KIDS_MAX children */
 	bool props;      /* role, name, states and count known */
 	bool box_known;
 	bool has_box;
@@ -94,6 +99,8 @@ static void node_free(wnode *nd)
 	g_free(nd->key);
 	free(nd->name);
 	free(nd->kids);
+	if (nd->far != NULL)
+		g_hash_table_destroy(nd->far);
 }
 
 /* ---- calls ---------------------------------------------------------- */
@@ -245,7 +252,15 @@ static unsigned read_ifaces(DBusMessageIter *it)
 	return f;
 }
 
-/* Links node n as child `index` of `parent`. */
+static int kid_get(const wnode *p, int i)
+{
+	if (p->kids != NULL)
+		return p->kids[i];
+	gpointer v = p->far ? g_hash_table_lookup(p->far, GINT_TO_POINTER(i + 1)) : NULL;
+	return v != NULL ? GPOINTER_TO_INT(v) - 3 : KID_UNKNOWN;
+}
+
+/* Records child `index` of `parent`: node n, or KID_NONE. */
 static void link_kid(a11y_wire *w, int parent, int index, int n)
 {
 	if (parent < 0 || index < 0)
@@ -253,12 +268,19 @@ static void link_kid(a11y_wire *w, int parent, int index, int n)
 	wnode *p = &w->nodes[parent];
 	if (p->count <= 0 || index >= p->count)
 		return;
+	if (p->count > WIRE_KIDS_MAX) {
+		/* Holds only what the walk asked: at most what its caps let it ask. */
+		if (p->far == NULL)
+			p->far = g_hash_table_new(NULL, NULL);
+		g_hash_table_insert(p->far, GINT_TO_POINTER(index + 1), GINT_TO_POINTER(n + 3));
+		return;
+	}
 	if (p->kids == NULL) {
 		p->kids = malloc((size_t)p->count * sizeof(int));
 		if (p->kids == NULL)
 			return;
 		for (int i = 0; i < p->count; i++)
-			p->kids[i] = -1;
+			p->kids[i] = KID_UNKNOWN;
 	}
 	p->kids[index] = n;
 }
@@ -428,6 +450,9 @@ void a11y_wire_props(a11y_wire *w, const int *ns, int k)
 		if (nd->count != count) {
 			free(nd->kids);
 			nd->kids = NULL;
+			if (nd->far != NULL)
+				g_hash_table_destroy(nd->far);
+			nd->far = NULL;
 		}
 		nd->count = count;
 		nd->props = true;
@@ -463,40 +488,70 @@ static void list_children(a11y_wire *w, int n)
 {
 	DBusMessage *r = answer(send(w, &w->nodes[n], msg_new(&w->nodes[n], IF_ACC, "GetChildren")));
 	DBusMessageIter it, a;
+	int count = w->nodes[n].count, i = 0;
 	if (r != NULL && dbus_message_iter_init(r, &it) &&
 	    dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
 		dbus_message_iter_recurse(&it, &a);
-		for (int i = 0; dbus_message_iter_get_arg_type(&a) == DBUS_TYPE_STRUCT; i++) {
+		for (; i < count && dbus_message_iter_get_arg_type(&a) == DBUS_TYPE_STRUCT; i++) {
 			int kid = ref_at(w, &a);
-			if (kid >= 0)
-				link_kid(w, n, i, kid);
+			link_kid(w, n, i, kid >= 0 ? kid : KID_NONE);
 			dbus_message_iter_next(&a);
 		}
 	}
+	for (; i < count; i++)
+		link_kid(w, n, i, KID_NONE);
 	if (r != NULL)
 		dbus_message_unref(r);
+}
+
+static DBusMessage *msg_child_at(const wnode *nd, int i)
+{
+	DBusMessage *m = msg_new(nd, IF_ACC, "GetChildAtIndex");
+	dbus_int32_t idx = i;
+	if (m != NULL && !dbus_message_append_args(m, DBUS_TYPE_INT32, &idx, DBUS_TYPE_INVALID)) {
+		dbus_message_unref(m);
+		m = NULL;
+	}
+	return m;
+}
+
+void a11y_wire_children(a11y_wire *w, int n, int from, int to, int list_max)
+{
+	int count = a11y_wire_child_count(w, n);
+	to = to < count ? to : count;
+	from = from > 0 ? from : 0;
+	bool missing = false;
+	for (int i = from; i < to && !missing; i++)
+		missing = kid_get(&w->nodes[n], i) == KID_UNKNOWN;
+	if (!missing)
+		return;
+	if (count <= list_max) {
+		list_children(w, n);
+		return;
+	}
+	DBusPendingCall **p = calloc((size_t)(to - from), sizeof(*p));
+	if (p == NULL)
+		return;
+	for (int i = from; i < to; i++)
+		if (kid_get(&w->nodes[n], i) == KID_UNKNOWN)
+			p[i - from] = send(w, &w->nodes[n], msg_child_at(&w->nodes[n], i));
+	for (int i = from; i < to; i++) {
+		if (kid_get(&w->nodes[n], i) != KID_UNKNOWN)
+			continue;
+		int kid = arg_ref(w, answer(p[i - from]));
+		link_kid(w, n, i, kid >= 0 ? kid : KID_NONE);
+	}
+	free(p);
 }
 
 int a11y_wire_child(a11y_wire *w, int n, int i, int list_max)
 {
 	if (i < 0 || i >= a11y_wire_child_count(w, n))
 		return -1;
-	if (w->nodes[n].kids != NULL && w->nodes[n].kids[i] >= 0)
-		return w->nodes[n].kids[i];
-	if (w->nodes[n].count <= list_max) {
-		list_children(w, n);
-		return w->nodes[n].kids != NULL ? w->nodes[n].kids[i] : -1;
-	}
-	DBusMessage *m = msg_new(&w->nodes[n], IF_ACC, "GetChildAtIndex");
-	dbus_int32_t idx = i;
-	if (m != NULL && !dbus_message_append_args(m, DBUS_TYPE_INT32, &idx, DBUS_TYPE_INVALID)) {
-		dbus_message_unref(m);
-		m = NULL;
-	}
-	int kid = arg_ref(w, answer(send(w, &w->nodes[n], m)));
-	if (kid >= 0)
-		link_kid(w, n, i, kid);
-	return kid;
+	if (kid_get(&w->nodes[n], i) == KID_UNKNOWN)
+		a11y_wire_children(w, n, i, i + 1, list_max);
+	int kid = kid_get(&w->nodes[n], i);
+	return kid >= 0 ? kid : -1;
 }
 
 /* ---- boxes and hit tests ------------------------------------------ */

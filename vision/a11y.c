@@ -435,6 +435,7 @@ static bool wants_box(const walk *w, int n, int depth, bool boxed)
 static void ask_ahead(walk *w, int n, int from, int to, int depth, bool boxed)
 {
 	int kids[VISION_A11Y_BIG], k = 0;
+	a11y_wire_children(w->net, n, from, to, VISION_A11Y_BIG);
 	for (int i = from; i < to && k < VISION_A11Y_BIG; i++) {
 		int kid = a11y_wire_child(w->net, n, i, VISION_A11Y_BIG);
 		if (kid >= 0)
