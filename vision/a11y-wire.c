@@ -386,6 +386,8 @@ void a11y_wire_destroy(a11y_wire *w)
 		g_hash_table_destroy(w->index);
 	/* What arrived meanwhile (libatspi's signals) goes to libatspi now, as
 	 * its own calls would have let it, instead of piling up. */
+	while (dbus_connection_dispatch(w->app_conn) == DBUS_DISPATCH_DATA_REMAINS)
+		;
 	while (dbus_connection_dispatch(w->bus_conn) == DBUS_DISPATCH_DATA_REMAINS)
 		;
 	dbus_connection_unref(w->app_conn);

@@ -1,10 +1,15 @@
 /*
- * The accessibility tree through libatspi (see a11y.h).
+ * The accessibility tree (see a11y.h): libatspi finds the bus and the
+ * applications; the nodes of one application are read through
+ * a11y-wire.c, which asks the toolkit's cache first and sends the rest in
+ * waves.
  *
- * Cost: every D-Bus round trip is a context switch into the application,
- * so the walk asks each node only what it must (states first: a node that
- * is not SHOWING costs one call and its subtree nothing) and enters big
- * containers at their visible part instead of asking every row.
+ * Cost: every D-Bus call costs the application a dispatch, so the walk
+ * asks each node only what it must (a node that is not SHOWING costs its
+ * states and its subtree nothing; a box is asked only where wants_box
+ * says), asks a row of siblings at once (ask_ahead), and enters big
+ * containers at their visible part instead of asking every row. Nothing
+ * is kept from one read to the next.
  */
 #include <stdarg.h>
 #include <stdio.h>

@@ -2,7 +2,8 @@
  * vision/a11y — the accessibility tree: what the desktop itself says its
  * controls are and where they sit.
  *
- * Reads, through libatspi (AT-SPI2 on the accessibility D-Bus bus), the
+ * Reads, through AT-SPI2 on the accessibility D-Bus bus (libatspi, and
+ * a11y-wire.c for the calls of one read, several in flight at once), the
  * elements of the active window (or of every window): role, name, a short
  * text or value, states and the screen box in root coordinates. Only what
  * is SHOWING and intersects the window and the screen is walked; a big
@@ -13,13 +14,13 @@
  * interactive roles and text that has a name (an allowlist, see a11y.c).
  *
  * The walk is capped: depth, children per node, total nodes and wall time
- * (each D-Bus call waits at most what is left of it: atspi_set_timeout plus
- * a deadline), so an app that hangs its main loop costs at most the time
- * cap. A capped walk returns what it has, marked partial, with the reason.
+ * (each D-Bus call waits at most what is left of it), so an app that hangs
+ * its main loop costs at most the time cap. A capped walk returns what it has, marked partial, with the reason.
  * No bus, a build without libatspi, or a window whose application exposes
  * no tree (xterm) is not an error: an empty list with a note that says so.
  *
- * Owns: the libatspi connection of this process (one, made on first use).
+ * Owns: the libatspi connection of this process (one, made on first use);
+ * nothing read from an application outlives the read.
  * May call: os/ (the active window's pid and box, the screen, the bus
  * address on the root window). Never includes Xlib, never prints. Names
  * and texts come from applications: hostile, shown only through the
