@@ -46,6 +46,7 @@ typedef struct wnode {
 	unsigned ifaces;
 	os_rect box;
 	DBusPendingCall *box_call;
+	DBusPendingCall *kids_call; /* GetChildren sent ahead */
 } wnode;
 
 struct a11y_wire {
@@ -92,9 +93,12 @@ static int node_of(a11y_wire *w, const char *bus, const char *path)
 
 static void node_free(wnode *nd)
 {
-	if (nd->box_call != NULL) {
-		dbus_pending_call_cancel(nd->box_call);
-		dbus_pending_call_unref(nd->box_call);
+	DBusPendingCall *calls[] = {nd->box_call, nd->kids_call};
+	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
+		if (calls[i] != NULL) {
+			dbus_pending_call_cancel(calls[i]);
+			dbus_pending_call_unref(calls[i]);
+		}
 	}
 	g_free(nd->key);
 	free(nd->name);
@@ -488,7 +492,11 @@ int a11y_wire_child_count(const a11y_wire *w, int n)
 /* n's children in one call (GetChildren). */
 static void list_children(a11y_wire *w, int n)
 {
-	DBusMessage *r = answer(send(w, &w->nodes[n], msg_new(&w->nodes[n], IF_ACC, "GetChildren")));
+	DBusPendingCall *p = w->nodes[n].kids_call;
+	w->nodes[n].kids_call = NULL;
+	if (p == NULL)
+		p = send(w, &w->nodes[n], msg_new(&w->nodes[n], IF_ACC, "GetChildren"));
+	DBusMessage *r = answer(p);
 	DBusMessageIter it, a;
 	int count = w->nodes[n].count, i = 0;
 	if (r != NULL && dbus_message_iter_init(r, &it) &&
@@ -504,6 +512,18 @@ static void list_children(a11y_wire *w, int n)
 		link_kid(w, n, i, KID_NONE);
 	if (r != NULL)
 		dbus_message_unref(r);
+}
+
+void a11y_wire_want_children(a11y_wire *w, int n, int list_max)
+{
+	wnode *nd = &w->nodes[n];
+	if (nd->kids_call != NULL || nd->count <= 0 || nd->count > list_max)
+		return;
+	for (int i = 0; i < nd->count; i++)
+		if (kid_get(nd, i) == KID_UNKNOWN) {
+			nd->kids_call = send(w, nd, msg_new(nd, IF_ACC, "GetChildren"));
+			return;
+		}
 }
 
 static DBusMessage *msg_child_at(const wnode *nd, int i)

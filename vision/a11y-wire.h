@@ -67,6 +67,8 @@ int a11y_wire_child_count(const a11y_wire *w, int n); /* 0 when unknown */
  * 100,000-row list is not sent whole).
  */
 int a11y_wire_child(a11y_wire *w, int n, int i, int list_max);
+/* Sends the call for the children of n (when at most list_max) without waiting. */
+void a11y_wire_want_children(a11y_wire *w, int n, int list_max);
 /* Children [from, to) of n asked in one wave, for a11y_wire_child to find. */
 void a11y_wire_children(a11y_wire *w, int n, int from, int to, int list_max);
 

@@ -447,9 +447,13 @@ static void ask_ahead(walk *w, int n, int from, int to, int depth, bool boxed)
 			kids[k++] = kid;
 	}
 	a11y_wire_props(w->net, kids, k);
-	for (int j = 0; j < k; j++)
-		if (has(w, kids[j], ATSPI_STATE_SHOWING) && wants_box(w, kids[j], depth, boxed))
+	for (int j = 0; j < k; j++) {
+		if (!has(w, kids[j], ATSPI_STATE_SHOWING))
+			continue;
+		if (wants_box(w, kids[j], depth, boxed))
 			a11y_wire_want_box(w->net, kids[j]);
+		a11y_wire_want_children(w->net, kids[j], VISION_A11Y_BIG);
+	}
 }
 
 /* Children [from, to) of n; in a big container, stops past the visible part. */
