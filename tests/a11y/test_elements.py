@@ -5,6 +5,7 @@ registry are activated from it, as on a desktop)."""
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -362,6 +363,42 @@ class Agent(unittest.TestCase):
             self.assertIn("checked", after[1].split(","))
         finally:
             app.stop()
+
+    def test_new_control_is_listed_in_one_agent(self):
+        # One deskhand process reads the tree, has a button clicked that adds
+        # a control, and reads again: the new control is there (nothing of
+        # the first read's tree is reused).
+        if subprocess.run(["/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            self.skipTest("PyGObject with GTK 3 is not installed (gir1.2-gtk-3.0)")
+        app = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "grow.py")], env=ENV,
+                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+        try:
+            wait_elements(lambda r: named(r, "push button", "Add"))
+            seen = {}
+
+            def after_click(body, fmt):
+                # The second read once the app says it added the control.
+                ready, _, _ = select.select([app.stdout], [], [], 30)
+                seen["added"] = app.stdout.readline() if ready else b""
+                return {"tool_calls": [call("computer", action="elements")]}
+            turns = self.element_turns("Add")[:2] + [after_click, {"text": "done"}]
+            r = Run()
+            with FakeLLM(turns) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "add one",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertEqual(seen.get("added"), b"added 1\n")
+            self.assertNotIn('"Added 1"', results[0][1])
+            self.assertRegex(results[-1][1], r'\d+ push button "Added 1" \S+ \d+ \d+ \d+ \d+')
+        finally:
+            os.killpg(app.pid, signal.SIGTERM)
+            app.wait(10)
+            app.stdout.close()
 
     def test_moved_element_is_not_clicked(self):
         if shutil.which("xdotool") is None:
