@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "config.h"
@@ -161,32 +160,6 @@ static void glib_quiet(const gchar *domain, GLogLevelFlags level, const gchar *m
 	snprintf(glib_last, sizeof(glib_last), "%s", msg ? msg : "");
 }
 
-static bool socket_exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
-/*
- * Where libatspi would find the bus, checked first: with none, libdbus
- * would autolaunch a session bus of its own through X11, which deskhand
- * must not do behind the user's back.
- */
-static bool bus_known(os_display *d)
-{
-	if (getenv("AT_SPI_BUS_ADDRESS") || getenv("DBUS_SESSION_BUS_ADDRESS"))
-		return true;
-	char *prop = os_root_string(d, "AT_SPI_BUS");
-	free(prop);
-	if (prop != NULL)
-		return true;
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	char path[512];
-	if (rt != NULL && snprintf(path, sizeof(path), "%s/bus", rt) < (int)sizeof(path))
-		return socket_exists(path);
-	return false;
-}
-
 static bool conn_up(os_display *d)
 {
 	if (conn_state == 1)
@@ -195,7 +168,11 @@ static bool conn_up(os_display *d)
 		return false;
 	conn_state = -1;
 	g_log_set_default_handler(glib_quiet, NULL);
-	if (!bus_known(d)) {
+	/* Checked first: with no bus, libdbus would autolaunch a session bus
+	 * of its own through X11, which deskhand must not do behind the user's
+	 * back (it starts one itself and says so: os_bus_start). */
+	char where[64];
+	if (!os_bus_find(d, where, sizeof(where))) {
 		snprintf(conn_why, sizeof(conn_why),
 		         "no accessibility bus (no session D-Bus, no AT_SPI_BUS on the root window)");
 		return false;
