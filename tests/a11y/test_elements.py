@@ -395,6 +395,56 @@ class Agent(unittest.TestCase):
         finally:
             z.stop()
 
+    def renamed_case(self, new_label):
+        """elements, then the app renames its button, then a click on the
+        button by its old ID: refused, and the app saw no click."""
+        if subprocess.run(["/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            self.skipTest("PyGObject with GTK 3 is not installed (gir1.2-gtk-3.0)")
+        folder = h.tmpdir()
+        app = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "renamer.py"), folder],
+                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+        try:
+            self.assertEqual(app.stdout.readline(), b"ready\n")
+            wait_elements(lambda r: named(r, "push button", "Approve"))
+
+            def rename():
+                with open(os.path.join(folder, "rename.tmp"), "w") as f:
+                    f.write(new_label)
+                os.rename(os.path.join(folder, "rename.tmp"), os.path.join(folder, "rename"))
+                self.assertEqual(app.stdout.readline(), b"renamed\n")
+                self.assertTrue(wait_elements(lambda r: named(r, "push button", new_label)))
+            r = Run()
+            with FakeLLM(self.element_turns("Approve", before_click=rename)) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("changed its name", results[-1][1])
+            self.assertIn("nothing was done", results[-1][1])
+            # The app's own account, closed by its "bye": no click between.
+            open(os.path.join(folder, "quit"), "w").close()
+            self.assertEqual(app.stdout.read(), b"bye\n")
+            self.assertEqual(app.wait(30), 0)
+        finally:
+            if app.poll() is None:
+                os.killpg(app.pid, signal.SIGTERM)
+            app.wait(10)
+            app.stdout.close()
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def test_renamed_element_is_not_clicked(self):
+        # Same size: the label's width does not change ("Approve" -> "Deletes").
+        self.renamed_case("Deletes")
+
+    def test_renamed_and_resized_element_is_not_clicked(self):
+        # A longer name makes the button wider: still the same control,
+        # renamed, not "vanished".
+        self.renamed_case("Delete all the records of this customer")
+
     def test_listing_in_the_models_coordinates(self):
         # The model sees the screen at half size: the list answers in its
         # image's pixels, and the click still lands on the control.
