@@ -124,6 +124,14 @@ bool os_bus_address_reachable(const char *list)
 	return false;
 }
 
+bool os_bus_root_stale(os_display *d)
+{
+	char *prop = os_root_string(d, "AT_SPI_BUS");
+	bool stale = prop != NULL && !os_bus_address_reachable(prop);
+	free(prop);
+	return stale;
+}
+
 bool os_bus_find(os_display *d, char *where, size_t size)
 {
 	const char *env = getenv("AT_SPI_BUS_ADDRESS");

@@ -369,6 +369,11 @@ bool os_bus_find(os_display *d, char *where, size_t size);
 /* The same test for one D-Bus address list ("unix:path=...;tcp:..."). */
 bool os_bus_address_reachable(const char *list);
 /*
+ * Whether the root window names an accessibility bus that does not answer
+ * (left by an at-spi-bus-launcher that did not end cleanly).
+ */
+bool os_bus_root_stale(os_display *d);
+/*
  * Starts a private session bus, as dbus-run-session does: dbus-daemon
  * --session listening on a path socket in a new 0700 directory (in
  * $XDG_RUNTIME_DIR, else /tmp; never an abstract socket, so the sandbox

@@ -19,7 +19,13 @@ agent_bus_state agent_session_bus(os_display *d, char *note, size_t size)
 	char where[PATH_MAX];
 	state = AGENT_BUS_FOUND;
 	first[0] = '\0';
-	if (!os_bus_find(d, where, sizeof(where))) {
+	if (os_bus_find(d, where, sizeof(where))) {
+		/* A dead address on the root window: replaced now, before the
+		 * programs deskhand starts read it (see vision/a11y.c). */
+		char apps[256], why[256];
+		if (d != NULL && os_bus_root_stale(d))
+			vision_a11y_probe(d, apps, sizeof(apps), why, sizeof(why));
+	} else {
 		char addr[512];
 		if (!os_bus_start(addr, sizeof(addr))) {
 			state = AGENT_BUS_NONE;

@@ -4,7 +4,9 @@
  * where toolkits look for it or, when there is none, start a private
  * session bus for as long as deskhand runs (dbus-run-session's semantics:
  * os_bus_start), so that applications started from then on register
- * their accessibility tree. main() ends it (os_bus_stop).
+ * their accessibility tree. main() ends it (os_bus_stop). A dead
+ * accessibility bus address on the root window is replaced at once (see
+ * vision/a11y.c: Qt 5 would take it and never register).
  */
 #ifndef DESKHAND_AGENT_SESSION_BUS_H
 #define DESKHAND_AGENT_SESSION_BUS_H

@@ -17,6 +17,7 @@ import unittest
 import harness as h
 from agentlib import FakeLLM, Run, call, tool_results
 
+HERE = os.path.dirname(os.path.abspath(__file__))
 STARTED = "started a private one until deskhand exits"
 PROBE = """import os, socket
 def probe(path):
@@ -220,6 +221,114 @@ class NoBus(unittest.TestCase):
         p = elements(dict(ENV, DBUS_SESSION_BUS_ADDRESS="unix:path=%s,guid=0" % gone))
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertIn(STARTED.encode(), p.stderr)
+
+
+class PrivateBus:
+    """A session bus started by the test, on this display, ended by pid."""
+
+    def __init__(self):
+        self.p = subprocess.Popen(["dbus-daemon", "--session", "--nofork", "--print-address=1"],
+                                  stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=ENV,
+                                  start_new_session=True)
+        self.env = dict(ENV, DBUS_SESSION_BUS_ADDRESS=self.p.stdout.readline().decode().strip())
+
+    def stop(self):
+        os.killpg(self.p.pid, signal.SIGTERM)
+        self.p.wait(10)
+        self.p.stdout.close()
+
+
+def qt_form(env):
+    return subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "qtform.py")], env=env,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+
+
+def listed(env, name):
+    p = elements(env)
+    return p.returncode == 0 and re.search(rb'^\d+ push button "%s" ' % name.encode(),
+                                           p.stdout, re.M)
+
+
+# What deskhand sets for the programs it starts (agent/cli/main.c).
+SWITCHES = {"QT_ACCESSIBILITY": "1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
+            "GNOME_ACCESSIBILITY": "1"}
+
+
+class QtAfterGtk(unittest.TestCase):
+    """Qt 5 decides once, as it starts, how to reach the accessibility bus
+    (see the README's elements section): these are the orders of events
+    that decide whether it registers."""
+
+    def setUp(self):
+        if subprocess.run(["/usr/bin/python3", "-c", "import PyQt5.QtWidgets"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            self.skipTest("PyQt5 is not installed (python3-pyqt5)")
+        self.bus = PrivateBus()
+        self.procs = []
+
+    def tearDown(self):
+        for p in self.procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGTERM)
+            p.wait(10)
+        self.bus.stop()
+        self.assertTrue(h.wait_for(lambda: root_bus() is None, timeout=30), root_bus())
+
+    def start(self, p):
+        self.procs.append(p)
+        return p
+
+    def test_qt_registers_after_a_gtk_app_exited(self):
+        env = dict(self.bus.env, **SWITCHES)
+        z = self.start(subprocess.Popen(["zenity", "--question", "--ok-label", "Approve"],
+                                        env=env, stderr=subprocess.DEVNULL,
+                                        start_new_session=True))
+        self.assertTrue(h.wait_for(lambda: listed(env, "Approve"), timeout=30, step=0.2))
+        os.killpg(z.pid, signal.SIGTERM)
+        z.wait(10)
+        # With deskhand's switches and without them: the root window names
+        # the accessibility bus, and Qt takes it from there.
+        for qenv in (env, self.bus.env):
+            q = self.start(qt_form(qenv))
+            self.assertTrue(h.wait_for(lambda: listed(env, "Save"), timeout=30, step=0.2),
+                            elements(env).stderr)
+            os.killpg(q.pid, signal.SIGTERM)
+            q.wait(10)
+            self.assertTrue(h.wait_for(lambda: not listed(env, "Save"), timeout=30, step=0.2))
+
+    def test_qt_started_before_the_accessibility_bus_needs_the_switch(self):
+        # No launcher yet, no address on the root window: Qt waits for
+        # org.a11y.Bus and, when deskhand's read brings it up, registers
+        # because QT_LINUX_ACCESSIBILITY_ALWAYS_ON says so (org.a11y.Status
+        # IsEnabled is false without a screen reader).
+        env = dict(self.bus.env, **SWITCHES)
+        self.start(qt_form(env))
+
+        def mapped():
+            out = h.run([h.binary(), "windows"], env=env).stdout.decode()
+            return "qtform" in out
+        self.assertTrue(h.wait_for(mapped, timeout=30, step=0.1))
+        self.assertIsNone(root_bus())
+        self.assertTrue(h.wait_for(lambda: listed(env, "Save"), timeout=30, step=0.2))
+
+    def test_a_dead_root_address_is_replaced(self):
+        # An at-spi-bus-launcher that was killed leaves its address on the
+        # root window: libatspi and Qt take it over the session bus's.
+        dead = "unix:path=%s,guid=0" % os.path.join(DIR, "dead-a11y-bus")
+        p = h.run(["xprop", "-root", "-f", "AT_SPI_BUS", "8s", "-set", "AT_SPI_BUS", dead],
+                  env=ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        env = dict(self.bus.env, **SWITCHES)
+        p = elements(env)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertNotIn(b"unreachable", p.stderr)
+        # The launcher, brought up through the session bus, published its own.
+        fresh = root_bus()
+        self.assertNotEqual(fresh, dead)
+        self.assertTrue(os.path.exists(a11y_socket(fresh)), fresh)
+        self.start(qt_form(env))
+        self.assertTrue(h.wait_for(lambda: listed(env, "Save"), timeout=30, step=0.2))
 
 
 class WithBus(unittest.TestCase):
