@@ -445,6 +445,55 @@ class Agent(unittest.TestCase):
         # renamed, not "vanished".
         self.renamed_case("Delete all the records of this customer")
 
+    def test_vendor_toolsets_get_elements_and_click_element(self):
+        # Anthropic's computer toolset (the strict fake) and OpenAI's
+        # Responses computer tool cannot take new actions: elements and
+        # click_element ride beside them as functions, through the same gate.
+        def listing_of(body, fmt):
+            if fmt == "responses":
+                outs = [it for it in body["input"] if it.get("type") == "function_call_output"]
+                return outs[-1]["output"] if outs else ""
+            return tool_results(body, "anthropic")[-1][1]
+
+        def click(fmt):
+            def turn(body, fmt_=None):
+                m = re.search(r'^(\d+) push button "Approve"', listing_of(body, fmt), re.M)
+                args = {"element": int(m[1]) if m else 999}
+                if fmt == "responses":
+                    return {"tool_calls": [dict(call("click_element", **args), id="call_c")]}
+                return {"blocks": [{"name": "click_element", "input": args}]}
+            return turn
+        runs = {
+            "anthropic": ([{"blocks": [{"name": "elements", "input": {}}]}, click("anthropic"),
+                           {"blocks": [{"text": "done"}]}],
+                          ("--model", "claude-sonnet-5-5"), {"type": "computer_toolset_20260801"}),
+            "responses": ([{"tool_calls": [dict(call("elements"), id="call_e")]},
+                           click("responses"),
+                           {"text": "done"}], ("--api", "responses"), {"type": "computer"}),
+        }
+        for fmt, (turns, flags, native) in runs.items():
+            with self.subTest(fmt=fmt):
+                z = question()
+                try:
+                    wait_elements(lambda r: named(r, "push button", "Approve"))
+                    r = Run()
+                    with FakeLLM(turns) as srv:
+                        p = r.run(srv, fmt, *flags, "-y", "--os", "-m", "approve",
+                                  env=r.env(None, **{k: ENV[k] for k in
+                                                     ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                                  input=b"y\n")
+                        tools = srv.requests[0]["body"]["tools"]
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertIn(native, tools)
+                    names = [t.get("name") for t in tools]
+                    self.assertIn("elements", names)
+                    self.assertIn("click_element", names)
+                    out = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+                    self.assertRegex(out, r'left_click push button "Approve" \(element \d+\) at')
+                    self.assertEqual(z.p.wait(30), 0)  # zenity: Approve answers 0
+                finally:
+                    z.stop()
+
     def test_listing_in_the_models_coordinates(self):
         # The model sees the screen at half size: the list answers in its
         # image's pixels, and the click still lands on the control.
