@@ -5,8 +5,10 @@
  * connection and its error handlers, screen and monitor geometry, pixel
  * capture (MIT-SHM or XGetImage), PNG encoding, synthetic mouse and keyboard
  * input through XTest (including Unicode typing through temporarily bound
- * spare keycodes) and the window list. No other module includes Xlib; the
- * types below are plain C so that callers never need to.
+ * spare keycodes) and the window list; and the display's session bus,
+ * found where toolkits look for it or started privately (os/bus.c). No
+ * other module includes Xlib; the types below are plain C so that callers
+ * never need to.
  *
  * Error convention: functions that can fail return false or NULL and leave a
  * human-readable reason in os_error() (per thread, valid until the next os_
