@@ -101,10 +101,11 @@ static bool parse_click_element(agent_gate *g, const struct conv_block *call, pr
 		snprintf(err, errlen, "click_element needs \"element\": an ID from the elements list");
 		return false;
 	}
-	const char *how = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(call->args,
-	                                                                        "action"));
-	for (const char *const *k = agent_element_click_actions; *k != NULL; k++)
-		if (how == NULL || strcmp(how, *k) == 0)
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(call->args, "action");
+	const char *how = a == NULL || cJSON_IsNull(a) ? agent_element_click_actions[0]
+	                  : cJSON_GetStringValue(a);
+	for (const char *const *k = agent_element_click_actions; how != NULL && *k != NULL; k++)
+		if (strcmp(how, *k) == 0)
 			return parse_action(g, call, *k, p, err, errlen);
 	snprintf(err, errlen, "click_element: \"action\" must be left_click (the default), "
 	         "right_click, middle_click, double_click, triple_click or mouse_move");

@@ -494,6 +494,29 @@ class Agent(unittest.TestCase):
                 finally:
                     z.stop()
 
+    def test_click_element_needs_an_element_and_a_pointer_action(self):
+        # Never a click wherever the pointer is, never another kind of action.
+        z = question()
+        try:
+            wait_elements(lambda r: named(r, "push button", "Approve"))
+            turns = [{"tool_calls": [call("elements")]},
+                     {"tool_calls": [call("click_element")]},
+                     {"tool_calls": [call("click_element", element=1, action="type")]},
+                     {"text": "done"}]
+            r = Run()
+            with FakeLLM(turns) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('needs "element"', results[1][1])
+            self.assertIn('"action" must be left_click', results[2][1])
+            self.assertIsNone(z.p.poll())  # still asking: nothing was clicked
+        finally:
+            z.stop()
+
     def test_listing_in_the_models_coordinates(self):
         # The model sees the screen at half size: the list answers in its
         # image's pixels, and the click still lands on the control.
