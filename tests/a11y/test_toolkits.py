@@ -251,6 +251,10 @@ class Gtk4Demo(unittest.TestCase):
         moved = [e for e in te.named(rows, "label", "Application Class") if e["box"][:2] == want]
         self.assertTrue(moved, (want, rows))
         self.assertEqual(ocr(moved[0]["box"]), "Application Class")
+        # --all-windows has no window to place them by: left out, and said so.
+        j = json.loads(elements("--all-windows", "--json").stdout)
+        self.assertFalse([e for e in j["elements"] if e["pid"] == app.pid], j)
+        self.assertIn("GTK 4 applications are listed only as the active window", j["note"])
 
 
 class Gtk4(unittest.TestCase):
