@@ -102,6 +102,32 @@ bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *
 	return ok;
 }
 
+/* Whether the element of `a`, read now, has the focus. */
+static bool focused_now(os_display *d, const agent_computer_action *a)
+{
+	vision_elements *now = vision_elements_read(d, NULL);
+	bool yes = false;
+	for (size_t i = 0; now != NULL && i < now->count && !yes; i++) {
+		const vision_element *el = &now->items[i];
+		yes = strcmp(el->role, a->element_role) == 0 && strcmp(el->name, a->element_name) == 0 &&
+		      same_box(el->box, a->element_box) &&
+		      (strncmp(el->states, "focused", 7) == 0 || strstr(el->states, ",focused"));
+	}
+	vision_elements_destroy(now);
+	return yes;
+}
+
+bool agent_elements_await_focus(os_display *d, const agent_computer_action *a, long ms)
+{
+	long long deadline = agent_now_ms() + ms;
+	for (;;) {
+		if (focused_now(d, a))
+			return true;
+		if (agent_now_ms() >= deadline || !agent_sleep_ms(20, NULL))
+			return false;
+	}
+}
+
 /* One line: ID ROLE "NAME" STATES X Y W H, the box in the model's grid. */
 static bool put_line(agent_buf *b, const vision_view *v, const vision_element *el)
 {
