@@ -5,8 +5,10 @@
  * connection and its error handlers, screen and monitor geometry, pixel
  * capture (MIT-SHM or XGetImage), PNG encoding, synthetic mouse and keyboard
  * input through XTest (including Unicode typing through temporarily bound
- * spare keycodes) and the window list. No other module includes Xlib; the
- * types below are plain C so that callers never need to.
+ * spare keycodes) and the window list; and the display's session bus,
+ * found where toolkits look for it or started privately (os/bus.c). No
+ * other module includes Xlib; the types below are plain C so that callers
+ * never need to.
  *
  * Error convention: functions that can fail return false or NULL and leave a
  * human-readable reason in os_error() (per thread, valid until the next os_
@@ -354,5 +356,44 @@ char *os_root_string(os_display *d, const char *name);
 size_t os_client_pids(os_display *d, int *pids, size_t max);
 size_t os_point_owners(os_display *d, int x, int y, int *pids, size_t max);
 size_t os_keys_owners(os_display *d, int *pids, size_t max);
+
+/* ---- the session bus (os/bus.c) ------------------------------------- */
+
+/*
+ * Whether an accessibility bus can be found for display d (NULL: skip the
+ * root window) where libatspi and the toolkits look: AT_SPI_BUS_ADDRESS,
+ * the AT_SPI_BUS property on the root window, DBUS_SESSION_BUS_ADDRESS,
+ * $XDG_RUNTIME_DIR/bus. A unix socket counts only when something accepts
+ * on it (a bus that ended leaves its address behind); other transports
+ * are taken on trust. `where` gets which of them answered.
+ */
+bool os_bus_find(os_display *d, char *where, size_t size);
+/* The same test for one D-Bus address list ("unix:path=...;tcp:..."). */
+bool os_bus_address_reachable(const char *list);
+/*
+ * Whether the root window names an accessibility bus that does not answer
+ * (left by an at-spi-bus-launcher that did not end cleanly).
+ */
+bool os_bus_root_stale(os_display *d);
+/*
+ * Starts a private session bus, as dbus-run-session does: dbus-daemon
+ * --session listening on a path socket in a new 0700 directory (in
+ * $XDG_RUNTIME_DIR, else /tmp; never an abstract socket, so the sandbox
+ * can close it), in a session of its own, silent, given this process's
+ * environment without secrets, and ended with this process (PDEATHSIG)
+ * if os_bus_stop never runs. Sets DBUS_SESSION_BUS_ADDRESS in this
+ * process's environment to its address (also copied to `addr`). One
+ * per process. Fails when dbus-daemon is missing or does not start.
+ */
+bool os_bus_start(char *addr, size_t size);
+/* The started daemon's pid; 0 when none runs. */
+int os_bus_started_pid(void);
+/*
+ * Ends the daemon os_bus_start started (SIGTERM, then SIGKILL, by pid),
+ * reaps it, removes its directory and the address it set. What it
+ * activated (at-spi-bus-launcher, the accessibility bus, the registry)
+ * leaves on its own when the bus goes. No-op when none was started.
+ */
+void os_bus_stop(void);
 
 #endif

@@ -43,6 +43,7 @@ typedef struct wnode {
 	bool props;      /* role, name, states and count known */
 	bool box_known;
 	bool has_box;
+	bool box_failed; /* the box call had no answer: no Component (or no time) */
 	unsigned ifaces;
 	os_rect box;
 	DBusPendingCall *box_call;
@@ -360,7 +361,7 @@ out:
 		dbus_message_unref(r);
 }
 
-a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline)
+a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache)
 {
 	a11y_wire *w = calloc(1, sizeof(*w));
 	if (w == NULL)
@@ -375,7 +376,8 @@ a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline)
 		a11y_wire_destroy(w);
 		return NULL;
 	}
-	read_cache(w);
+	if (cache)
+		read_cache(w);
 	return w;
 }
 
@@ -621,9 +623,18 @@ bool a11y_wire_box(a11y_wire *w, int n, os_rect *out)
 		}
 		if (r != NULL)
 			dbus_message_unref(r);
+		nd->box_failed = r == NULL;
 	}
 	*out = nd->box;
 	return nd->has_box;
+}
+
+bool a11y_wire_has_component(const a11y_wire *w, int n)
+{
+	const wnode *nd = &w->nodes[n];
+	if (nd->ifaces & IFACES_KNOWN)
+		return nd->ifaces & HAS_COMP;
+	return !nd->box_failed;
 }
 
 void a11y_wire_hits(a11y_wire *w, int n, const int *xs, const int *ys, int k, int *idx)

@@ -42,9 +42,10 @@ typedef struct a11y_wire a11y_wire;
 /*
  * A read of the application whose root is `app` (a child of libatspi's
  * desktop), every call ending by `deadline` (CLOCK_MONOTONIC). Asks the
- * toolkit's cache once. NULL only when out of memory.
+ * toolkit's cache once when `cache` (false for a toolkit whose cache is
+ * known not to be its tree). NULL only when out of memory.
  */
-a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline);
+a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache);
 void a11y_wire_destroy(a11y_wire *w); /* NULL: no-op */
 
 /* The application's root node (always 0). */
@@ -76,6 +77,9 @@ void a11y_wire_children(a11y_wire *w, int n, int from, int to, int list_max);
 void a11y_wire_want_box(a11y_wire *w, int n);
 /* n's box: waits for the call sent, or asks now. false: it has none. */
 bool a11y_wire_box(a11y_wire *w, int n, os_rect *out);
+/* Whether n has a box at all (the Component interface), as far as known:
+ * from the cache, or from how its box call was answered. */
+bool a11y_wire_has_component(const a11y_wire *w, int n);
 
 /*
  * Hit tests at the k root points (xs[j], ys[j]) of container n: idx[j] is

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include "config.h"
@@ -149,6 +148,7 @@ static void note(vision_elements *e, const char *fmt, ...)
 
 #if DESKHAND_HAVE_ATSPI
 #include <atspi/atspi.h>
+#include <dbus/dbus.h>
 
 #include "vision/a11y-wire.h"
 
@@ -168,30 +168,47 @@ static void glib_quiet(const gchar *domain, GLogLevelFlags level, const gchar *m
 	snprintf(glib_last, sizeof(glib_last), "%s", msg ? msg : "");
 }
 
-static bool socket_exists(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
 /*
- * Where libatspi would find the bus, checked first: with none, libdbus
- * would autolaunch a session bus of its own through X11, which deskhand
- * must not do behind the user's back.
+ * An AT_SPI_BUS address on the root window that nobody answers (left by an
+ * at-spi-bus-launcher that did not end cleanly) wins over the session bus
+ * in libatspi, and in Qt 5, which connects to it, fails, and never tries
+ * again. Asking the session bus for the accessibility bus activates the
+ * launcher if it is not running (it publishes a fresh address as it
+ * starts, for the applications started from then on); deskhand uses the
+ * answer itself through AT_SPI_BUS_ADDRESS (which the sandbox drops).
  */
-static bool bus_known(os_display *d)
+static void skip_stale_root_address(os_display *d)
 {
-	if (getenv("AT_SPI_BUS_ADDRESS") || getenv("DBUS_SESSION_BUS_ADDRESS"))
-		return true;
-	char *prop = os_root_string(d, "AT_SPI_BUS");
-	free(prop);
-	if (prop != NULL)
-		return true;
-	const char *rt = getenv("XDG_RUNTIME_DIR");
-	char path[512];
-	if (rt != NULL && snprintf(path, sizeof(path), "%s/bus", rt) < (int)sizeof(path))
-		return socket_exists(path);
-	return false;
+	char where[64];
+	if (getenv("AT_SPI_BUS_ADDRESS") != NULL || !os_bus_find(NULL, where, sizeof(where)))
+		return; /* set by hand, or no session bus to ask */
+	if (!os_bus_root_stale(d))
+		return;
+	DBusError err;
+	dbus_error_init(&err);
+	DBusConnection *c = dbus_bus_get_private(DBUS_BUS_SESSION, &err);
+	DBusMessage *m = NULL, *r = NULL;
+	if (c == NULL)
+		goto out;
+	dbus_connection_set_exit_on_disconnect(c, FALSE);
+	m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus",
+	                                 "GetAddress");
+	if (m != NULL)
+		r = dbus_connection_send_with_reply_and_block(c, m, VISION_A11Y_TIMEOUT_MS * 3, &err);
+	const char *addr = NULL;
+	if (r != NULL && dbus_message_get_args(r, &err, DBUS_TYPE_STRING, &addr, DBUS_TYPE_INVALID) &&
+	    os_bus_address_reachable(addr))
+		setenv("AT_SPI_BUS_ADDRESS", addr, 1);
+out:
+	if (r != NULL)
+		dbus_message_unref(r);
+	if (m != NULL)
+		dbus_message_unref(m);
+	if (c != NULL) {
+		dbus_connection_close(c);
+		dbus_connection_unref(c);
+	}
+	dbus_error_free(&err);
 }
 
 static bool conn_up(os_display *d)
@@ -202,13 +219,18 @@ static bool conn_up(os_display *d)
 		return false;
 	conn_state = -1;
 	g_log_set_default_handler(glib_quiet, NULL);
-	if (!bus_known(d)) {
+	/* Checked first: with no bus, libdbus would autolaunch a session bus
+	 * of its own through X11, which deskhand must not do behind the user's
+	 * back (it starts one itself and says so: os_bus_start). */
+	char where[64];
+	if (!os_bus_find(d, where, sizeof(where))) {
 		snprintf(conn_why, sizeof(conn_why),
 		         "no accessibility bus (no session D-Bus, no AT_SPI_BUS on the root window)");
 		return false;
 	}
 	/* Not autolaunching: DBUS_SESSION_BUS_ADDRESS or the socket is there. */
 	setenv("DBUS_AUTOLAUNCH", "0", 0);
+	skip_stale_root_address(d);
 	int r = atspi_init();
 	if (r != 0 && r != 1) {
 		snprintf(conn_why, sizeof(conn_why), "the accessibility bus is unreachable%s%s",
@@ -229,6 +251,10 @@ typedef struct walk {
 	int max_nodes;
 	int pid;
 	a11y_wire *net; /* the application being read: its nodes are ints */
+	/* GTK 4 (its own AT-SPI code, no atk-bridge): VISIBLE stands for
+	 * SHOWING, and boxes are relative to the window, moved by (dx, dy). */
+	bool gtk4;
+	int dx, dy;
 } walk;
 
 static long ms_left(const walk *w)
@@ -276,6 +302,39 @@ static bool rect_meet(os_rect a, os_rect b, os_rect *out)
 static bool has(const walk *w, int n, AtspiStateType s)
 {
 	return a11y_wire_has(w->net, n, s);
+}
+
+/* GTK 4.8 marks only windows SHOWING, every other widget VISIBLE. */
+static bool shown(const walk *w, int n)
+{
+	return has(w, n, ATSPI_STATE_SHOWING) || (w->gtk4 && has(w, n, ATSPI_STATE_VISIBLE));
+}
+
+/* GTK 4.8 names an unnamed widget by its class ("GtkToggleButton"): no name. */
+static bool gtk_class_name(const char *name)
+{
+	if (strncmp(name, "Gtk", 3) != 0 || name[3] < 'A' || name[3] > 'Z')
+		return false;
+	for (const char *c = name + 3; *c; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z')))
+			return false;
+	return true;
+}
+
+static const char *name_of(const walk *w, int n)
+{
+	const char *name = a11y_wire_name(w->net, n);
+	return w->gtk4 && gtk_class_name(name) ? "" : name;
+}
+
+/* n's box on the screen (GTK 4's moved from its window's corner). */
+static bool box_of(const walk *w, int n, os_rect *out)
+{
+	if (!a11y_wire_box(w->net, n, out))
+		return false;
+	out->x += w->dx;
+	out->y += w->dy;
+	return true;
 }
 
 /* The allowlist: what a person acts on, and text that says something. */
@@ -402,8 +461,8 @@ static int first_visible(walk *w, int n, os_rect vis)
 {
 	int xs[A11Y_PROBES], ys[A11Y_PROBES], idx[A11Y_PROBES];
 	for (int k = 0; k < A11Y_PROBES; k++) {
-		xs[k] = vis.x + 2;
-		ys[k] = vis.y + 2 + (int)((long)(vis.height - 4) * k / A11Y_PROBES);
+		xs[k] = vis.x + 2 - w->dx;
+		ys[k] = vis.y + 2 + (int)((long)(vis.height - 4) * k / A11Y_PROBES) - w->dy;
 	}
 	a11y_wire_hits(w->net, n, xs, ys, A11Y_PROBES, idx);
 	int best = -1;
@@ -428,8 +487,10 @@ static bool candidate(const walk *w, int n, AtspiRole role, const char *name)
  */
 static bool wants_box(const walk *w, int n, int depth, bool boxed)
 {
-	return boxed || depth == 0 || a11y_wire_child_count(w->net, n) > VISION_A11Y_BIG ||
-	       candidate(w, n, a11y_wire_role(w->net, n), a11y_wire_name(w->net, n));
+	/* GTK 4 marks a stack's hidden pages VISIBLE too: there every node's
+	 * box is asked, and an empty one prunes. */
+	return w->gtk4 || boxed || depth == 0 || a11y_wire_child_count(w->net, n) > VISION_A11Y_BIG ||
+	       candidate(w, n, a11y_wire_role(w->net, n), name_of(w, n));
 }
 
 /*
@@ -448,7 +509,7 @@ static void ask_ahead(walk *w, int n, int from, int to, int depth, bool boxed)
 	}
 	a11y_wire_props(w->net, kids, k);
 	for (int j = 0; j < k; j++) {
-		if (!has(w, kids[j], ATSPI_STATE_SHOWING))
+		if (!shown(w, kids[j]))
 			continue;
 		if (wants_box(w, kids[j], depth, boxed))
 			a11y_wire_want_box(w->net, kids[j]);
@@ -531,12 +592,18 @@ static char *text_for(walk *w, int n, AtspiRole role, const char *name)
 static enum step visit(walk *w, int n, int depth, os_rect clip, bool boxed)
 {
 	AtspiRole role = a11y_wire_role(w->net, n);
-	const char *name = a11y_wire_name(w->net, n);
+	const char *name = name_of(w, n);
 	os_rect box = clip, seen = clip;
 	bool may_keep = candidate(w, n, role, name);
 	if (wants_box(w, n, depth, boxed)) {
-		if (!a11y_wire_box(w->net, n, &box))
+		/* A GTK 4 stack page has no box of its own (its child has) and
+		 * passes the clip on. */
+		if (box_of(w, n, &box))
+			;
+		else if (!w->gtk4 || a11y_wire_has_component(w->net, n))
 			return STEP_HIDDEN;
+		else
+			may_keep = false; /* no box to show */
 		if (box.y >= clip.y + clip.height)
 			return STEP_BELOW;
 		if (!rect_meet(box, clip, &seen))
@@ -569,7 +636,7 @@ static enum step walk_node(walk *w, int n, int depth, os_rect clip, bool boxed)
 	}
 	w->e->nodes++;
 	a11y_wire_props(w->net, &n, 1); /* asked already, by the cache or a wave */
-	if (!has(w, n, ATSPI_STATE_SHOWING))
+	if (!shown(w, n))
 		return STEP_HIDDEN; /* one question, and its subtree costs nothing */
 	return visit(w, n, depth, clip, boxed);
 }
@@ -593,7 +660,7 @@ static int frame_for(walk *w, os_rect win)
 	for (int i = 0; i < n; i++) {
 		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
 		os_rect box, meet;
-		long area = f >= 0 && a11y_wire_box(w->net, f, &box) && rect_meet(box, win, &meet)
+		long area = f >= 0 && box_of(w, f, &box) && rect_meet(box, win, &meet)
 		                    ? (long)meet.width * meet.height : 0;
 		if (area > best_area) {
 			best = f;
@@ -623,10 +690,65 @@ static bool active_window(os_display *d, os_rect *win, int *pid, vision_elements
 }
 
 
+/*
+ * GTK 4 speaks AT-SPI itself (no atk-bridge) and gives every box relative
+ * to its window, whatever coordinate type is asked (it cannot know the
+ * screen under Wayland); GTK 3 and Qt answer in screen coordinates.
+ */
+static bool toolkit_gtk4(AtspiAccessible *app)
+{
+	GError *err = NULL;
+	gchar *name = atspi_accessible_get_toolkit_name(app, &err);
+	gerr(&err);
+	gchar *version = atspi_accessible_get_toolkit_version(app, &err);
+	gerr(&err);
+	bool yes = name != NULL && version != NULL && strcmp(name, "GTK") == 0 &&
+	           strncmp(version, "4.", 2) == 0;
+	g_free(name);
+	g_free(version);
+	return yes;
+}
+
+/*
+ * The GTK 4 app's window that is ACTIVE (all of them say they are at 0,0,
+ * so overlap tells nothing), and where its boxes sit on the screen: at the
+ * X window's origin, past the border GTK keeps around the window for its
+ * shadow and resize handles (the difference in size, split evenly).
+ */
+static int gtk4_frame(walk *w, os_rect win)
+{
+	int root = a11y_wire_root(w->net), kids[VISION_A11Y_MAX_CHILDREN], k = 0;
+	a11y_wire_props(w->net, &root, 1);
+	int n = a11y_wire_child_count(w->net, root);
+	n = n < VISION_A11Y_MAX_CHILDREN ? n : VISION_A11Y_MAX_CHILDREN;
+	a11y_wire_children(w->net, root, 0, n, VISION_A11Y_MAX_CHILDREN);
+	for (int i = 0; i < n; i++) {
+		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
+		if (f >= 0)
+			kids[k++] = f;
+	}
+	a11y_wire_props(w->net, kids, k);
+	int found = -1;
+	for (int j = 0; j < k && found < 0; j++)
+		if (has(w, kids[j], ATSPI_STATE_ACTIVE))
+			found = kids[j];
+	if (found < 0)
+		found = frame_for(w, win);
+	os_rect fb;
+	if (found >= 0 && box_of(w, found, &fb) && fb.x == 0 && fb.y == 0) {
+		w->dx = win.x + (win.width - fb.width) / 2;
+		w->dy = win.y + (win.height - fb.height) / 2;
+	}
+	return found;
+}
+
 /* Walks the app's frame over `win` (or every frame of it when all). */
 static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 {
-	w->net = a11y_wire_new(app, &w->deadline);
+	w->gtk4 = toolkit_gtk4(app);
+	w->dx = w->dy = 0;
+	/* GTK 4.8's own cache is not the tree (its root lists no windows). */
+	w->net = a11y_wire_new(app, &w->deadline, !w->gtk4);
 	if (w->net == NULL) {
 		vision_fail("out of memory");
 		return STEP_FAIL;
@@ -634,9 +756,14 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 	enum step s = STEP_OK;
 	os_rect clip;
 	if (!all) {
-		int f = frame_for(w, win);
+		int f = w->gtk4 ? gtk4_frame(w, win) : frame_for(w, win);
 		if (f >= 0 && rect_meet(win, w->screen, &clip))
 			s = walk_node(w, f, 0, clip, true);
+		goto out;
+	}
+	if (w->gtk4) {
+		/* No window to place its boxes by: only the active window is read. */
+		note(w->e, "GTK 4 applications are listed only as the active window");
 		goto out;
 	}
 	int root = a11y_wire_root(w->net);
@@ -663,7 +790,9 @@ static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
 		return true;
 	}
 	GError *err = NULL;
-	gint n = atspi_accessible_get_child_count(desk, &err);
+	/* time_ok first: the last walk left libatspi's timeout at what little it
+	 * had left, and this call failing said "no tree" (seen on GTK 4). */
+	gint n = time_ok(w) ? atspi_accessible_get_child_count(desk, &err) : 0;
 	if (gerr(&err))
 		n = 0;
 	bool matched = false, ok = true;
@@ -690,6 +819,7 @@ static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
 		           "(use the screenshot and find_text)");
 	return ok;
 }
+
 vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt)
 {
 	vision_elements *e = calloc(1, sizeof(*e));

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/cli/cli.h"
+#include "agent/session/session.h"
 #include "agent/util/textutil.h"
 #include "executors/sandbox.h"
 #include "os/os.h"
@@ -77,7 +78,10 @@ static void doctor_a11y(void)
 		printf("%-24s no: no display (%s)\n", "accessibility bus", os_error());
 		return;
 	}
-	char apps[2048], why[256];
+	char apps[2048], why[256], bus[1024];
+	agent_bus_state st = agent_session_bus(d, bus, sizeof(bus));
+	if (st != AGENT_BUS_FOUND)
+		printf("%-24s %s\n", "session bus", bus);
 	if (vision_a11y_probe(d, apps, sizeof(apps), why, sizeof(why))) {
 		char *shown = agent_show_dup(apps, 0);
 		printf("%-24s reachable; applications with a tree: %s\n", "accessibility bus",

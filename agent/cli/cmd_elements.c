@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "agent/cli/cli.h"
+#include "agent/session/session.h"
 #include "agent/util/textutil.h"
 #include "os/os.h"
 #include "vision/a11y.h"
@@ -108,6 +109,9 @@ int cmd_elements(int argc, char **argv)
 		cli_error("%s", os_error());
 		return CLI_FAIL;
 	}
+	char bus[1024];
+	if (agent_session_bus(d, bus, sizeof(bus)) != AGENT_BUS_FOUND)
+		cli_error("%s", bus);
 	vision_elements *e = vision_elements_read(d, &opt);
 	os_display_close(d);
 	if (e == NULL) {

@@ -9,6 +9,7 @@
 #include "agent/cli/cli.h"
 #include "agent/session/session.h"
 #include "config.h"
+#include "os/os.h"
 
 struct command {
 	const char *name;
@@ -69,10 +70,13 @@ int main(int argc, char **argv)
 	setenv("QT_ACCESSIBILITY", "1", 0);
 	setenv("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1", 0);
 	setenv("GNOME_ACCESSIBILITY", "1", 0);
-	if (argc >= 2)
-		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-			if (strcmp(argv[1], commands[i].name) == 0)
-				return commands[i].run(argc - 1, argv + 1);
+	const struct command *cmd = NULL;
+	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(argv[1], commands[i].name) == 0)
+			cmd = &commands[i];
 	/* Anything else is the agent: options and the user's message. */
-	return agent_main(argc, argv);
+	int status = cmd ? cmd->run(argc - 1, argv + 1) : agent_main(argc, argv);
+	/* The session bus deskhand started, if it had to (agent_session_bus). */
+	os_bus_stop();
+	return status;
 }

@@ -204,7 +204,8 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 static bool is_computer_call(const struct conv_block *call)
 {
 	return call->toolset != NULL || strcmp(call->name, "computer") == 0 ||
-	       strcmp(call->name, "find_text") == 0;
+	       strcmp(call->name, "find_text") == 0 || strcmp(call->name, "elements") == 0 ||
+	       strcmp(call->name, "click_element") == 0;
 }
 
 /* A call that cannot run (unknown tool, bad arguments): recorded as

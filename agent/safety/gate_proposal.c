@@ -90,6 +90,28 @@ static bool parse_action(agent_gate *g, const struct conv_block *call, const cha
 	return parse_translated(g, args, p, err, errlen);
 }
 
+/* click_element {element, action}: a pointer action of the computer tool
+ * with an element target (see session/prompt.c); element is required, so
+ * it never clicks wherever the pointer happens to be. */
+static bool parse_click_element(agent_gate *g, const struct conv_block *call, proposal *p,
+                                char *err, size_t errlen)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(call->args, "element");
+	if (e == NULL || cJSON_IsNull(e)) {
+		snprintf(err, errlen, "click_element needs \"element\": an ID from the elements list");
+		return false;
+	}
+	const cJSON *a = cJSON_GetObjectItemCaseSensitive(call->args, "action");
+	const char *how = a == NULL || cJSON_IsNull(a) ? agent_element_click_actions[0]
+	                  : cJSON_GetStringValue(a);
+	for (const char *const *k = agent_element_click_actions; how != NULL && *k != NULL; k++)
+		if (strcmp(how, *k) == 0)
+			return parse_action(g, call, *k, p, err, errlen);
+	snprintf(err, errlen, "click_element: \"action\" must be left_click (the default), "
+	         "right_click, middle_click, double_click, triple_click or mouse_move");
+	return false;
+}
+
 /* Where the pointer is in the model's coordinates (Qwen's drag starts
  * there); false when it is not on the screen the model sees. */
 static bool pointer_in_view(agent_gate *g, int xy[2])
@@ -151,12 +173,14 @@ bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal 
 		return parse_action(g, call, call->name, p, err, errlen);
 	if (call->toolset != NULL)
 		return parse_vendor(g, call, p, err, errlen);
-	if (strcmp(call->name, "find_text") == 0)
-		return parse_action(g, call, "find_text", p, err, errlen);
+	if (strcmp(call->name, "find_text") == 0 || strcmp(call->name, "elements") == 0)
+		return parse_action(g, call, call->name, p, err, errlen);
+	if (strcmp(call->name, "click_element") == 0)
+		return parse_click_element(g, call, p, err, errlen);
 	if (strcmp(call->name, "computer") == 0)
 		return parse_action(g, call, NULL, p, err, errlen);
 	snprintf(err, errlen, "unknown tool \"%.60s\" (the tools are execute%s)", call->name,
-	         g->display ? ", computer and find_text" : "");
+	         g->display ? ", computer, find_text, elements and click_element" : "");
 	return false;
 }
 

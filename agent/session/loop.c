@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "agent/session/agent-internal.h"
+#include "agent/session/bus.h"
 #include "agent/session/loop.h"
 #include "agent/session/prompt.h"
 #include "agent/util/textutil.h"
@@ -187,6 +188,9 @@ static bool open_desktop(agent_session *s)
 		agent_term_error(s->term, "%s (--os needs an X display)", os_error());
 		return false;
 	}
+	char bus[1024];
+	if (agent_session_bus(s->gate.display, bus, sizeof(bus)) != AGENT_BUS_FOUND)
+		agent_term_notice(s->term, "%s", bus);
 	/*
 	 * The monitor is chosen once (--monitor, else the pointer's) and kept:
 	 * the model's picture must not jump to another monitor because a click

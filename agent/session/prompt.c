@@ -275,6 +275,39 @@ static cJSON *qwen_schema(void)
 	return s;
 }
 
+/*
+ * The accessibility tree for the vendors' native computer tools too, which
+ * cannot take new actions: `elements` lists the controls, `click_element`
+ * points at one by ID (the same actions as the computer tool's elements
+ * and element: targets, through the same gate). Offered everywhere, like
+ * find_text, for one behaviour with every provider.
+ */
+static bool element_tools(struct provider_tools *out)
+{
+	cJSON *el = typed("object", NULL);
+	cJSON_AddObjectToObject(el, "properties");
+	if (!add_tool(out, "elements",
+	              "List the active window's controls from the accessibility tree, one per "
+	              "line: ID role \"name\" states x y w h, the box in pixels of the latest "
+	              "screenshot. click_element takes the IDs.", el))
+		return false;
+	cJSON *ce = typed("object", NULL);
+	cJSON *props = cJSON_AddObjectToObject(ce, "properties");
+	cJSON_AddItemToObject(props, "element", typed("integer", "an ID from the latest "
+	                                              "elements list (or a --marks label)"));
+	cJSON *how = typed("string", "what to do at the centre of the element's box "
+	                   "(default left_click)");
+	cJSON *kinds = cJSON_AddArrayToObject(how, "enum");
+	for (const char *const *k = agent_element_click_actions; *k != NULL; k++)
+		cJSON_AddItemToArray(kinds, cJSON_CreateString(*k));
+	cJSON_AddItemToObject(props, "action", how);
+	cJSON_AddItemToArray(cJSON_AddArrayToObject(ce, "required"), cJSON_CreateString("element"));
+	return add_tool(out, "click_element",
+	                "Click (or move to) a control by its ID from the elements list, at the "
+	                "centre of its box. The tree is read again first: a control that moved, "
+	                "vanished or changed its name is not clicked.", ce);
+}
+
 static bool qwen_tool(const struct prompt_env *env, struct provider_tools *out)
 {
 	int w = env->coord_width > 0 ? env->coord_width : env->screen_width;
@@ -324,6 +357,8 @@ bool prompt_tools(const struct prompt_env *env, struct provider_tools *out)
 		              "Find text on the screen with local OCR. Answers the centre of each "
 		              "match in pixels of the latest screenshot, best match first.",
 		              ft))
+			goto oom;
+		if (!element_tools(out))
 			goto oom;
 	}
 	return true;

@@ -69,3 +69,8 @@ long agent_action_wheel_clicks(double px)
 	long n = lround(fabs(px) / AGENT_ACTION_SCROLL_PX);
 	return n < 1 ? 1 : n > 100 ? 100 : n;
 }
+
+const char *const agent_element_click_actions[] = {
+	"left_click", "right_click", "middle_click", "double_click", "triple_click", "mouse_move",
+	NULL,
+};

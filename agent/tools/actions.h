@@ -77,6 +77,9 @@ bool agent_action_lookup(const char *name, agent_action *out);
 const char *agent_action_name(agent_action a);
 /* "key, type, mouse_move, ...": every name, for messages to the model. */
 const char *agent_action_list(void);
+/* The actions the click_element tool may name (NULL-terminated; the first
+ * is its default): pointer actions that take an element target. */
+extern const char *const agent_element_click_actions[];
 
 /*
  * The room's one way to say why an action was refused: the message goes

@@ -592,12 +592,17 @@ static bool press_combos(os_display *d, const agent_computer_action *a,
 	return ok;
 }
 
+/* How long type waits for a clicked element to take the focus. */
+#define AC_FOCUS_WAIT_MS 3000
+
 /* type: clicked where asked, the field emptied when asked, then the text. */
 static bool type_text(os_display *d, const agent_computer_action *a)
 {
 	bool ok = true;
 	if (a->has_point)
 		ok = os_mouse_move(d, a->sx, a->sy) && os_mouse_click(d, OS_BUTTON_LEFT, 1);
+	if (ok && a->element > 0)
+		(void)agent_elements_await_focus(d, a, AC_FOCUS_WAIT_MS);
 	if (ok && a->clear_first) {
 		os_combo all, back;
 		ok = os_key_parse("ctrl+a", &all) && os_key_parse("BackSpace", &back) &&

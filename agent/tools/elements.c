@@ -65,6 +65,14 @@ static bool same_box(os_rect a, os_rect b)
 	return a.x == b.x && a.y == b.y && a.width == b.width && a.height == b.height;
 }
 
+/* Whether box b covers the centre of box a: a control that took a new name
+ * often takes a new width with it ("Approve" -> "Delete all"). */
+static bool covers_centre(os_rect b, os_rect a)
+{
+	int x = a.x + a.width / 2, y = a.y + a.height / 2;
+	return x >= b.x && x < b.x + b.width && y >= b.y && y < b.y + b.height;
+}
+
 bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *why,
                            size_t whylen)
 {
@@ -81,7 +89,8 @@ bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *
 			ok = true;
 		else if (same_name)
 			moved = true;
-		else if (same_box(el->box, a->element_box) && strcmp(el->role, a->element_role) == 0)
+		else if (covers_centre(el->box, a->element_box) &&
+		         strcmp(el->role, a->element_role) == 0)
 			renamed = true;
 	}
 	if (!ok) {
@@ -91,6 +100,32 @@ bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *
 	}
 	vision_elements_destroy(now);
 	return ok;
+}
+
+/* Whether the element of `a`, read now, has the focus. */
+static bool focused_now(os_display *d, const agent_computer_action *a)
+{
+	vision_elements *now = vision_elements_read(d, NULL);
+	bool yes = false;
+	for (size_t i = 0; now != NULL && i < now->count && !yes; i++) {
+		const vision_element *el = &now->items[i];
+		yes = strcmp(el->role, a->element_role) == 0 && strcmp(el->name, a->element_name) == 0 &&
+		      same_box(el->box, a->element_box) &&
+		      (strncmp(el->states, "focused", 7) == 0 || strstr(el->states, ",focused"));
+	}
+	vision_elements_destroy(now);
+	return yes;
+}
+
+bool agent_elements_await_focus(os_display *d, const agent_computer_action *a, long ms)
+{
+	long long deadline = agent_now_ms() + ms;
+	for (;;) {
+		if (focused_now(d, a))
+			return true;
+		if (agent_now_ms() >= deadline || !agent_sleep_ms(20, NULL))
+			return false;
+	}
 }
 
 /* One line: ID ROLE "NAME" STATES X Y W H, the box in the model's grid. */

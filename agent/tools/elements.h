@@ -45,4 +45,14 @@ char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error)
 bool agent_elements_verify(os_display *d, const agent_computer_action *a, char *why,
                            size_t whylen);
 
+/*
+ * After the click that puts the caret in an element to type into: waits,
+ * at most `ms`, until the tree says the element has the focus. Chromium
+ * moves the focus in its renderer, out of step with the X events, and
+ * lost keystrokes sent at once after the click (about one run in six).
+ * False when the bound ran out or the tree could not be read; the caller
+ * types anyway (not every toolkit reports the focus).
+ */
+bool agent_elements_await_focus(os_display *d, const agent_computer_action *a, long ms);
+
 #endif

@@ -199,9 +199,12 @@ class Cli(unittest.TestCase):
                 p = elements(env=env)
             finally:
                 t.stop()
+        # deskhand starts a bus of its own and says so (tests/a11y/test_bus.py):
+        # what runs already, like this xterm, was started without one.
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, b"")
-        self.assertIn(b"no accessibility bus", p.stderr)
+        self.assertIn(b"started a private one until deskhand exits", p.stderr)
+        self.assertIn(b"applications already running were started without a bus", p.stderr)
 
     def test_doctor_reports_the_bus_and_the_applications(self):
         z = question()
@@ -220,7 +223,9 @@ class Cli(unittest.TestCase):
         with h.Xvfb(320, 240) as x2:
             env["DISPLAY"] = x2.display
             p = h.run([h.binary(), "doctor"], env=env, timeout=120)
-        self.assertIn("accessibility bus        no: no accessibility bus", p.stdout.decode())
+        self.assertRegex(p.stdout.decode(), r"(?m)^session bus +no session D-Bus bus for :\d+: "
+                                            r"started a private one")
+        self.assertRegex(p.stdout.decode(), r"(?m)^accessibility bus +reachable")
 
     def test_hanging_app_returns_within_the_cap(self):
         z = question()
@@ -423,6 +428,128 @@ class Agent(unittest.TestCase):
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("moved", results[-1][1])
             self.assertIn("nothing was done", results[-1][1])
+            self.assertIsNone(z.p.poll())  # still asking: nothing was clicked
+        finally:
+            z.stop()
+
+    def renamed_case(self, new_label):
+        """elements, then the app renames its button, then a click on the
+        button by its old ID: refused, and the app saw no click."""
+        if subprocess.run(["/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')"],
+                          stderr=subprocess.DEVNULL).returncode != 0:
+            self.skipTest("PyGObject with GTK 3 is not installed (gir1.2-gtk-3.0)")
+        folder = h.tmpdir()
+        app = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "renamer.py"), folder],
+                               env=ENV, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                               start_new_session=True)
+        try:
+            self.assertEqual(app.stdout.readline(), b"ready\n")
+            wait_elements(lambda r: named(r, "push button", "Approve"))
+
+            def rename():
+                with open(os.path.join(folder, "rename.tmp"), "w") as f:
+                    f.write(new_label)
+                os.rename(os.path.join(folder, "rename.tmp"), os.path.join(folder, "rename"))
+                self.assertEqual(app.stdout.readline(), b"renamed\n")
+                self.assertTrue(wait_elements(lambda r: named(r, "push button", new_label)))
+            r = Run()
+            with FakeLLM(self.element_turns("Approve", before_click=rename)) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn("changed its name", results[-1][1])
+            self.assertIn("nothing was done", results[-1][1])
+            # The app's own account, closed by its "bye": no click between.
+            open(os.path.join(folder, "quit"), "w").close()
+            self.assertEqual(app.stdout.read(), b"bye\n")
+            self.assertEqual(app.wait(30), 0)
+        finally:
+            if app.poll() is None:
+                os.killpg(app.pid, signal.SIGTERM)
+            app.wait(10)
+            app.stdout.close()
+            shutil.rmtree(folder, ignore_errors=True)
+
+    def test_renamed_element_is_not_clicked(self):
+        # Same size: the label's width does not change ("Approve" -> "Deletes").
+        self.renamed_case("Deletes")
+
+    def test_renamed_and_resized_element_is_not_clicked(self):
+        # A longer name makes the button wider: still the same control,
+        # renamed, not "vanished".
+        self.renamed_case("Delete all the records of this customer")
+
+    def test_vendor_toolsets_get_elements_and_click_element(self):
+        # Anthropic's computer toolset (the strict fake) and OpenAI's
+        # Responses computer tool cannot take new actions: elements and
+        # click_element ride beside them as functions, through the same gate.
+        def listing_of(body, fmt):
+            if fmt == "responses":
+                outs = [it for it in body["input"] if it.get("type") == "function_call_output"]
+                return outs[-1]["output"] if outs else ""
+            return tool_results(body, "anthropic")[-1][1]
+
+        def click(fmt):
+            def turn(body, fmt_=None):
+                m = re.search(r'^(\d+) push button "Approve"', listing_of(body, fmt), re.M)
+                args = {"element": int(m[1]) if m else 999}
+                if fmt == "responses":
+                    return {"tool_calls": [dict(call("click_element", **args), id="call_c")]}
+                return {"blocks": [{"name": "click_element", "input": args}]}
+            return turn
+        runs = {
+            "anthropic": ([{"blocks": [{"name": "elements", "input": {}}]}, click("anthropic"),
+                           {"blocks": [{"text": "done"}]}],
+                          ("--model", "claude-sonnet-5-5"), {"type": "computer_toolset_20260801"}),
+            "responses": ([{"tool_calls": [dict(call("elements"), id="call_e")]},
+                           click("responses"),
+                           {"text": "done"}], ("--api", "responses"), {"type": "computer"}),
+        }
+        for fmt, (turns, flags, native) in runs.items():
+            with self.subTest(fmt=fmt):
+                z = question()
+                try:
+                    wait_elements(lambda r: named(r, "push button", "Approve"))
+                    r = Run()
+                    with FakeLLM(turns) as srv:
+                        p = r.run(srv, fmt, *flags, "-y", "--os", "-m", "approve",
+                                  env=r.env(None, **{k: ENV[k] for k in
+                                                     ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                                  input=b"y\n")
+                        tools = srv.requests[0]["body"]["tools"]
+                    self.assertEqual(p.returncode, 0, p.stderr)
+                    self.assertIn(native, tools)
+                    names = [t.get("name") for t in tools]
+                    self.assertIn("elements", names)
+                    self.assertIn("click_element", names)
+                    out = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+                    self.assertRegex(out, r'left_click push button "Approve" \(element \d+\) at')
+                    self.assertEqual(z.p.wait(30), 0)  # zenity: Approve answers 0
+                finally:
+                    z.stop()
+
+    def test_click_element_needs_an_element_and_a_pointer_action(self):
+        # Never a click wherever the pointer is, never another kind of action.
+        z = question()
+        try:
+            wait_elements(lambda r: named(r, "push button", "Approve"))
+            turns = [{"tool_calls": [call("elements")]},
+                     {"tool_calls": [call("click_element")]},
+                     {"tool_calls": [call("click_element", element=1, action="type")]},
+                     {"text": "done"}]
+            r = Run()
+            with FakeLLM(turns) as srv:
+                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
+                          env=r.env(None, **{k: ENV[k] for k in
+                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                          input=b"y\n")
+                results = tool_results(srv.requests[-1]["body"], "openai")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            self.assertIn('needs "element"', results[1][1])
+            self.assertIn('"action" must be left_click', results[2][1])
             self.assertIsNone(z.p.poll())  # still asking: nothing was clicked
         finally:
             z.stop()

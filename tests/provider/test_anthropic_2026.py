@@ -59,7 +59,8 @@ class Versions(unittest.TestCase):
             if ty == "computer_toolset_20260801":
                 self.assertEqual(tool, {"type": ty})
                 names = [t.get("name") for t in req["body"]["tools"]]
-                self.assertEqual(names, ["execute", None, "find_text"])
+                self.assertEqual(names, ["execute", None, "find_text", "elements",
+                                         "click_element"])
             else:
                 self.assertEqual(tool["display_width_px"], 1280)
                 self.assertEqual(tool.get("enable_zoom"), True if ty.endswith("1124") else None)

@@ -219,9 +219,11 @@ static void test_openai_tools_and_user_images(void **state)
 	conv_image_clear(&img);
 	cJSON *j = build(false, c, 0, 3, &tools, NULL);
 	const cJSON *tl = get(j, "tools");
-	/* execute, computer, and find_text as a tool of its own */
-	assert_int_equal(cJSON_GetArraySize(tl), 3);
+	/* execute, computer, and find_text, elements, click_element as tools of their own */
+	assert_int_equal(cJSON_GetArraySize(tl), 5);
 	assert_string_equal(s(get(cJSON_GetArrayItem(tl, 2), "function"), "name"), "find_text");
+	assert_string_equal(s(get(cJSON_GetArrayItem(tl, 3), "function"), "name"), "elements");
+	assert_string_equal(s(get(cJSON_GetArrayItem(tl, 4), "function"), "name"), "click_element");
 	const cJSON *fn = get(cJSON_GetArrayItem(tl, 1), "function");
 	assert_string_equal(s(fn, "name"), "computer");
 	const cJSON *actions = get(get(get(get(fn, "parameters"), "properties"), "action"), "enum");
@@ -721,7 +723,7 @@ static void test_anthropic_toolset_entry(void **state)
 	struct built bt = build_anthropic(c, 3, "claude-sonnet-5-5", ANTHROPIC_TOOL_TOOLSET, &tools,
 	                                  false);
 	const cJSON *tl = get(bt.body, "tools");
-	assert_int_equal(cJSON_GetArraySize(tl), 3);
+	assert_int_equal(cJSON_GetArraySize(tl), 5);
 	/* Only the type: no name, no display size, no enable_zoom. */
 	char *entry = cJSON_PrintUnformatted(cJSON_GetArrayItem(tl, 1));
 	assert_string_equal(entry, "{\"type\":\"computer_toolset_20260801\"}");
