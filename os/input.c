@@ -34,8 +34,13 @@ void os_input_signals_begin(struct os_signal_guard *g)
 	sa.sa_handler = on_guarded_signal;
 	sigemptyset(&sa.sa_mask);
 	/* No SA_RESTART: a sleep between keystrokes must end at once. */
-	for (int i = 0; i < 3; i++)
-		sigaction(guarded_signals[i], &sa, &g->old[i]);
+	for (int i = 0; i < 3; i++) {
+		sigaction(guarded_signals[i], NULL, &g->old[i]);
+		/* Ignored when we were started (nohup: SIGHUP) stays ignored: the
+		 * caller asked to outlive it, and re-raising it could not end us. */
+		if (g->old[i].sa_handler != SIG_IGN)
+			sigaction(guarded_signals[i], &sa, NULL);
+	}
 }
 
 int os_input_signal_caught(void)

@@ -263,8 +263,11 @@ class TypeIntoRecorder(unittest.TestCase):
         before = keymap(X)
         # 60 characters a second apart: still typing when the signal comes,
         # however slowly this machine noticed the first one.
+        # SIGHUP as a terminal leaves it (a test run under nohup would hand
+        # deskhand an ignored SIGHUP, which it keeps ignoring: see below).
         p = subprocess.Popen([h.binary(), "type", "--delay-ms", "1000", "ж" * 60],
-                             env=X.env(), stderr=subprocess.PIPE)
+                             env=X.env(), stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
         try:
             self.rec.wait_events(lambda evs: "ж" in typed_chars(evs))
             p.send_signal(signal.SIGHUP)
@@ -278,6 +281,27 @@ class TypeIntoRecorder(unittest.TestCase):
         # What deskhand said, if it ended on its own (seen once on a loaded
         # machine: exit 1 before the signal came).
         self.assertEqual(p.returncode, -signal.SIGHUP, err)
+        self.assertEqual(keymap(X), before)
+
+    def test_an_ignored_sighup_stays_ignored(self):
+        # Started as under nohup: the hang-up it was told to outlive neither
+        # stops the typing nor turns into a failure.
+        before = keymap(X)
+        p = subprocess.Popen([h.binary(), "type", "--delay-ms", "400", "жжж"],
+                             env=X.env(), stderr=subprocess.PIPE,
+                             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        try:
+            self.rec.wait_events(lambda evs: "ж" in typed_chars(evs))
+            p.send_signal(signal.SIGHUP)
+            p.wait(60)
+        finally:
+            if p.poll() is None:
+                p.kill()
+                p.wait()
+        err = p.stderr.read().decode(errors="replace")
+        p.stderr.close()
+        self.assertEqual(p.returncode, 0, err)
+        self.rec.wait_events(lambda evs: typed_chars(evs).count("ж") >= 3)
         self.assertEqual(keymap(X), before)
 
 
