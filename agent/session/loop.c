@@ -60,9 +60,14 @@ static void install_signals(void)
 	 * deskhand in the middle of a record. Code sessions reset every signal. */
 	signal(SIGXFSZ, SIG_IGN);
 	sa.sa_handler = on_fatal;
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
-	sigaction(SIGQUIT, &sa, NULL);
+	static const int fatal[] = {SIGTERM, SIGHUP, SIGQUIT};
+	for (size_t i = 0; i < sizeof(fatal) / sizeof(fatal[0]); i++) {
+		struct sigaction old;
+		/* Ignored when started (nohup's SIGHUP) stays ignored: the user
+		 * asked the agent to outlive it. */
+		if (sigaction(fatal[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(fatal[i], &sa, NULL);
+	}
 }
 
 /* ---- set-up ------------------------------------------------------------ */

@@ -10,6 +10,7 @@ import pty
 import re
 import select
 import signal
+import subprocess
 import termios
 import threading
 import time
@@ -288,6 +289,27 @@ class Tty(unittest.TestCase):
             os.kill(t.pid, signal.SIGTERM)
             self.assertEqual(t.wait(), -signal.SIGTERM, t.shown())
         self.restored(t)
+
+    def test_an_ignored_sighup_stays_ignored(self):
+        # `nohup deskhand -m TASK`: the hang-up it was started to outlive must
+        # not end it (it did: the agent put its own handler on SIGHUP).
+        r = Run()
+        with FakeLLM([{"text": "finished the task", "delay_headers": 2}]) as srv:
+            p = subprocess.Popen(r.args(srv, "openai", "-m", "a task"), env=r.env(),
+                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                                 stderr=subprocess.PIPE,
+                                 preexec_fn=lambda: signal.signal(signal.SIGHUP,
+                                                                  signal.SIG_IGN))
+            try:
+                self.assertEqual(srv.wait_requests(1, 30), 1)
+                p.send_signal(signal.SIGHUP)
+                out, err = p.communicate(timeout=60)
+            finally:
+                if p.poll() is None:
+                    p.kill()
+                    p.communicate()
+        self.assertEqual(p.returncode, 0, err)
+        self.assertIn(b"finished the task", out)
 
     def test_a_background_job_leaves_the_terminal_alone(self):
         # `deskhand -m TASK &` from an interactive shell: a background job

@@ -6,7 +6,7 @@ import subprocess
 import unittest
 
 import harness as h
-from xinput_util import Recorder, deskhand, key_state, keymap
+from xinput_util import Recorder, default_signals, deskhand, key_state, keymap
 
 CONTROL, SHIFT, ALT, SUPER = 0x4, 0x1, 0x8, 0x40
 
@@ -142,7 +142,8 @@ class Keys(unittest.TestCase):
 
     def test_sigterm_while_holding_releases(self):
         p = subprocess.Popen([h.binary(), "key", "--hold", "600000", "ctrl+shift+alt+x"],
-                             env=X.env(), stderr=subprocess.PIPE)
+                             env=X.env(), stderr=subprocess.PIPE,
+                             preexec_fn=default_signals)
         try:
             REC.wait_count(4, ["key-press"])
             down, mods, _, _ = key_state(X)
@@ -160,7 +161,8 @@ class Keys(unittest.TestCase):
 
     def test_sigint_while_holding_releases(self):
         p = subprocess.Popen([h.binary(), "key", "--hold", "600000", "super"],
-                             env=X.env(), stderr=subprocess.PIPE)
+                             env=X.env(), stderr=subprocess.PIPE,
+                             preexec_fn=default_signals)
         try:
             REC.wait_count(1, ["key-press"])
             p.send_signal(signal.SIGINT)

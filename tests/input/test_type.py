@@ -10,8 +10,8 @@ import unittest
 
 import harness as h
 from mixed_text import mixed_text
-from xinput_util import (Recorder, Relay, Xterm, deskhand, key_state, keymap,
-                          xkb_keymap)
+from xinput_util import (Recorder, Relay, Xterm, default_signals, deskhand, key_state,
+                          keymap, xkb_keymap)
 
 
 def setUpModule():
@@ -237,7 +237,7 @@ class TypeIntoRecorder(unittest.TestCase):
         text = mixed_text(3000)
         p = subprocess.Popen([h.binary(), "type", "--delay-ms", "20", "-"],
                              env=X.env(), stdin=subprocess.PIPE,
-                             stderr=subprocess.PIPE)
+                             stderr=subprocess.PIPE, preexec_fn=default_signals)
         try:
             p.stdin.write(text.encode())
             p.stdin.close()
@@ -263,11 +263,9 @@ class TypeIntoRecorder(unittest.TestCase):
         before = keymap(X)
         # 60 characters a second apart: still typing when the signal comes,
         # however slowly this machine noticed the first one.
-        # SIGHUP as a terminal leaves it (a test run under nohup would hand
-        # deskhand an ignored SIGHUP, which it keeps ignoring: see below).
         p = subprocess.Popen([h.binary(), "type", "--delay-ms", "1000", "ж" * 60],
                              env=X.env(), stderr=subprocess.PIPE,
-                             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_DFL))
+                             preexec_fn=default_signals)
         try:
             self.rec.wait_events(lambda evs: "ж" in typed_chars(evs))
             p.send_signal(signal.SIGHUP)

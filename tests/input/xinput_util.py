@@ -2,11 +2,20 @@
 and its event lines, the keyboard state, the keymap, and an xterm running
 `cat > file` that is the truth for typed text."""
 import os
+import signal
 import socket
 import subprocess
 import time
 
 import harness as h
+
+
+def default_signals():
+    """preexec_fn for a deskhand the test will signal: the dispositions a
+    terminal gives (a run started in the background or under nohup would
+    hand it SIGINT or SIGHUP ignored, which deskhand keeps ignoring)."""
+    for s in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
 
 
 def deskhand(X, *args, input=None, timeout=60, env=None):
