@@ -26,9 +26,23 @@
 /* A node with more children than this keeps no list of them here: they
  * are asked one by one (and an application's count is not an allocation). */
 #define WIRE_KIDS_MAX 4096
+/* Child slots of all lists of one read: past it a node keeps only the
+ * children linked (20,000 cached parents claiming 4,096 children each
+ * would otherwise cost 320 MB). */
+#define WIRE_SLOTS_MAX (1 << 20)
+/* Box coordinates and sizes are clamped to this, so that the walk's sums
+ * (x + width, plus a window's offset) stay within an int. */
+#define WIRE_COORD_MAX (1 << 28)
 
 enum { KID_UNKNOWN = -1, KID_NONE = -2 }; /* a child not asked yet; asked, none */
 enum { HAS_COMP = 1, HAS_TEXT = 2, HAS_VALUE = 4, IFACES_KNOWN = 8 };
+
+/* A call sent: libdbus's pending call, or in a detached read the reply
+ * the answering function gave at once (see a11y_wire_new_detached). */
+typedef struct wcall {
+	DBusPendingCall *pending;
+	DBusMessage *reply;
+} wcall;
 
 typedef struct wnode {
 	char *key;       /* "bus path": the table's key, owned */
@@ -46,8 +60,8 @@ typedef struct wnode {
 	bool box_failed; /* the box call had no answer: no Component (or no time) */
 	unsigned ifaces;
 	os_rect box;
-	DBusPendingCall *box_call;
-	DBusPendingCall *kids_call; /* GetChildren sent ahead */
+	wcall *box_call;
+	wcall *kids_call; /* GetChildren sent ahead */
 } wnode;
 
 struct a11y_wire {
@@ -59,14 +73,21 @@ struct a11y_wire {
 	int count, cap;
 	GHashTable *index;        /* key -> node number + 1 */
 	int calls;
+	int slots;                /* child slots allocated (WIRE_SLOTS_MAX) */
+	a11y_wire_answer_fn *answer_fn; /* detached: answers every call */
+	void *answer_ctx;
 };
 
 /* ---- nodes ---------------------------------------------------------- */
 
-/* The node of (bus, path), added when new; -1 when out of memory or NULL_PATH. */
+/*
+ * The node of (bus, path), added when new; -1 when out of memory, for
+ * NULL_PATH or for a bus name that is not one (libdbus aborts the process
+ * when a call is addressed to it, and the name is the application's).
+ */
 static int node_of(a11y_wire *w, const char *bus, const char *path)
 {
-	if (strcmp(path, NULL_PATH) == 0)
+	if (strcmp(path, NULL_PATH) == 0 || !dbus_validate_bus_name(bus, NULL))
 		return -1;
 	char *key = g_strconcat(bus, " ", path, NULL);
 	gpointer found = g_hash_table_lookup(w->index, key);
@@ -92,15 +113,23 @@ static int node_of(a11y_wire *w, const char *bus, const char *path)
 	return w->count++;
 }
 
+static void call_drop(wcall *c)
+{
+	if (c == NULL)
+		return;
+	if (c->pending != NULL) {
+		dbus_pending_call_cancel(c->pending);
+		dbus_pending_call_unref(c->pending);
+	}
+	if (c->reply != NULL)
+		dbus_message_unref(c->reply);
+	free(c);
+}
+
 static void node_free(wnode *nd)
 {
-	DBusPendingCall *calls[] = {nd->box_call, nd->kids_call};
-	for (size_t i = 0; i < sizeof(calls) / sizeof(calls[0]); i++) {
-		if (calls[i] != NULL) {
-			dbus_pending_call_cancel(calls[i]);
-			dbus_pending_call_unref(calls[i]);
-		}
-	}
+	call_drop(nd->box_call);
+	call_drop(nd->kids_call);
 	g_free(nd->key);
 	free(nd->name);
 	free(nd->kids);
@@ -136,29 +165,41 @@ static DBusMessage *msg_get(const wnode *nd, const char *iface, const char *prop
 }
 
 /* Sends m (consumed) to nd; NULL when past the deadline or out of memory. */
-static DBusPendingCall *send(a11y_wire *w, const wnode *nd, DBusMessage *m)
+static wcall *send(a11y_wire *w, const wnode *nd, DBusMessage *m)
 {
-	if (m == NULL)
-		return NULL;
-	long left = ms_left(w);
-	DBusConnection *c = strcmp(nd->bus, w->bus) == 0 ? w->app_conn : w->bus_conn;
-	DBusPendingCall *p = NULL;
-	if (left > 0 && (!dbus_connection_send_with_reply(c, m, &p, (int)left) || p == NULL))
-		p = NULL;
-	dbus_message_unref(m);
-	if (p != NULL)
+	wcall *call = m != NULL ? calloc(1, sizeof(*call)) : NULL;
+	if (call != NULL && w->answer_fn != NULL) {
+		dbus_message_set_serial(m, (dbus_uint32_t)w->calls + 1); /* as sending would */
+		call->reply = w->answer_fn(w->answer_ctx, m);
+	} else if (call != NULL) {
+		long left = ms_left(w);
+		DBusConnection *c = strcmp(nd->bus, w->bus) == 0 ? w->app_conn : w->bus_conn;
+		if (left <= 0 || !dbus_connection_send_with_reply(c, m, &call->pending, (int)left))
+			call->pending = NULL;
+		if (call->pending == NULL) {
+			free(call);
+			call = NULL;
+		}
+	}
+	if (m != NULL)
+		dbus_message_unref(m);
+	if (call != NULL)
 		w->calls++;
-	return p;
+	return call;
 }
 
-/* p's answer (p consumed); NULL for none, an error or a time-out. */
-static DBusMessage *answer(DBusPendingCall *p)
+/* c's answer (c consumed); NULL for none, an error or a time-out. */
+static DBusMessage *answer(wcall *c)
 {
-	if (p == NULL)
+	if (c == NULL)
 		return NULL;
-	dbus_pending_call_block(p);
-	DBusMessage *r = dbus_pending_call_steal_reply(p);
-	dbus_pending_call_unref(p);
+	DBusMessage *r = c->reply;
+	if (c->pending != NULL) {
+		dbus_pending_call_block(c->pending);
+		r = dbus_pending_call_steal_reply(c->pending);
+		dbus_pending_call_unref(c->pending);
+	}
+	free(c);
 	if (r != NULL && dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN) {
 		dbus_message_unref(r);
 		r = NULL;
@@ -273,7 +314,7 @@ static void link_kid(a11y_wire *w, int parent, int index, int n)
 	wnode *p = &w->nodes[parent];
 	if (p->count <= 0 || index >= p->count)
 		return;
-	if (p->count > WIRE_KIDS_MAX) {
+	if (p->count > WIRE_KIDS_MAX || (p->kids == NULL && p->count > WIRE_SLOTS_MAX - w->slots)) {
 		/* Holds only what the walk asked: at most what its caps let it ask. */
 		if (p->far == NULL)
 			p->far = g_hash_table_new(NULL, NULL);
@@ -284,6 +325,7 @@ static void link_kid(a11y_wire *w, int parent, int index, int n)
 		p->kids = malloc((size_t)p->count * sizeof(int));
 		if (p->kids == NULL)
 			return;
+		w->slots += p->count;
 		for (int i = 0; i < p->count; i++)
 			p->kids[i] = KID_UNKNOWN;
 	}
@@ -361,16 +403,10 @@ out:
 		dbus_message_unref(r);
 }
 
-a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache)
+/* The root node and the cache of a read whose calls go where `w` says. */
+static a11y_wire *wire_start(a11y_wire *w, const char *bus, bool cache)
 {
-	a11y_wire *w = calloc(1, sizeof(*w));
-	if (w == NULL)
-		return NULL;
-	AtspiApplication *a = app->parent.app;
-	w->bus_conn = dbus_connection_ref(atspi_get_a11y_bus());
-	w->app_conn = dbus_connection_ref(a != NULL && a->bus != NULL ? a->bus : w->bus_conn);
-	w->bus = strdup(a != NULL && a->bus_name != NULL ? a->bus_name : "");
-	w->deadline = *deadline;
+	w->bus = strdup(bus);
 	w->index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
 	if (w->bus == NULL || node_of(w, w->bus, ROOT_PATH) != 0) {
 		a11y_wire_destroy(w);
@@ -379,6 +415,29 @@ a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, 
 	if (cache)
 		read_cache(w);
 	return w;
+}
+
+a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache)
+{
+	a11y_wire *w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return NULL;
+	AtspiApplication *a = app->parent.app;
+	w->bus_conn = dbus_connection_ref(atspi_get_a11y_bus());
+	w->app_conn = dbus_connection_ref(a != NULL && a->bus != NULL ? a->bus : w->bus_conn);
+	w->deadline = *deadline;
+	return wire_start(w, a != NULL && a->bus_name != NULL ? a->bus_name : "", cache);
+}
+
+a11y_wire *a11y_wire_new_detached(const char *bus, a11y_wire_answer_fn *fn, void *ctx,
+                                  bool cache)
+{
+	a11y_wire *w = calloc(1, sizeof(*w));
+	if (w == NULL)
+		return NULL;
+	w->answer_fn = fn;
+	w->answer_ctx = ctx;
+	return wire_start(w, bus, cache);
 }
 
 void a11y_wire_destroy(a11y_wire *w)
@@ -392,12 +451,14 @@ void a11y_wire_destroy(a11y_wire *w)
 		g_hash_table_destroy(w->index);
 	/* What arrived meanwhile (libatspi's signals) goes to libatspi now, as
 	 * its own calls would have let it, instead of piling up. */
-	while (dbus_connection_dispatch(w->app_conn) == DBUS_DISPATCH_DATA_REMAINS)
-		;
-	while (dbus_connection_dispatch(w->bus_conn) == DBUS_DISPATCH_DATA_REMAINS)
-		;
-	dbus_connection_unref(w->app_conn);
-	dbus_connection_unref(w->bus_conn);
+	DBusConnection *conns[] = {w->app_conn, w->bus_conn};
+	for (size_t i = 0; i < sizeof(conns) / sizeof(conns[0]); i++) {
+		if (conns[i] == NULL)
+			continue; /* detached */
+		while (dbus_connection_dispatch(conns[i]) == DBUS_DISPATCH_DATA_REMAINS)
+			;
+		dbus_connection_unref(conns[i]);
+	}
 	free(w->bus);
 	free(w);
 }
@@ -427,7 +488,7 @@ static void states_from(DBusMessage *r, uint32_t states[2])
 
 void a11y_wire_props(a11y_wire *w, const int *ns, int k)
 {
-	DBusPendingCall **p = calloc((size_t)(k > 0 ? k : 1) * 4, sizeof(*p));
+	wcall **p = calloc((size_t)(k > 0 ? k : 1) * 4, sizeof(*p));
 	if (p == NULL)
 		return;
 	for (int j = 0; j < k; j++) {
@@ -441,7 +502,9 @@ void a11y_wire_props(a11y_wire *w, const int *ns, int k)
 	}
 	for (int j = 0; j < k; j++) {
 		wnode *nd = &w->nodes[ns[j]];
-		if (nd->props)
+		/* A node listed twice was asked twice: both answers are taken. */
+		bool sent = p[4 * j] || p[4 * j + 1] || p[4 * j + 2] || p[4 * j + 3];
+		if (nd->props && !sent)
 			continue;
 		dbus_uint32_t role = 0;
 		dbus_int32_t count = 0;
@@ -494,7 +557,7 @@ int a11y_wire_child_count(const a11y_wire *w, int n)
 /* n's children in one call (GetChildren). */
 static void list_children(a11y_wire *w, int n)
 {
-	DBusPendingCall *p = w->nodes[n].kids_call;
+	wcall *p = w->nodes[n].kids_call;
 	w->nodes[n].kids_call = NULL;
 	if (p == NULL)
 		p = send(w, &w->nodes[n], msg_new(&w->nodes[n], IF_ACC, "GetChildren"));
@@ -553,7 +616,7 @@ void a11y_wire_children(a11y_wire *w, int n, int from, int to, int list_max)
 		list_children(w, n);
 		return;
 	}
-	DBusPendingCall **p = calloc((size_t)(to - from), sizeof(*p));
+	wcall **p = calloc((size_t)(to - from), sizeof(*p));
 	if (p == NULL)
 		return;
 	for (int i = from; i < to; i++)
@@ -600,6 +663,11 @@ void a11y_wire_want_box(a11y_wire *w, int n)
 		nd->box_known = true;
 }
 
+static int clamp(int v, int lo, int hi)
+{
+	return v < lo ? lo : v > hi ? hi : v;
+}
+
 bool a11y_wire_box(a11y_wire *w, int n, os_rect *out)
 {
 	a11y_wire_want_box(w, n);
@@ -619,7 +687,11 @@ bool a11y_wire_box(a11y_wire *w, int n, os_rect *out)
 				dbus_message_iter_next(&s);
 			}
 			nd->has_box = i == 4 && v[2] > 0 && v[3] > 0;
-			nd->box = (os_rect){v[0], v[1], v[2], v[3]};
+			if (nd->has_box)
+				nd->box = (os_rect){clamp(v[0], -WIRE_COORD_MAX, WIRE_COORD_MAX),
+				                    clamp(v[1], -WIRE_COORD_MAX, WIRE_COORD_MAX),
+				                    clamp(v[2], 1, WIRE_COORD_MAX),
+				                    clamp(v[3], 1, WIRE_COORD_MAX)};
 		}
 		if (r != NULL)
 			dbus_message_unref(r);
@@ -639,7 +711,7 @@ bool a11y_wire_has_component(const a11y_wire *w, int n)
 
 void a11y_wire_hits(a11y_wire *w, int n, const int *xs, const int *ys, int k, int *idx)
 {
-	DBusPendingCall **p = calloc((size_t)(k > 0 ? k : 1) * 2, sizeof(*p));
+	wcall **p = calloc((size_t)(k > 0 ? k : 1) * 2, sizeof(*p));
 	int *hit = calloc((size_t)(k > 0 ? k : 1), sizeof(*hit));
 	for (int j = 0; j < k; j++)
 		idx[j] = -1;
@@ -674,7 +746,9 @@ void a11y_wire_hits(a11y_wire *w, int n, const int *xs, const int *ys, int k, in
 		dbus_int32_t i = -1;
 		if (!arg_basic(answer(p[2 * j + 1]), DBUS_TYPE_INT32, &i))
 			i = -1;
-		if (parent == n) /* one node per (bus, path): the same object */
+		/* One node per (bus, path): the same object; and an index that
+		 * is one of its children (the walk adds to it). */
+		if (parent == n && i >= 0 && i < a11y_wire_child_count(w, n))
 			idx[j] = i;
 	}
 out:
@@ -683,6 +757,18 @@ out:
 }
 
 /* ---- text ----------------------------------------------------------- */
+
+/* Cuts valid UTF-8 s after its first max characters. */
+static void utf8_cut(char *s, int max)
+{
+	int chars = 0;
+	for (char *c = s; *c; c++) {
+		if (((unsigned char)*c & 0xc0) != 0x80 && chars++ == max) {
+			*c = '\0';
+			return;
+		}
+	}
+}
 
 char *a11y_wire_short_text(a11y_wire *w, int n, int max)
 {
@@ -703,6 +789,8 @@ char *a11y_wire_short_text(a11y_wire *w, int n, int max)
 		}
 		if (!arg_basic(answer(send(w, nd, m)), DBUS_TYPE_STRING, &s))
 			s = NULL;
+		if (s != NULL)
+			utf8_cut(s, max); /* what was asked, whatever came */
 		return s ? s : strdup("");
 	}
 	double val = 0;

@@ -1,7 +1,8 @@
 /*
  * vision/a11y-wire — the AT-SPI2 calls of one tree read, spoken on the
  * accessibility bus directly (libdbus, on the connections libatspi
- * opened) so that many can be in flight at once. Private to vision/a11y.c.
+ * opened) so that many can be in flight at once. Private to vision/a11y.c
+ * (and to the fuzz target, through a11y_wire_new_detached).
  *
  * Why: libatspi asks one property per round trip and keeps nothing from
  * one read to the next, about six round trips per node. Here one read of
@@ -43,10 +44,23 @@ typedef struct a11y_wire a11y_wire;
  * A read of the application whose root is `app` (a child of libatspi's
  * desktop), every call ending by `deadline` (CLOCK_MONOTONIC). Asks the
  * toolkit's cache once when `cache` (false for a toolkit whose cache is
- * known not to be its tree). NULL only when out of memory.
+ * known not to be its tree). NULL when out of memory (or libatspi's bus
+ * name for it is not one).
  */
 a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache);
 void a11y_wire_destroy(a11y_wire *w); /* NULL: no-op */
+
+/*
+ * For the fuzz target (tests/fuzz/fuzz_a11y_wire.c) and tests: a read of
+ * the application at bus name `bus` with no connection and no deadline.
+ * Every call the read would send goes to `fn` (the message is borrowed),
+ * which returns the reply at once (a new reference, the read's; NULL: no
+ * answer), so what a hostile application could answer goes through the
+ * code of a real read. NULL when out of memory or `bus` is not a bus name.
+ */
+typedef DBusMessage *a11y_wire_answer_fn(void *ctx, DBusMessage *call);
+a11y_wire *a11y_wire_new_detached(const char *bus, a11y_wire_answer_fn *fn, void *ctx,
+                                  bool cache);
 
 /* The application's root node (always 0). */
 int a11y_wire_root(const a11y_wire *w);
@@ -75,7 +89,8 @@ void a11y_wire_children(a11y_wire *w, int n, int from, int to, int list_max);
 
 /* Sends the box call for n (coordinates of the screen) without waiting. */
 void a11y_wire_want_box(a11y_wire *w, int n);
-/* n's box: waits for the call sent, or asks now. false: it has none. */
+/* n's box: waits for the call sent, or asks now. false: it has none.
+ * Coordinates and sizes are clamped to +-2^28, so sums stay in an int. */
 bool a11y_wire_box(a11y_wire *w, int n, os_rect *out);
 /* Whether n has a box at all (the Component interface), as far as known:
  * from the cache, or from how its box call was answered. */
@@ -83,13 +98,14 @@ bool a11y_wire_has_component(const a11y_wire *w, int n);
 
 /*
  * Hit tests at the k root points (xs[j], ys[j]) of container n: idx[j] is
- * the index of the direct child of n found there, or -1. Two waves.
+ * the index of the direct child of n found there (below n's child count),
+ * or -1. Two waves.
  */
 void a11y_wire_hits(a11y_wire *w, int n, const int *xs, const int *ys, int k, int *idx);
 
 /*
- * n's first `max` characters of text, or else its value ("%g"); "" when
- * it has neither. malloc'ed, the caller's; NULL when out of memory.
+ * n's first `max` characters of text (cut there when the application
+ * sends more), or else its value ("%g"); "" when it has neither. malloc'ed, the caller's; NULL when out of memory.
  */
 char *a11y_wire_short_text(a11y_wire *w, int n, int max);
 

@@ -1,9 +1,9 @@
 /*
  * tests/fuzz — fuzz targets for the parsers that read what strangers send:
  * the model's server (SSE, streamed and whole replies, tool-call arguments),
- * the screen's keys, images, the code the scanner judges, and the files
- * that hostile code in the workspace could plant (config, conversation,
- * audit log).
+ * the screen's keys, images, the code the scanner judges, the files that
+ * hostile code in the workspace could plant (config, conversation, audit
+ * log), and what applications answer on the accessibility bus.
  *
  * Each target is one file defining LLVMFuzzerTestOneInput (libFuzzer's
  * entry point). Built with -Dfuzzing=libfuzzer it links libFuzzer's driver;
