@@ -239,6 +239,13 @@ class Cli(unittest.TestCase):
             z.stop()
 
 
+def agent(r, srv, *args, fmt="openai"):
+    """deskhand -y --os on this test's display and bus, each question answered yes."""
+    return r.run(srv, fmt, "-y", "--os", *args,
+                 env=r.env(None, **{k: ENV[k] for k in ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
+                 input=b"y\n")
+
+
 class Agent(unittest.TestCase):
     def element_turns(self, name, before_click=None):
         """elements, then a left_click on the push button `name` by its ID."""
@@ -258,10 +265,7 @@ class Agent(unittest.TestCase):
             wait_elements(lambda r: named(r, "push button", "Approve"))
             r = Run()
             with FakeLLM(self.element_turns("Approve")) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "approve the order",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "approve the order")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             listing = results[0][1]
@@ -288,10 +292,7 @@ class Agent(unittest.TestCase):
             r = Run()
             with FakeLLM([{"tool_calls": [call("computer", action="screenshot")]}, click,
                           {"text": "done"}]) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "--marks", "-m", "approve",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "--marks", "-m", "approve")
             self.assertEqual(p.returncode, 0, p.stderr)
             w, hh, px = seen["image"]
             self.assertEqual((w, hh), (1280, 800))  # the model's image is the screen here
@@ -323,10 +324,7 @@ class Agent(unittest.TestCase):
                                 "editable" in r["states"] for r in rows))
             r = Run()
             with FakeLLM(self.element_turns("Save")) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "save",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "save")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(app.stdout.readline(), b"Save\n")  # the app's own word
         finally:
@@ -354,10 +352,7 @@ class Agent(unittest.TestCase):
                      {"tool_calls": [call("computer", action="elements")]}, {"text": "done"}]
             r = Run()
             with FakeLLM(turns) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "tick it",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "tick it")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("id", chosen)
@@ -391,10 +386,7 @@ class Agent(unittest.TestCase):
             turns = self.element_turns("Add")[:2] + [after_click, {"text": "done"}]
             r = Run()
             with FakeLLM(turns) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "add one",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "add one")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertEqual(seen.get("added"), b"added 1\n")
@@ -420,10 +412,7 @@ class Agent(unittest.TestCase):
                                      "Approve")[0]["box"] != old, timeout=20, step=0.1)
             r = Run()
             with FakeLLM(self.element_turns("Approve", before_click=move)) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "approve")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("moved", results[-1][1])
@@ -454,10 +443,7 @@ class Agent(unittest.TestCase):
                 self.assertTrue(wait_elements(lambda r: named(r, "push button", new_label)))
             r = Run()
             with FakeLLM(self.element_turns("Approve", before_click=rename)) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "approve")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("changed its name", results[-1][1])
@@ -515,10 +501,7 @@ class Agent(unittest.TestCase):
                     wait_elements(lambda r: named(r, "push button", "Approve"))
                     r = Run()
                     with FakeLLM(turns) as srv:
-                        p = r.run(srv, fmt, *flags, "-y", "--os", "-m", "approve",
-                                  env=r.env(None, **{k: ENV[k] for k in
-                                                     ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                                  input=b"y\n")
+                        p = agent(r, srv, *flags, "-m", "approve", fmt=fmt)
                         tools = srv.requests[0]["body"]["tools"]
                     self.assertEqual(p.returncode, 0, p.stderr)
                     self.assertIn(native, tools)
@@ -542,10 +525,7 @@ class Agent(unittest.TestCase):
                      {"text": "done"}]
             r = Run()
             with FakeLLM(turns) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "approve",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "approve")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn('needs "element"', results[1][1])
@@ -563,10 +543,7 @@ class Agent(unittest.TestCase):
             x, y, w, hh = named(rows, "push button", "Approve")[0]["box"]
             r = Run()
             with FakeLLM(self.element_turns("Approve")) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "--screen-max", "640x400", "-m", "ok",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "--screen-max", "640x400", "-m", "ok")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             m = re.search(r'^\d+ push button "Approve" \S+ (\d+) (\d+) (\d+) (\d+)$',
@@ -592,10 +569,7 @@ class Agent(unittest.TestCase):
                 z.stop()
             r = Run()
             with FakeLLM(self.element_turns("Reject", before_click=close)) as srv:
-                p = r.run(srv, "openai", "-y", "--os", "-m", "reject",
-                          env=r.env(None, **{k: ENV[k] for k in
-                                             ("DISPLAY", "DBUS_SESSION_BUS_ADDRESS")}),
-                          input=b"y\n")
+                p = agent(r, srv, "-m", "reject")
                 results = tool_results(srv.requests[-1]["body"], "openai")
             self.assertEqual(p.returncode, 0, p.stderr)
             self.assertIn("vanished", results[-1][1])

@@ -259,35 +259,11 @@ class TypeIntoRecorder(unittest.TestCase):
         # What arrived is an exact prefix of the text.
         self.assertEqual(typed, text[:len(typed)])
 
-    def test_sighup_restores_the_keymap(self):
-        before = keymap(X)
-        # 60 characters a second apart: still typing when the signal comes,
-        # however slowly this machine noticed the first one.
-        p = subprocess.Popen([h.binary(), "type", "--delay-ms", "1000", "ж" * 60],
-                             env=X.env(), stderr=subprocess.PIPE,
-                             preexec_fn=default_signals)
-        try:
-            self.rec.wait_events(lambda evs: "ж" in typed_chars(evs))
-            p.send_signal(signal.SIGHUP)
-            p.wait(30)
-        finally:
-            if p.poll() is None:
-                p.kill()
-                p.wait()
-        err = p.stderr.read().decode(errors="replace")
-        p.stderr.close()
-        # What deskhand said, if it ended on its own (seen once on a loaded
-        # machine: exit 1 before the signal came).
-        self.assertEqual(p.returncode, -signal.SIGHUP, err)
-        self.assertEqual(keymap(X), before)
-
-    def test_an_ignored_sighup_stays_ignored(self):
-        # Started as under nohup: the hang-up it was told to outlive neither
-        # stops the typing nor turns into a failure.
-        before = keymap(X)
-        p = subprocess.Popen([h.binary(), "type", "--delay-ms", "400", "жжж"],
-                             env=X.env(), stderr=subprocess.PIPE,
-                             preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+    def hang_up_while_typing(self, text, delay_ms, preexec):
+        """deskhand type, SIGHUP once the first character arrived; its exit
+        status and what it said."""
+        p = subprocess.Popen([h.binary(), "type", "--delay-ms", str(delay_ms), text],
+                             env=X.env(), stderr=subprocess.PIPE, preexec_fn=preexec)
         try:
             self.rec.wait_events(lambda evs: "ж" in typed_chars(evs))
             p.send_signal(signal.SIGHUP)
@@ -298,7 +274,23 @@ class TypeIntoRecorder(unittest.TestCase):
                 p.wait()
         err = p.stderr.read().decode(errors="replace")
         p.stderr.close()
-        self.assertEqual(p.returncode, 0, err)
+        return p.returncode, err
+
+    def test_sighup_restores_the_keymap(self):
+        before = keymap(X)
+        # 60 characters a second apart: still typing when the signal comes,
+        # however slowly this machine noticed the first one.
+        rc, err = self.hang_up_while_typing("ж" * 60, 1000, default_signals)
+        self.assertEqual(rc, -signal.SIGHUP, err)
+        self.assertEqual(keymap(X), before)
+
+    def test_an_ignored_sighup_stays_ignored(self):
+        # Started as under nohup: the hang-up it was told to outlive neither
+        # stops the typing nor turns into a failure.
+        before = keymap(X)
+        rc, err = self.hang_up_while_typing(
+            "жжж", 400, lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        self.assertEqual(rc, 0, err)
         self.rec.wait_events(lambda evs: typed_chars(evs).count("ж") >= 3)
         self.assertEqual(keymap(X), before)
 
