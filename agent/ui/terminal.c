@@ -768,20 +768,25 @@ enum waited { WAITED_INPUT, WAITED_REMOTE, WAITED_INTERRUPT };
  * With a remote attached: waits until standard input has a line to read
  * or the remote has an answer, or Ctrl-C. The end of standard input is
  * seen by the reader, which then stops offering it here.
+ *
+ * Ctrl-C is seen by its flag, looked at before each wait and at least
+ * every WAIT_CANCEL_MS: a SIGINT that came just before poll, or that
+ * another thread (the console's) took, interrupts no poll here, and a
+ * question waiting for it would wait for ever.
  */
+#define WAIT_CANCEL_MS 200
 static enum waited wait_terminal_or_remote(agent_term *t)
 {
 	for (;;) {
+		if (t->remote.cancel != NULL && *t->remote.cancel)
+			return WAITED_INTERRUPT;
 		struct pollfd fds[2] = {
 			{.fd = t->remote.fd, .events = POLLIN},
 			{.fd = t->stdin_ended ? -1 : STDIN_FILENO, .events = POLLIN},
 		};
-		int n = poll(fds, 2, -1);
-		if (n < 0 && errno == EINTR) {
-			if (t->remote.cancel != NULL && *t->remote.cancel)
-				return WAITED_INTERRUPT;
-			continue; /* another signal (a resize): wait on */
-		}
+		int n = poll(fds, 2, WAIT_CANCEL_MS);
+		if (n == 0 || (n < 0 && errno == EINTR))
+			continue; /* the flag is looked at above; another signal: wait on */
 		if (n < 0 || (fds[0].revents & POLLIN))
 			return WAITED_REMOTE;
 		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))

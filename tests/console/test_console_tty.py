@@ -1,8 +1,10 @@
 """The console beside a real terminal (a pty): the question is asked in
 both places, the first answer wins and the other place is told, and Ctrl-C
 at a question is still the terminal's no."""
+import ctypes
 import json
 import os
+import signal
 import unittest
 
 import harness as h
@@ -80,6 +82,30 @@ class Tty(unittest.TestCase):
         self.assertFalse(os.path.exists(mark))
         denied = [e for e in s.run.audit_events() if e["event"] == "denied"]
         self.assertEqual(len(denied), 1)
+
+    def test_ctrl_c_taken_by_the_consoles_thread_is_a_no(self):
+        # A process's SIGINT goes to any of its threads that takes it: here
+        # to one of the console's, which interrupts no wait of the question.
+        # It must still be the terminal's no (it waited for ever).
+        mark = os.path.join(h.tmpdir(), "ran")
+        with FakeLLM(code_turns(mark)) as srv:
+            s = Session(srv)
+            cookie, _ = login(s)
+            ev = Events(s, cookie)
+            s.t.expect(rb"Run this code\?")
+            ev.question()
+            pid = s.t.pid
+            others = [int(t) for t in os.listdir("/proc/%d/task" % pid) if int(t) != pid]
+            self.assertTrue(others, "the console runs no thread of its own")
+            libc = ctypes.CDLL(None, use_errno=True)
+            tgkill = 234  # x86-64; the only architecture these tests run on
+            self.assertEqual(libc.syscall(tgkill, pid, others[0], signal.SIGINT), 0)
+            done = ev.wait(lambda e: e.get("type") == "answered")
+            self.assertTrue(done, s.t.shown())
+            self.assertEqual((done[0]["who"], done[0]["answer"]), ("terminal", "none"))
+            s.t.wait()
+            ev.close()
+        self.assertFalse(os.path.exists(mark))
 
 
 if __name__ == "__main__":
