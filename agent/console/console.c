@@ -6,6 +6,8 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +424,29 @@ static bool make_tokens(agent_console *c, const char *addr, bool v6)
 	return true;
 }
 
+/*
+ * The console's threads (the HTTP daemon's, one per connection, the
+ * capture) are started with the terminal's signals blocked, which they
+ * inherit: Ctrl-C, a hang-up or a resize then always reach the main
+ * thread, where the question waiting at the terminal sees them. A SIGINT
+ * taken by one of these threads interrupted nothing there.
+ */
+static bool start_threads(agent_console *c, const char *addr, int port, bool v6)
+{
+	sigset_t block, old;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGQUIT);
+	sigaddset(&block, SIGWINCH);
+	pthread_sigmask(SIG_BLOCK, &block, &old);
+	bool ok = console_http_start(c, addr, port, v6) && make_tokens(c, addr, v6) &&
+	          (c->display_name == NULL || console_frames_start(c));
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	return ok;
+}
+
 agent_console *agent_console_start(const agent_console_config *cfg)
 {
 	char addr[64];
@@ -469,9 +494,7 @@ agent_console *agent_console_start(const agent_console_config *cfg)
 		console_fail("out of memory");
 		goto fail;
 	}
-	if (!console_http_start(c, addr, port, v6) || !make_tokens(c, addr, v6))
-		goto fail;
-	if (c->display_name != NULL && !console_frames_start(c))
+	if (!start_threads(c, addr, port, v6))
 		goto fail;
 	return c;
 fail:
