@@ -59,6 +59,7 @@ struct agent_console {
 	pthread_mutex_t lock;
 	pthread_cond_t changed;
 	bool closing;
+	int n_streams;                        /* event streams open (drained at close) */
 	bool token_used[2];
 	/* Bad tokens: a bucket refilled one per 2 s, burst 5. */
 	double bad_budget;

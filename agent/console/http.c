@@ -227,7 +227,9 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 		}
 		bool closing = c->closing;
 		pthread_mutex_unlock(&c->lock);
-		if (closing || s->out.oom)
+		/* Closing: what the timeline still holds (the last answer, the
+		 * end) is sent first, then the stream ends. */
+		if ((closing && s->out.len == 0) || s->out.oom)
 			return MHD_CONTENT_READER_END_OF_STREAM;
 		if (s->out.len == 0)
 			agent_buf_puts(&s->out, ": alive\n\n");
@@ -243,6 +245,11 @@ static ssize_t stream_read(void *cls, uint64_t pos, char *buf, size_t max)
 static void stream_free(void *cls)
 {
 	stream *s = cls;
+	agent_console *c = s->c;
+	pthread_mutex_lock(&c->lock);
+	c->n_streams--;
+	pthread_cond_broadcast(&c->changed);
+	pthread_mutex_unlock(&c->lock);
 	agent_buf_finish(&s->out);
 	free(s);
 }
@@ -255,11 +262,12 @@ static enum MHD_Result send_stream(agent_console *c, struct MHD_Connection *conn
 	s->c = c;
 	pthread_mutex_lock(&c->lock);
 	s->next = c->base; /* a new page replays the whole timeline */
+	c->n_streams++;    /* stream_free counts it out */
 	pthread_mutex_unlock(&c->lock);
 	struct MHD_Response *r = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024,
 	                                                           stream_read, s, stream_free);
 	if (r == NULL) {
-		free(s);
+		stream_free(s);
 		return MHD_NO;
 	}
 	MHD_add_response_header(r, "Content-Type", "text/event-stream");
@@ -497,8 +505,24 @@ bool console_http_start(agent_console *c, const char *addr, int port, bool v6)
 	return true;
 }
 
+/* How long the close waits for open event streams to send their last events. */
+#define CONSOLE_DRAIN_MS 1000
+
 void console_http_stop(agent_console *c)
 {
+	/* Stopping the daemon cuts every connection at once: the streams are
+	 * let finish first (closing is set: each sends what it has, then ends),
+	 * so the pages see how the run ended, the last answer included. */
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_nsec += (CONSOLE_DRAIN_MS % 1000) * 1000000L;
+	until.tv_sec += CONSOLE_DRAIN_MS / 1000 + until.tv_nsec / 1000000000L;
+	until.tv_nsec %= 1000000000L;
+	pthread_mutex_lock(&c->lock);
+	while (c->daemon != NULL && c->n_streams > 0 &&
+	       pthread_cond_timedwait(&c->changed, &c->lock, &until) == 0)
+		;
+	pthread_mutex_unlock(&c->lock);
 	if (c->daemon != NULL)
 		MHD_stop_daemon(c->daemon);
 	c->daemon = NULL;
