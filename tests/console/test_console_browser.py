@@ -263,6 +263,11 @@ class Supervise(unittest.TestCase):
         a = self.start(turns)
         a.say("go " + xss)
         B.wait(self.page, QUESTION_OPEN)
+        # The timeline is rebuilt from the start whenever the page's stream
+        # reconnects (seen once under a loaded full run: empty when the
+        # question was already open): wait for its entries, then read them.
+        B.wait(self.page, "[...document.querySelectorAll('#timeline li')]"
+                          ".some(l => l.textContent.includes('</pre><img src=x'))")
         texts = timeline_texts(self.page)
         self.assertTrue([t for t in texts if t.startswith("Task: go <img")], texts)
         self.assertTrue([t for t in texts if "</pre><img src=x" in t], texts)
