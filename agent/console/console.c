@@ -89,6 +89,14 @@ void console_event_push(agent_console *c, char *json)
 	pthread_mutex_unlock(&c->lock);
 }
 
+/* o[key] = text as valid UTF-8 (what a program printed may not be). */
+static void add_valid(cJSON *o, const char *key, const char *text)
+{
+	char *valid = agent_utf8_sanitize(text, strlen(text), NULL);
+	cJSON_AddStringToObject(o, key, valid ? valid : "");
+	free(valid);
+}
+
 /* {"type": type, "text": text} */
 static void push_text(agent_console *c, const char *type, const char *text)
 {
@@ -96,9 +104,7 @@ static void push_text(agent_console *c, const char *type, const char *text)
 		return;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "type", type);
-	char *valid = agent_utf8_sanitize(text, strlen(text), NULL);
-	cJSON_AddStringToObject(o, "text", valid ? valid : "");
-	free(valid);
+	add_valid(o, "text", text);
 	console_event_push(c, cJSON_PrintUnformatted(o));
 	cJSON_Delete(o);
 }
@@ -168,9 +174,7 @@ static void remote_open(void *ctx, const char *id, const char *question, const c
 	cJSON_AddStringToObject(o, "question", question);
 	cJSON_AddStringToObject(o, "choices", choices);
 	if (info != NULL && info->edit_text != NULL) {
-		char *valid = agent_utf8_sanitize(info->edit_text, strlen(info->edit_text), NULL);
-		cJSON_AddStringToObject(o, "edit", valid ? valid : "");
-		free(valid);
+		add_valid(o, "edit", info->edit_text);
 		if (info->language != NULL)
 			cJSON_AddStringToObject(o, "language", info->language);
 	}
@@ -200,9 +204,7 @@ static void remote_details(void *ctx, const char *id, const char *text)
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "type", "details");
 	cJSON_AddStringToObject(o, "id", id);
-	char *valid = agent_utf8_sanitize(text, strlen(text), NULL);
-	cJSON_AddStringToObject(o, "text", valid ? valid : "");
-	free(valid);
+	add_valid(o, "text", text);
 	console_event_push(c, cJSON_PrintUnformatted(o));
 	cJSON_Delete(o);
 }

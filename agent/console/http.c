@@ -53,6 +53,19 @@ static void secure_headers(struct MHD_Response *r)
 	MHD_add_response_header(r, "Cross-Origin-Resource-Policy", "same-origin");
 }
 
+/* Queues r with the page's security headers (and Content-Type when
+ * type is given), then lets go of it: MHD keeps it while it sends. */
+static enum MHD_Result queue_response(struct MHD_Connection *conn, unsigned status,
+                                      struct MHD_Response *r, const char *type)
+{
+	if (type != NULL)
+		MHD_add_response_header(r, "Content-Type", type);
+	secure_headers(r);
+	enum MHD_Result ret = MHD_queue_response(conn, status, r);
+	MHD_destroy_response(r);
+	return ret;
+}
+
 static enum MHD_Result send_bytes(struct MHD_Connection *conn, unsigned status, const char *type,
                                   const void *data, size_t len, bool copy)
 {
@@ -60,11 +73,7 @@ static enum MHD_Result send_bytes(struct MHD_Connection *conn, unsigned status, 
 		copy ? MHD_RESPMEM_MUST_COPY : MHD_RESPMEM_PERSISTENT);
 	if (r == NULL)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", type);
-	secure_headers(r);
-	enum MHD_Result ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return ret;
+	return queue_response(conn, status, r, type);
 }
 
 static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, const char *why)
@@ -79,13 +88,9 @@ static enum MHD_Result send_error(struct MHD_Connection *conn, unsigned status, 
 	                                                         MHD_RESPMEM_MUST_COPY);
 	if (r == NULL)
 		return MHD_NO;
-	MHD_add_response_header(r, "Content-Type", "application/json");
 	if (status == 405)
 		MHD_add_response_header(r, "Allow", "POST");
-	secure_headers(r);
-	enum MHD_Result ret = MHD_queue_response(conn, status, r);
-	MHD_destroy_response(r);
-	return ret;
+	return queue_response(conn, status, r, "application/json");
 }
 
 /* ---- who is asking ----------------------------------------------------- */
@@ -165,9 +170,7 @@ static enum MHD_Result exchange_token(agent_console *c, struct MHD_Connection *c
 		return MHD_NO;
 	MHD_add_response_header(r, "Set-Cookie", cookie);
 	MHD_add_response_header(r, "Location", "/");
-	secure_headers(r);
-	enum MHD_Result ret = MHD_queue_response(conn, 303, r);
-	MHD_destroy_response(r);
+	enum MHD_Result ret = queue_response(conn, 303, r, NULL);
 	explicit_bzero(cookie, sizeof(cookie));
 	return ret;
 }
@@ -270,11 +273,7 @@ static enum MHD_Result send_stream(agent_console *c, struct MHD_Connection *conn
 		stream_free(s);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", "text/event-stream");
-	secure_headers(r);
-	enum MHD_Result ret = MHD_queue_response(conn, 200, r);
-	MHD_destroy_response(r);
-	return ret;
+	return queue_response(conn, 200, r, "text/event-stream");
 }
 
 /* ---- plain GETs -------------------------------------------------------- */
@@ -294,11 +293,7 @@ static enum MHD_Result send_frame(agent_console *c, struct MHD_Connection *conn)
 		free(copy);
 		return MHD_NO;
 	}
-	MHD_add_response_header(r, "Content-Type", "image/png");
-	secure_headers(r);
-	enum MHD_Result ret = MHD_queue_response(conn, 200, r);
-	MHD_destroy_response(r);
-	return ret;
+	return queue_response(conn, 200, r, "image/png");
 }
 
 static enum MHD_Result send_state(struct MHD_Connection *conn, const console_session *s)
