@@ -132,9 +132,10 @@ bool agent_elements_await_focus(os_display *d, const agent_computer_action *a, l
 static bool put_line(agent_buf *b, const vision_view *v, const vision_element *el)
 {
 	int x0, y0, x1, y1;
-	int cx, cy;
+	int cx, cy, mx, my;
+	/* Listed only when its centre, where element: clicks, is in the view. */
 	vision_element_centre(el, &cx, &cy);
-	if (!vision_screen_to_model(v, cx, cy, &x1, &y1))
+	if (!vision_screen_to_model(v, cx, cy, &mx, &my))
 		return false;
 	const os_rect *r = &el->box;
 	int sx0 = r->x > v->screen_x ? r->x : v->screen_x;
