@@ -25,7 +25,8 @@ static void note(const char *text, size_t len, int what)
 		return;
 	/* The conversation file holds the arguments as the model's text: saving
 	 * it prints no argument object. */
-	if (strncmp(text, "{\"format\":\"deskhand-conversation\"", 34) == 0)
+	static const char conv[] = "{\"format\":\"deskhand-conversation\"";
+	if (len >= sizeof(conv) - 1 && memcmp(text, conv, sizeof(conv) - 1) == 0)
 		return;
 	fn(what);
 	/* What was parsed or printed, for the walk's verbose listing. */
