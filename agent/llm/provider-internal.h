@@ -40,6 +40,10 @@ void jb_json(agent_buf *b, const cJSON *v);
  * the file is kept). False (buffer unchanged) when the file cannot be read.
  */
 bool jb_base64_file(agent_buf *b, const char *path);
+/* The base64 of an image of c: from memory while it is the newest stored
+ * (conv_image_bytes), else from its file. False (buffer unchanged) when it
+ * cannot be had. */
+bool jb_base64_image(agent_buf *b, const struct conv *c, const struct conv_image *img);
 
 /*
  * Raw JSON spans, for what must go back byte for byte: the value of member
@@ -107,7 +111,7 @@ struct tool_acc {
 	long key;             /* OpenAI: tool_calls[].index; Anthropic: content block index */
 	agent_buf id, name, args;
 	cJSON *start_input;   /* Anthropic: the input given in content_block_start */
-	char *toolset;        /* the vendor's tool group the name belongs to; NULL: none */
+	const agent_dialect *dialect; /* the vendor's tool group the name belongs to; NULL: none */
 	cJSON *raw;           /* the block as received (input filled in when done); NULL: none */
 	const char *vendor;   /* whose raw it is (static) */
 	bool done;
@@ -182,7 +186,7 @@ void turn_set_stop(struct turn *t, const char *raw);
  * False: out of memory (t->error).
  */
 bool turn_text_calls(struct turn *t, enum model_family f);
-/* A call that travels in its message's text (toolset "uitars"): no tool
+/* A call that travels in its message's text (its dialect's in_text: UI-TARS): no tool
  * call on the wire, its result goes back in a user message. */
 bool provider_call_in_text(const struct conv_block *b);
 /* The message holds a call that is sent as a tool call. */

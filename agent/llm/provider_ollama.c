@@ -23,12 +23,9 @@ static bool image(agent_buf *b, const struct conv *c, const struct conv_image *i
 {
 	size_t mark = b->len;
 	bool was = *first;
-	char *file = conv_image_file(c, img);
 	agent_buf_puts(b, *first ? ",\"images\":[\"" : ",\"");
 	*first = false;
-	bool ok = file && jb_base64_file(b, file);
-	free(file);
-	if (ok) {
+	if (jb_base64_image(b, c, img)) {
 		agent_buf_puts(b, "\"");
 		return true;
 	}

@@ -22,10 +22,9 @@ static void image_part(agent_buf *b, const struct conv *c, const struct conv_ima
 {
 	size_t mark = b->len;
 	bool was_first = *first;
-	char *file = conv_image_file(c, img);
 	jb_sep(b, first);
 	agent_buf_puts(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
-	if (file && jb_base64_file(b, file)) {
+	if (jb_base64_image(b, c, img)) {
 		agent_buf_puts(b, "\"}}");
 	} else {
 		agent_buf_truncate(b, mark);
@@ -35,7 +34,6 @@ static void image_part(agent_buf *b, const struct conv *c, const struct conv_ima
 		jb_str(b, PROVIDER_IMAGE_MISSING);
 		agent_buf_puts(b, "}");
 	}
-	free(file);
 }
 
 static void text_part(agent_buf *b, const char *text, bool *first)
