@@ -22,7 +22,7 @@
 #include "agent/util/textutil.h"
 #include "config.h"
 
-/* Generated at build time from agent/rules/scan-rules.json. */
+/* Generated at build time from agent/safety/rules/scan-rules.json. */
 extern const char agent_scan_builtin_json[];
 extern const size_t agent_scan_builtin_json_len;
 
@@ -1506,7 +1506,7 @@ agent_scan_rules *agent_scan_rules_load(const char *explicit_path, bool user_ext
 	} else {
 		const char *candidates[] = {
 			DESKHAND_DATADIR "/scan-rules.json",
-			DESKHAND_SRCDIR "/agent/rules/scan-rules.json",
+			DESKHAND_SRCDIR "/agent/safety/rules/scan-rules.json",
 		};
 		bool loaded = false;
 		for (size_t i = 0; i < 2 && !loaded; i++) {
