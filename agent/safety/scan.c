@@ -22,11 +22,15 @@ static const char *const lang_names[AGENT_SCAN_LANG_COUNT] = {
 	[AGENT_SCAN_JAVASCRIPT] = "javascript",
 };
 
+/* names[v] of a table of count names; "unknown" outside it. */
+static const char *name_of(const char *const *names, unsigned count, unsigned v)
+{
+	return v < count ? names[v] : "unknown";
+}
+
 const char *agent_scan_lang_name(agent_scan_lang lang)
 {
-	if ((unsigned)lang >= AGENT_SCAN_LANG_COUNT)
-		return "unknown";
-	return lang_names[lang];
+	return name_of(lang_names, AGENT_SCAN_LANG_COUNT, (unsigned)lang);
 }
 
 bool agent_scan_lang_parse(const char *name, agent_scan_lang *out)
@@ -139,9 +143,7 @@ static const char *const severity_names[AGENT_SCAN_SEVERITY_COUNT] = {
 
 const char *agent_scan_severity_name(agent_scan_severity s)
 {
-	if ((unsigned)s >= AGENT_SCAN_SEVERITY_COUNT)
-		return "unknown";
-	return severity_names[s];
+	return name_of(severity_names, AGENT_SCAN_SEVERITY_COUNT, (unsigned)s);
 }
 
 bool agent_scan_severity_parse(const char *s, agent_scan_severity *out)
