@@ -43,6 +43,15 @@ cJSON *term_event(const char *type)
 	return ev;
 }
 
+/* An event whose one member besides its type is text (made valid UTF-8). */
+static void emit_text_event(agent_term *t, const char *type, const char *key, const char *s,
+                            size_t n)
+{
+	cJSON *ev = term_event(type);
+	term_add_text(ev, key, s, n);
+	term_emit(t, ev);
+}
+
 /* Ends a run of thinking with its line (called with the lock held). */
 static void thinking_close(agent_term *t)
 {
@@ -56,9 +65,7 @@ void agent_term_thinking(agent_term *t, const char *s, size_t n)
 {
 	agent_term_spinner_stop(t);
 	if (t->json) {
-		cJSON *ev = term_event("thinking");
-		term_add_text(ev, "text", s, n);
-		term_emit(t, ev);
+		emit_text_event(t, "thinking", "text", s, n);
 		return;
 	}
 	agent_buf shown;
@@ -81,9 +88,7 @@ void agent_term_text(agent_term *t, const char *s, size_t n)
 {
 	agent_term_spinner_stop(t);
 	if (t->json) {
-		cJSON *ev = term_event("text");
-		term_add_text(ev, "text", s, n);
-		term_emit(t, ev);
+		emit_text_event(t, "text", "text", s, n);
 		return;
 	}
 	agent_buf shown;
@@ -191,9 +196,7 @@ static void message(agent_term *t, const char *type, const char *sgr, const char
 	}
 	char buf[2048];
 	vsnprintf(buf, sizeof(buf), fmt, ap);
-	cJSON *ev = term_event(type);
-	term_add_text(ev, "message", buf, strlen(buf));
-	term_emit(t, ev);
+	emit_text_event(t, type, "message", buf, strlen(buf));
 }
 
 #define TERM_MESSAGE(name, type, sgr, prefix) \
@@ -212,9 +215,7 @@ TERM_MESSAGE(agent_term_error, "error", "\033[1;31m", "deskhand: ")
 void agent_term_print(agent_term *t, const char *text)
 {
 	if (t->json) {
-		cJSON *ev = term_event("info");
-		term_add_text(ev, "text", text, strlen(text));
-		term_emit(t, ev);
+		emit_text_event(t, "info", "text", text, strlen(text));
 		return;
 	}
 	human_begin(t);
@@ -353,9 +354,7 @@ static char *base64(const unsigned char *in, size_t n, size_t *out_len)
 void agent_term_show_image(agent_term *t, const char *png_path)
 {
 	if (t->json) {
-		cJSON *ev = term_event("image");
-		term_add_text(ev, "path", png_path, strlen(png_path));
-		term_emit(t, ev);
+		emit_text_event(t, "image", "path", png_path, strlen(png_path));
 		return;
 	}
 	if (!isatty(STDOUT_FILENO))
