@@ -4,7 +4,8 @@
  * parser, the per-turn state the wire formats fill (turn.c), the table of
  * functions a wire format implements (struct provider_format), and the
  * pieces the retry logic is made of. Dependencies run one way: provider.c
- * (HTTP) -> formats -> turn/sse/jbuf; no format calls back into provider.c.
+ * and its HTTP exchange (http.c, http-internal.h) -> formats ->
+ * turn/sse/jbuf; no format calls back into provider.c or http.c.
  */
 #ifndef DESKHAND_AGENT_PROVIDER_INTERNAL_H
 #define DESKHAND_AGENT_PROVIDER_INTERNAL_H
