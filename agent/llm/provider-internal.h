@@ -248,6 +248,12 @@ struct provider_format {
 /* OpenAI's headers (the key as a bearer token), for both of its formats. */
 bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
                            wire_header_fn add, void *user);
+/*
+ * An "error" member of an answer object (root; data[0, len) its text), as
+ * OpenAI's Chat Completions and Ollama send it: fails the turn with the
+ * server's own text. True when there is none (or it is null).
+ */
+bool openai_take_error(struct turn *t, const char *data, size_t len, const cJSON *root);
 extern const struct provider_format provider_format_openai;    /* Chat Completions */
 extern const struct provider_format provider_format_anthropic; /* Messages */
 extern const struct provider_format provider_format_responses; /* OpenAI Responses */
