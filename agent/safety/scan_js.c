@@ -61,6 +61,14 @@ static bool js_joining(const struct js_lex *x)
 	return x->sp > 0 && x->stack[x->sp - 1] == 'J';
 }
 
+/* A backslash and the character it escapes (x->i + 1 < x->len), copied as they are. */
+static void js_copy_escape(struct js_lex *x)
+{
+	scan_emit(x->n, x->s[x->i], x->line);
+	scan_emit(x->n, x->s[x->i + 1], x->line);
+	x->i += 2;
+}
+
 /* One character (or escape) of a template literal's text; "${" leaves
  * the text for an expression, which its '}' resumes (js_bracket). */
 static void js_template_step(struct js_lex *x)
@@ -70,9 +78,7 @@ static void js_template_step(struct js_lex *x)
 	if (c == '\\' && x->i + 1 < x->len) {
 		if (s[x->i + 1] == '\n')
 			x->line++;
-		scan_emit(x->n, c, x->line);
-		scan_emit(x->n, s[x->i + 1], x->line);
-		x->i += 2;
+		js_copy_escape(x);
 		return;
 	}
 	if (c == '\n') {
@@ -134,9 +140,7 @@ static void js_copy_regex(struct js_lex *x)
 	while (x->i < x->len && s[x->i] != '\n') {
 		unsigned char d = s[x->i];
 		if (d == '\\' && x->i + 1 < x->len && s[x->i + 1] != '\n') {
-			scan_emit(x->n, d, x->line);
-			scan_emit(x->n, s[x->i + 1], x->line);
-			x->i += 2;
+			js_copy_escape(x);
 			continue;
 		}
 		scan_emit(x->n, d, x->line);
@@ -163,11 +167,10 @@ static void js_copy_string(struct js_lex *x)
 		if (d == '\\' && x->i + 1 < x->len) {
 			if (s[x->i + 1] == '\n') {
 				x->line++;
+				x->i += 2;
 			} else {
-				scan_emit(x->n, d, x->line);
-				scan_emit(x->n, s[x->i + 1], x->line);
+				js_copy_escape(x);
 			}
-			x->i += 2;
 			continue;
 		}
 		scan_emit(x->n, d, x->line);
