@@ -61,13 +61,23 @@ static void thinking_close(agent_term *t)
 	t->in_thinking = false;
 }
 
-void agent_term_thinking(agent_term *t, const char *s, size_t n)
+/*
+ * The model's text of either kind arriving: the spinner's line ends, and
+ * in --json the text is an event of that type. True: nothing more to do.
+ */
+static bool model_stream_event(agent_term *t, const char *type, const char *s, size_t n)
 {
 	agent_term_spinner_stop(t);
-	if (t->json) {
-		emit_text_event(t, "thinking", "text", s, n);
+	if (!t->json)
+		return false;
+	emit_text_event(t, type, "text", s, n);
+	return true;
+}
+
+void agent_term_thinking(agent_term *t, const char *s, size_t n)
+{
+	if (model_stream_event(t, "thinking", s, n))
 		return;
-	}
 	agent_buf shown;
 	agent_buf_init(&shown);
 	agent_show_append(&shown, s, n, AGENT_SHOW_LINES);
@@ -86,11 +96,8 @@ void agent_term_thinking(agent_term *t, const char *s, size_t n)
 
 void agent_term_text(agent_term *t, const char *s, size_t n)
 {
-	agent_term_spinner_stop(t);
-	if (t->json) {
-		emit_text_event(t, "text", "text", s, n);
+	if (model_stream_event(t, "text", s, n))
 		return;
-	}
 	agent_buf shown;
 	agent_buf_init(&shown);
 	pthread_mutex_lock(&t->lock);
