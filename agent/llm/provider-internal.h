@@ -4,7 +4,8 @@
  * parser, the per-turn state the wire formats fill (turn.c), the table of
  * functions a wire format implements (struct provider_format), and the
  * pieces the retry logic is made of. Dependencies run one way: provider.c
- * (HTTP) -> formats -> turn/sse/jbuf; no format calls back into provider.c.
+ * and its HTTP exchange (http.c, http-internal.h) -> formats ->
+ * turn/sse/jbuf; no format calls back into provider.c or http.c.
  */
 #ifndef DESKHAND_AGENT_PROVIDER_INTERNAL_H
 #define DESKHAND_AGENT_PROVIDER_INTERNAL_H
@@ -251,6 +252,12 @@ struct provider_format {
 /* OpenAI's headers (the key as a bearer token), for both of its formats. */
 bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
                            wire_header_fn add, void *user);
+/*
+ * An "error" member of an answer object (root; data[0, len) its text), as
+ * OpenAI's Chat Completions and Ollama send it: fails the turn with the
+ * server's own text. True when there is none (or it is null).
+ */
+bool openai_take_error(struct turn *t, const char *data, size_t len, const cJSON *root);
 extern const struct provider_format provider_format_openai;    /* Chat Completions */
 extern const struct provider_format provider_format_anthropic; /* Messages */
 extern const struct provider_format provider_format_responses; /* OpenAI Responses */

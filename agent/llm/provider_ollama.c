@@ -262,12 +262,8 @@ static void take_usage(struct turn *t, const cJSON *o)
 /* One object of the answer: a streamed line or the whole body. */
 static bool take_object(struct turn *t, const cJSON *o, const char *data, size_t len)
 {
-	const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
-	if (err != NULL && !cJSON_IsNull(err)) {
-		char text[400];
-		provider_error_text(data, len, text, sizeof(text));
-		return turn_fail(t, "the server reported an error: %s", text[0] ? text : "(no message)");
-	}
+	if (!openai_take_error(t, data, len, o))
+		return false;
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(o, "message");
 	const char *thinking = json_str(msg, "thinking");
 	const char *content = json_str(msg, "content");
