@@ -239,6 +239,20 @@ bool conv_msg_add_tool_result_ex(struct conv_message *m, const char *call_id, co
 bool conv_msg_add_vendor(struct conv_message *m, const char *vendor, const char *raw,
                          const char *text);
 
+/* ---- what a request asks of a message -------------------------------------- */
+
+/* The result block answering `call_id` in `m` (a CONV_TOOL message; NULL
+ * allowed), or NULL. */
+const struct conv_block *conv_find_result(const struct conv_message *m, const char *call_id);
+/* Whether m (may be NULL) holds a tool call. */
+bool conv_has_calls(const struct conv_message *m);
+/* A call that travels in its message's text (its dialect's in_text:
+ * UI-TARS): no tool call on the wire, its result goes back in a user
+ * message. */
+bool conv_call_in_text(const struct conv_block *b);
+/* The message holds a call that is sent as a tool call. */
+bool conv_has_wire_calls(const struct conv_message *m);
+
 /* Shorthand: a user message holding one text block. */
 bool conv_add_user_text(struct conv *c, const char *text);
 

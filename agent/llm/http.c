@@ -343,7 +343,9 @@ static enum http_outcome turn_failed(const struct turn *t)
 
 static enum http_outcome finish_calls(struct turn *t)
 {
-	if (!turn_finish_calls(t) || !turn_text_calls(t, t->family)) {
+	/* Only open models write calls into their text (turn_text_calls). */
+	if (!turn_finish_calls(t) ||
+	    (t->family != MODEL_FAMILY_OTHER && !turn_text_calls(t, t->family))) {
 		provider_fail("%s: %s", t->who, t->error);
 		return HTTP_OUT_FAIL;
 	}

@@ -187,11 +187,6 @@ void turn_set_stop(struct turn *t, const char *raw);
  * False: out of memory (t->error).
  */
 bool turn_text_calls(struct turn *t, enum model_family f);
-/* A call that travels in its message's text (its dialect's in_text: UI-TARS): no tool
- * call on the wire, its result goes back in a user message. */
-bool provider_call_in_text(const struct conv_block *b);
-/* The message holds a call that is sent as a tool call. */
-bool provider_has_wire_calls(const struct conv_message *m);
 /* Moves the assembled answer (if it has any block) into the conversation. False: out of memory. */
 bool turn_append(struct turn *t, struct conv *c);
 
@@ -271,12 +266,6 @@ bool wire_header_secret(wire_header_fn add, void *user, const char *name, const 
 #define PROVIDER_IMAGE_MISSING "[screenshot file missing]"
 #define PROVIDER_NO_RESULT "[no result recorded: the call was interrupted]"
 
-/*
- * The result block answering `call_id` in `m` (a CONV_TOOL message; NULL
- * allowed), or NULL.
- */
-const struct conv_block *provider_find_result(const struct conv_message *m, const char *call_id);
-bool provider_has_calls(const struct conv_message *m);
 /* The block's item as received when it came from wire format `vendor`, else NULL. */
 const char *provider_raw(const struct conv_block *bl, const char *vendor);
 

@@ -405,7 +405,7 @@ static bool declined_check_at(const struct conv *c, size_t at)
 		const struct conv_block *b = &m->blocks[i];
 		if (b->type != CONV_TOOL_CALL || !b->checks || strcmp(b->checks, "[]") == 0)
 			continue;
-		const struct conv_block *r = provider_find_result(res, b->id);
+		const struct conv_block *r = conv_find_result(res, b->id);
 		if (!r || !r->ack)
 			return true;
 	}

@@ -233,7 +233,7 @@ static void results(struct writer *w, const struct conv *c, const struct conv_me
 		const struct conv_block *call = &call_msg->blocks[j];
 		if (call->type != CONV_TOOL_CALL)
 			continue;
-		const struct conv_block *r = provider_find_result(res_msg, call->id);
+		const struct conv_block *r = conv_find_result(res_msg, call->id);
 		result_block(w, c, call, r, r && keep[r - res_msg->blocks]);
 	}
 }
@@ -352,7 +352,7 @@ static bool anthropic_build(const struct request_ctx *rc, agent_buf *b)
 			user_message(&w, c, m, v->image_keep[i]);
 		} else if (m->role == CONV_ASSISTANT) {
 			assistant_message(&w, m);
-			if (provider_has_calls(m)) {
+			if (conv_has_calls(m)) {
 				bool next = i + 1 < v->n && c->messages[v->index[i + 1]]->role == CONV_TOOL;
 				results(&w, c, m, next ? c->messages[v->index[i + 1]] : NULL,
 				        next ? v->image_keep[i + 1] : NULL);

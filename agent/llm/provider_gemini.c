@@ -132,7 +132,7 @@ static bool declined(const struct conv_block *call, const struct conv_message *r
 {
 	if (call->type != CONV_TOOL_CALL || !call->checks || strcmp(call->checks, "[]") == 0)
 		return false;
-	const struct conv_block *r = provider_find_result(res, call->id);
+	const struct conv_block *r = conv_find_result(res, call->id);
 	return !r || !r->ack || strcmp(r->ack, "[]") == 0;
 }
 
@@ -194,7 +194,7 @@ static char *gemini_call_id(const struct conv_block *call)
 static void function_response(agent_buf *b, const struct conv *c, const struct conv_block *call,
                               const struct conv_message *res, const bool *keep, bool *first)
 {
-	const struct conv_block *r = provider_find_result(res, call->id);
+	const struct conv_block *r = conv_find_result(res, call->id);
 	char *id = gemini_call_id(call);
 	jb_sep(b, first);
 	agent_buf_puts(b, "{\"functionResponse\":{");
@@ -245,7 +245,7 @@ static void declined_note(agent_buf *b, const struct conv_message *m,
 		const struct conv_block *call = &m->blocks[j];
 		if (call->type != CONV_TOOL_CALL)
 			continue;
-		const struct conv_block *r = provider_find_result(res, call->id);
+		const struct conv_block *r = conv_find_result(res, call->id);
 		agent_buf_printf(&t, "\ncall %zu (%s): %s%s", ++k, call->name,
 		                 r && r->is_error ? "[error] " : "", r ? r->text : PROVIDER_NO_RESULT);
 	}
@@ -278,7 +278,7 @@ static void contents(agent_buf *b, const struct request_ctx *rc)
 			declined_note(b, m, res, &first);
 		} else {
 			model_content(b, m, &first);
-			if (provider_has_calls(m))
+			if (conv_has_calls(m))
 				responses(b, c, m, res, keep, &first);
 		}
 		i += next;
@@ -466,7 +466,7 @@ static bool take_finish(struct turn *t, const cJSON *root)
 	const char *why = json_str(cand, "finishReason");
 	if (!why)
 		return false;
-	if (provider_has_calls(t->msg))
+	if (conv_has_calls(t->msg))
 		turn_set_stop(t, "tool_calls");
 	else if (strcmp(why, "STOP") == 0)
 		turn_set_stop(t, "stop");

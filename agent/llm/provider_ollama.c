@@ -82,12 +82,12 @@ static void assistant_message(agent_buf *b, const struct conv_message *m)
 	jb_strn(b, text.data ? text.data : "", text.len);
 	b->oom |= text.oom;
 	agent_buf_finish(&text);
-	if (provider_has_wire_calls(m)) {
+	if (conv_has_wire_calls(m)) {
 		bool first = true;
 		agent_buf_puts(b, ",\"tool_calls\":[");
 		for (size_t j = 0; j < m->n_blocks; j++) {
 			const struct conv_block *call = &m->blocks[j];
-			if (call->type != CONV_TOOL_CALL || provider_call_in_text(call))
+			if (call->type != CONV_TOOL_CALL || conv_call_in_text(call))
 				continue;
 			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"function\":{\"name\":");
@@ -127,13 +127,13 @@ static void results(agent_buf *b, const struct conv *c, const struct conv_messag
 		const struct conv_block *call = &calls->blocks[j];
 		if (call->type != CONV_TOOL_CALL)
 			continue;
-		const struct conv_block *r = provider_find_result(res, call->id);
+		const struct conv_block *r = conv_find_result(res, call->id);
 		bool sent = r && r->image.path && keep[r - res->blocks];
 		if (sent && !image(&imgs, c, &r->image, &first))
 			sent = false;
 		agent_buf one = {0};
 		result_text(&one, r, sent);
-		if (provider_call_in_text(call)) {
+		if (conv_call_in_text(call)) {
 			agent_buf_printf(&text, "%s%s", text.len ? "\n" : "", agent_buf_cstr(&one));
 		} else {
 			agent_buf_puts(b, ",{\"role\":\"tool\",\"tool_name\":");
@@ -215,7 +215,7 @@ static bool ollama_build(const struct request_ctx *rc, agent_buf *b)
 			continue;
 		}
 		assistant_message(b, m);
-		if (provider_has_calls(m)) {
+		if (conv_has_calls(m)) {
 			bool next = i + 1 < v->n && c->messages[v->index[i + 1]]->role == CONV_TOOL;
 			results(b, c, m, next ? c->messages[v->index[i + 1]] : NULL,
 			        next ? v->image_keep[i + 1] : NULL);

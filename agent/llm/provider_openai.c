@@ -88,11 +88,11 @@ static void assistant_message(agent_buf *b, const struct conv_message *m)
 	if (text.oom)
 		b->oom = true;
 	agent_buf_finish(&text);
-	if (provider_has_wire_calls(m)) {
+	if (conv_has_wire_calls(m)) {
 		agent_buf_puts(b, ",\"tool_calls\":[");
 		for (size_t j = 0; j < m->n_blocks; j++) {
 			const struct conv_block *call = &m->blocks[j];
-			if (call->type != CONV_TOOL_CALL || provider_call_in_text(call))
+			if (call->type != CONV_TOOL_CALL || conv_call_in_text(call))
 				continue;
 			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"id\":");
@@ -135,9 +135,9 @@ static void results_user(agent_buf *b, const struct conv *c, const struct conv_m
 		const struct conv_block *call = &call_msg->blocks[j];
 		if (call->type != CONV_TOOL_CALL)
 			continue;
-		const struct conv_block *r = provider_find_result(res_msg, call->id);
+		const struct conv_block *r = conv_find_result(res_msg, call->id);
 		bool sent = r && r->image.path && keep[r - res_msg->blocks];
-		if (provider_call_in_text(call)) {
+		if (conv_call_in_text(call)) {
 			jb_sep(b, &first);
 			agent_buf_puts(b, "{\"type\":\"text\",\"text\":");
 			if (r)
@@ -171,10 +171,10 @@ static void results(agent_buf *b, const struct conv *c, const struct conv_messag
 		const struct conv_block *call = &call_msg->blocks[j];
 		if (call->type != CONV_TOOL_CALL)
 			continue;
-		const struct conv_block *r = provider_find_result(res_msg, call->id);
+		const struct conv_block *r = conv_find_result(res_msg, call->id);
 		bool sent = r && r->image.path && keep[r - res_msg->blocks];
-		user |= sent || provider_call_in_text(call);
-		if (provider_call_in_text(call))
+		user |= sent || conv_call_in_text(call);
+		if (conv_call_in_text(call))
 			continue;
 		agent_buf_puts(b, ",{\"role\":\"tool\",\"tool_call_id\":");
 		jb_str(b, call->id);
@@ -223,7 +223,7 @@ static bool openai_build(const struct request_ctx *rc, agent_buf *b)
 				break;
 			jb_sep(b, &first);
 			assistant_message(b, m);
-			if (provider_has_calls(m)) {
+			if (conv_has_calls(m)) {
 				bool next = i + 1 < v->n && c->messages[v->index[i + 1]]->role == CONV_TOOL;
 				results(b, c, m, next ? c->messages[v->index[i + 1]] : NULL,
 				        next ? v->image_keep[i + 1] : NULL);

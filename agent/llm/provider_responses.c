@@ -157,7 +157,7 @@ static bool group_at(const struct conv_message *m, size_t j, const struct conv_m
 		g->n++;
 	raw_call_id(bl->raw, g->call_id, sizeof(g->call_id));
 	if (bl->checks && strcmp(bl->checks, "[]") != 0) {
-		const struct conv_block *r = provider_find_result(res, bl->id);
+		const struct conv_block *r = conv_find_result(res, bl->id);
 		g->declined = !r || !all_acknowledged(bl->checks, r->ack);
 	}
 	return true;
@@ -239,7 +239,7 @@ static const struct conv_image *group_image(const struct conv_message *m, const 
 {
 	const struct conv_image *img = NULL;
 	for (size_t k = 0; k < g->n; k++) {
-		const struct conv_block *r = provider_find_result(res, m->blocks[g->first + k].id);
+		const struct conv_block *r = conv_find_result(res, m->blocks[g->first + k].id);
 		if (r && r->image.path && keep[r - res->blocks])
 			img = &r->image;
 	}
@@ -257,7 +257,7 @@ static char *group_note(const struct conv_message *m, const struct group *g,
 	bool bad = false;
 	for (size_t k = 0; k < g->n; k++) {
 		const struct conv_block *call = &m->blocks[g->first + k];
-		const struct conv_block *r = provider_find_result(res, call->id);
+		const struct conv_block *r = conv_find_result(res, call->id);
 		bad = bad || !r || r->is_error;
 		agent_buf_printf(&t, "\naction %zu (%s): %s%s", k + 1, call->name,
 		                 r && r->is_error ? "[error] " : "", r ? r->text : PROVIDER_NO_RESULT);
@@ -277,7 +277,7 @@ static void computer_output(agent_buf *b, const struct conv *c, const struct con
                             const struct group *g, const struct conv_message *res,
                             const bool *keep, bool *first)
 {
-	const struct conv_block *r = provider_find_result(res, m->blocks[g->first].id);
+	const struct conv_block *r = conv_find_result(res, m->blocks[g->first].id);
 	jb_sep(b, first);
 	agent_buf_puts(b, "{\"type\":\"computer_call_output\",\"call_id\":");
 	jb_str(b, g->call_id);
@@ -294,7 +294,7 @@ static void computer_output(agent_buf *b, const struct conv *c, const struct con
 static void function_output(agent_buf *b, const struct conv_block *call,
                             const struct conv_message *res, bool *first)
 {
-	const struct conv_block *r = provider_find_result(res, call->id);
+	const struct conv_block *r = conv_find_result(res, call->id);
 	agent_buf t = {0};
 	if (!r || r->is_error)
 		agent_buf_puts(&t, "[error] ");
@@ -317,7 +317,7 @@ static void function_images(agent_buf *b, const struct conv *c, const struct con
 	for (size_t j = 0; res && j < m->n_blocks; j++) {
 		const struct conv_block *call = &m->blocks[j];
 		const struct conv_block *r = call->type == CONV_TOOL_CALL && !is_openai_action(call)
-		                             ? provider_find_result(res, call->id) : NULL;
+		                             ? conv_find_result(res, call->id) : NULL;
 		if (!r || !r->image.path || !keep[r - res->blocks])
 			continue;
 		if (!open) {
@@ -391,7 +391,7 @@ static void input_items(agent_buf *b, const struct request_ctx *rc)
 		if (at >= rc->first_message)
 			assistant_items(b, m, skip, &first);
 		free(skip);
-		if (provider_has_calls(m) && (!next || v->index[i + 1] >= rc->first_message))
+		if (conv_has_calls(m) && (!next || v->index[i + 1] >= rc->first_message))
 			results(b, c, m, res, keep, &first);
 		i += next;
 	}
@@ -594,7 +594,7 @@ static void set_stop(struct turn *t, const cJSON *resp)
 		turn_set_stop(t, why && strcmp(why, "max_output_tokens") == 0 ? "length"
 		                 : why ? why : "incomplete");
 	else
-		turn_set_stop(t, provider_has_calls(t->msg) ? "tool_calls" : "stop");
+		turn_set_stop(t, conv_has_calls(t->msg) ? "tool_calls" : "stop");
 }
 
 /* An error object ({code, message}) as the turn's failure; overload is retried. */

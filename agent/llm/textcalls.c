@@ -216,16 +216,3 @@ bool turn_text_calls(struct turn *t, enum model_family f)
 	conv_message_destroy(old); /* what was moved out of it is zeroed */
 	return true;
 }
-
-bool provider_call_in_text(const struct conv_block *b)
-{
-	return b->type == CONV_TOOL_CALL && b->dialect->in_text;
-}
-
-bool provider_has_wire_calls(const struct conv_message *m)
-{
-	for (size_t i = 0; m && i < m->n_blocks; i++)
-		if (m->blocks[i].type == CONV_TOOL_CALL && !provider_call_in_text(&m->blocks[i]))
-			return true;
-	return false;
-}

@@ -360,16 +360,6 @@ bool turn_append(struct turn *t, struct conv *c)
 
 /* ---- shared by the formats ------------------------------------------------- */
 
-const struct conv_block *provider_find_result(const struct conv_message *m, const char *call_id)
-{
-	if (!m || m->role != CONV_TOOL)
-		return NULL;
-	for (size_t i = 0; i < m->n_blocks; i++)
-		if (m->blocks[i].type == CONV_TOOL_RESULT && strcmp(m->blocks[i].call_id, call_id) == 0)
-			return &m->blocks[i];
-	return NULL;
-}
-
 const char *json_str(const cJSON *o, const char *key)
 {
 	const cJSON *it = cJSON_GetObjectItemCaseSensitive(o, key);
@@ -393,14 +383,6 @@ long json_long(const cJSON *o, const char *key, long def)
 const char *provider_raw(const struct conv_block *bl, const char *vendor)
 {
 	return bl->vendor != NULL && strcmp(bl->vendor, vendor) == 0 ? bl->raw : NULL;
-}
-
-bool provider_has_calls(const struct conv_message *m)
-{
-	for (size_t i = 0; m && i < m->n_blocks; i++)
-		if (m->blocks[i].type == CONV_TOOL_CALL)
-			return true;
-	return false;
 }
 
 /*
