@@ -8,6 +8,9 @@ loop. Prints the time per step, the peak resident memory, and the start-up
 time of `deskhand --version`, against a fresh `python3 -c pass` for scale.
 
     bench/agent_step.py [STEPS]          (default 40)
+    bench/agent_step.py [STEPS] --against OTHER_BUILD_DIR
+                                         this build and another (an older
+                                         commit's), alternated on one desktop
 """
 import os
 import subprocess
@@ -41,47 +44,80 @@ def busy_desktop(X):
     return procs
 
 
+def run_agent(X, binary, steps):
+    """One agent run of `steps` pointer moves; (per-step gaps in s, peak RSS KB, whole run s)."""
+    turns = []
+    for i in range(steps):
+        x, y = (100 + 7 * i) % 1200, (100 + 5 * i) % 700
+        turns.append({"tool_calls": [{"name": "computer", "arguments": {
+            "action": "mouse_move", "coordinate": [x, y]}}]})
+    turns.append({"text": "done"})
+    d = h.tmpdir()
+    env = X.env(HOME=d, XDG_DATA_HOME=d, XDG_CONFIG_HOME=d)
+    for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
+        env.pop(k, None)
+    with FakeLLM(turns) as srv:
+        args = [binary, "--provider", "openai", "--api-base", srv.base_url("openai"),
+                "--os", "--os-auto-approve", "--max-steps", str(steps + 5),
+                "--conversation", os.path.join(d, "c.json"),
+                "--audit", os.path.join(d, "a.jsonl"), "-m", "move around"]
+        t0 = time.monotonic()
+        errf = open(os.path.join(d, "stderr"), "w+")
+        p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL,
+                             stdout=subprocess.DEVNULL, stderr=errf)
+        # wait4 gives this child's own peak memory, not the desktop's.
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        total = time.monotonic() - t0
+        if p.returncode != 0:
+            errf.seek(0)
+            raise RuntimeError("agent run failed: " + errf.read()[-400:])
+        # Per step: from the end of one answer to the next request, so
+        # the fake model's own time is not counted.
+        times = [r["time"] for r in srv.requests]
+        answered = list(srv.answered)
+    return sorted(b - a for a, b in zip(answered, times[1:])), usage.ru_maxrss, total
+
+
+def median_ms(gaps):
+    return gaps[len(gaps) // 2] * 1000
+
+
+def compare(X, steps, other):
+    """This build and `other` (another build directory), alternated on the
+    same desktop, three runs each: the agent's step is no slower, or is."""
+    builds = [("this", h.binary()), ("other", os.path.join(other, "deskhand"))]
+    got = {label: [] for label, _ in builds}
+    for _ in range(3):
+        for label, binary in builds:
+            got[label] += run_agent(X, binary, steps)[0]
+    for label, binary in builds:
+        gaps = sorted(got[label])
+        print("agent OS step, %s build (%s): median of %d steps over 3 runs %.1f ms" %
+              (label, binary, len(gaps), median_ms(gaps)))
+
+
 def main():
-    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 40
+    args = sys.argv[1:]
+    other = None
+    if "--against" in args:
+        i = args.index("--against")
+        other = args[i + 1]
+        del args[i:i + 2]
+    steps = int(args[0]) if args else 40
     X = h.Xvfb(1920, 1080)
     procs = busy_desktop(X)
     try:
-        turns = []
-        for i in range(steps):
-            x, y = (100 + 7 * i) % 1200, (100 + 5 * i) % 700
-            turns.append({"tool_calls": [{"name": "computer", "arguments": {
-                "action": "mouse_move", "coordinate": [x, y]}}]})
-        turns.append({"text": "done"})
-        d = h.tmpdir()
-        env = X.env(HOME=d, XDG_DATA_HOME=d, XDG_CONFIG_HOME=d)
-        for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
-            env.pop(k, None)
-        with FakeLLM(turns) as srv:
-            args = [h.binary(), "--provider", "openai", "--api-base", srv.base_url("openai"),
-                    "--os", "--os-auto-approve", "--max-steps", str(steps + 5),
-                    "--conversation", os.path.join(d, "c.json"),
-                    "--audit", os.path.join(d, "a.jsonl"), "-m", "move around"]
-            t0 = time.monotonic()
-            errf = open(os.path.join(d, "stderr"), "w+")
-            p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL,
-                                 stdout=subprocess.DEVNULL, stderr=errf)
-            # wait4 gives this child's own peak memory, not the desktop's.
-            _, status, usage = os.wait4(p.pid, 0)
-            p.returncode = os.waitstatus_to_exitcode(status)
-            total = time.monotonic() - t0
-            if p.returncode != 0:
-                errf.seek(0)
-                print("agent run failed:", errf.read()[-400:])
-                return 1
-            # Per step: from the end of one answer to the next request, so
-            # the fake model's own time is not counted.
-            times = [r["time"] for r in srv.requests]
-            answered = list(srv.answered)
-        gaps = sorted(b - a for a, b in zip(answered, times[1:]))
-        med = gaps[len(gaps) // 2] * 1000
-        rss_kb = usage.ru_maxrss
+        if other is not None:
+            compare(X, steps, other)
+            return 0
+        try:
+            gaps, rss_kb, total = run_agent(X, h.binary(), steps)
+        except RuntimeError as e:
+            print(e)
+            return 1
         print("agent OS step (action+settle+screenshot+encode+request), median of %d: "
-              "%.1f ms (target <= 50); whole run %.2f s" % (len(gaps), med, total))
+              "%.1f ms (target <= 50); whole run %.2f s" % (len(gaps), median_ms(gaps), total))
         print("peak resident memory of deskhand: %.1f MB (target < 30)" % (rss_kb / 1024))
     finally:
         for p in procs:
