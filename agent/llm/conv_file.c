@@ -438,9 +438,14 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 		const char *id = jstr(bo, "id"), *name = jstr(bo, "name"), *args = jstr(bo, "arguments");
 		if (!id || !name || !args)
 			return conv_fail("message %zu: a tool call without id, name or arguments", mi + 1);
-		const char *toolset = jstr(bo, "toolset");
+		const cJSON *ts = cJSON_GetObjectItemCaseSensitive(bo, "toolset");
+		const char *toolset = cJSON_GetStringValue(ts);
 		struct conv_call_extra x = {agent_dialect_find(toolset), jstr(bo, "vendor"),
 		                            jstr(bo, "raw"), jstr(bo, "checks")};
+		/* A toolset names the call's vocabulary: one deskhand does not speak
+		 * (or no name at all) is not read as deskhand's own. */
+		if (ts != NULL && toolset == NULL)
+			return conv_fail("message %zu: a tool call whose toolset is not a name", mi + 1);
 		if (x.dialect == NULL)
 			return conv_fail("message %zu: a tool call of an unknown toolset \"%.40s\"",
 			                 mi + 1, toolset);

@@ -106,6 +106,8 @@ static void propose_execute(agent_tools *t, const cJSON *args, agent_proposal *p
  * it never clicks wherever the pointer happens to be. */
 static void propose_click_element(agent_tools *t, const cJSON *args, agent_proposal *p)
 {
+	if (!agent_tools_computer_on(t, p))
+		return;
 	const cJSON *e = cJSON_GetObjectItemCaseSensitive(args, "element");
 	if (e == NULL || cJSON_IsNull(e)) {
 		agent_proposal_refuse(p, "click_element needs \"element\": an ID from the "
@@ -212,14 +214,36 @@ static bool reaches_own_terminal(agent_tools *t, const agent_computer_action *a)
 }
 
 /* What an action proposal carries besides the action: read and built once. */
-static void action_facts(agent_tools *t, agent_proposal *p)
+struct facts {
+	bool own_terminal;
+	cJSON *json;
+	char *json_text, *description;
+};
+
+static bool action_facts(agent_tools *t, const agent_computer_action *a, struct facts *f)
 {
-	p->own_terminal = reaches_own_terminal(t, &p->action);
-	p->json = agent_computer_json(&p->action);
-	p->json_text = p->json != NULL ? cJSON_PrintUnformatted(p->json) : NULL;
-	p->description = agent_computer_describe(&p->action);
-	if (p->json_text == NULL || p->description == NULL)
-		agent_proposal_refuse(p, "out of memory");
+	f->own_terminal = reaches_own_terminal(t, a);
+	f->json = agent_computer_json(a);
+	f->json_text = f->json != NULL ? cJSON_PrintUnformatted(f->json) : NULL;
+	f->description = agent_computer_describe(a);
+	if (f->json_text != NULL && f->description != NULL)
+		return true;
+	cJSON_Delete(f->json);
+	free(f->json_text);
+	free(f->description);
+	return false;
+}
+
+/* p takes the facts (and drops what it had). */
+static void facts_take(agent_proposal *p, struct facts *f)
+{
+	cJSON_Delete(p->json);
+	free(p->json_text);
+	free(p->description);
+	p->own_terminal = f->own_terminal;
+	p->json = f->json;
+	p->json_text = f->json_text;
+	p->description = f->description;
 }
 
 /* Where the pointer is and the monitors, before anything of the proposal runs. */
@@ -254,8 +278,11 @@ void agent_tools_propose(agent_tools *t, const agent_tool_call *call, agent_prop
 	if (call->checks != NULL)
 		p->checks = cJSON_Parse(call->checks);
 	d->propose(t, call, p);
-	if (p->kind == AGENT_PROPOSAL_ACTION)
-		action_facts(t, p);
+	struct facts f;
+	if (p->kind == AGENT_PROPOSAL_ACTION && !action_facts(t, &p->action, &f))
+		agent_proposal_refuse(p, "out of memory");
+	else if (p->kind == AGENT_PROPOSAL_ACTION)
+		facts_take(p, &f);
 	if (p->kind == AGENT_PROPOSAL_ACTION || p->kind == AGENT_PROPOSAL_CODE)
 		desktop_facts(t, p);
 }
@@ -264,8 +291,8 @@ void agent_proposal_finish(agent_proposal *p)
 {
 	if (p == NULL)
 		return;
-	if (p->kind == AGENT_PROPOSAL_ACTION)
-		agent_computer_action_finish(&p->action);
+	/* A parsed action refused afterwards (out of memory) still owns its text. */
+	agent_computer_action_finish(&p->action);
 	free(p->code.code);
 	free(p->text);
 	cJSON_Delete(p->json);
@@ -288,18 +315,15 @@ static bool edit_action(agent_tools *t, agent_proposal *p, const char *edited, c
 	}
 	cJSON_Delete(args);
 	/* The edited action is a new proposal: its facts are read again. */
-	agent_computer_action_finish(&p->action);
-	cJSON_Delete(p->json);
-	free(p->json_text);
-	free(p->description);
-	p->action = a;
-	p->json = NULL;
-	p->json_text = p->description = NULL;
-	action_facts(t, p);
-	if (p->kind != AGENT_PROPOSAL_ACTION) {
-		snprintf(why, whylen, "%s", p->text);
+	struct facts f;
+	if (!action_facts(t, &a, &f)) {
+		agent_computer_action_finish(&a);
+		snprintf(why, whylen, "out of memory");
 		return false;
 	}
+	agent_computer_action_finish(&p->action);
+	p->action = a;
+	facts_take(p, &f);
 	return true;
 }
 

@@ -225,6 +225,17 @@ static void unknown_toolset_refused(void **state)
 			fail_msg("toolset %s: \"%s\"", bad[i][0], err);
 		free(text);
 	}
+	/* A toolset that is no name is not read as deskhand's own tools. */
+	static const char *const odd[] = {"5", "null", "[\"computer\"]", "{}"};
+	for (size_t i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+		char *t = file_with_toolset(odd[i]);
+		struct conv *d = conv_parse(file, t);
+		if (d != NULL)
+			fail_msg("toolset %s accepted", odd[i]);
+		if (strstr(conv_error(), "toolset is not a name") == NULL)
+			fail_msg("toolset %s: \"%s\"", odd[i], conv_error());
+		free(t);
+	}
 	/* The same file with a toolset deskhand knows is read, in its dialect. */
 	char *text = file_with_toolset("\"computer\"");
 	struct conv *c = conv_parse(file, text);

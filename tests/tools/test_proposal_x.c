@@ -343,6 +343,10 @@ static void refusals_with_the_computer_on(void **state)
 		 "coordinate"},
 		{&agent_dialect_deskhand, "computer", "{\"action\":\"warp\"}", "unknown action \"warp\""},
 		{&agent_dialect_deskhand, "find_text", "{}", "find_text needs a non-empty \"text\""},
+		/* click_element's own words, once the computer is on. */
+		{&agent_dialect_deskhand, "click_element", "{}", "click_element needs \"element\""},
+		{&agent_dialect_deskhand, "click_element", "{\"element\":3,\"action\":\"key\"}",
+		 "click_element: \"action\" must be left_click"},
 		{&agent_dialect_anthropic, "warp", "{}", "unknown action \"warp\""},
 		{&agent_dialect_openai, "computer_call", "{\"type\":\"teleport\"}", "teleport"},
 		{&agent_dialect_qwen, "computer_use", "{\"action\":\"fly\"}", "fly"},
