@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <seccomp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,23 +17,10 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "executors/sandbox-internal.h"
 
-static _Thread_local char sandbox_err_buf[512];
-
-const char *sandbox_error(void)
-{
-	return sandbox_err_buf;
-}
-
-bool sandbox_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(sandbox_err_buf, sizeof(sandbox_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+BASE_ERROR_TEXT(, sandbox_err, sandbox_error, sandbox_fail)
 
 /* ---- names ----------------------------------------------------------- */
 

@@ -291,8 +291,3 @@ bool agent_make_dirs(const char *path)
 	}
 	return true;
 }
-
-void agent_error_vset(agent_error_text *e, const char *fmt, va_list ap)
-{
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
-}

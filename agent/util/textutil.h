@@ -15,6 +15,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/base.h"
+
 /*
  * Length of the well-formed UTF-8 sequence at s (n > 0 bytes available):
  * 1..4, or 0 when it is invalid, truncated, overlong, a surrogate, beyond
@@ -127,40 +129,9 @@ long long agent_now_ms(void);
  */
 bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel);
 
-/*
- * The one error-text helper: every room of agent/ keeps "the reason for the
- * last failure" per thread this way. At file scope,
- *     AGENT_ERROR_TEXT(static, conv_err, conv_error, conv_fail)
- * defines the buffer `conv_err` (its .text), the room's public
- * `const char *conv_error(void)` (never NULL) and
- * `static bool conv_fail(const char *fmt, ...)`, which formats the reason
- * and returns false, so that `return conv_fail("...")` reads as the
- * failure it is. The first argument is the linkage of the fail function:
- * `static`, or empty for one the room's other files call (declared in its
- * internal header).
- */
-typedef struct agent_error_text {
-	char text[1024];
-} agent_error_text;
-
-void agent_error_vset(agent_error_text *e, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
-
-#define AGENT_ERROR_TEXT(linkage, store, getter, failer)                     \
-	static _Thread_local agent_error_text store;                         \
-	const char *getter(void)                                             \
-	{                                                                    \
-		return store.text;                                           \
-	}                                                                    \
-	__attribute__((format(printf, 1, 2))) linkage bool failer(const char *fmt, ...); \
-	linkage bool failer(const char *fmt, ...)                            \
-	{                                                                    \
-		va_list ap_;                                                 \
-		va_start(ap_, fmt);                                          \
-		agent_error_vset(&store, fmt, ap_);                          \
-		va_end(ap_);                                                 \
-		return false;                                                \
-	}
+/* The one error-text helper is base's (see BASE_ERROR_TEXT in base/base.h):
+ * agent/'s rooms still name it by its old name. */
+#define AGENT_ERROR_TEXT BASE_ERROR_TEXT
 
 /* deskhand's own directories. */
 typedef enum agent_dir_kind {
