@@ -75,6 +75,8 @@ const char *base_error(void);
 
 /* ---- the clock ------------------------------------------------------- */
 
+#define BASE_NS_PER_MS 1000000LL
+
 /* CLOCK_MONOTONIC in nanoseconds: for deadlines and durations, never dates. */
 int64_t base_now_ns(void);
 /* The same in milliseconds. */

@@ -4,10 +4,9 @@
 
 #include "base/base.h"
 
-#define NS_PER_MS 1000000LL
 #define NS_PER_S 1000000000LL
 /* How long a cancellable sleep goes without looking at its flag. */
-#define CANCEL_SLICE_NS (50 * NS_PER_MS)
+#define CANCEL_SLICE_NS (50 * BASE_NS_PER_MS)
 
 int64_t base_now_ns(void)
 {
@@ -18,12 +17,12 @@ int64_t base_now_ns(void)
 
 long long base_now_ms(void)
 {
-	return base_now_ns() / NS_PER_MS;
+	return base_now_ns() / BASE_NS_PER_MS;
 }
 
 long base_ms_until(int64_t deadline_ns)
 {
-	return (long)((deadline_ns - base_now_ns()) / NS_PER_MS);
+	return (long)((deadline_ns - base_now_ns()) / BASE_NS_PER_MS);
 }
 
 bool base_sleep_until(int64_t deadline_ns, volatile sig_atomic_t *cancel)
@@ -46,5 +45,5 @@ bool base_sleep_until(int64_t deadline_ns, volatile sig_atomic_t *cancel)
 
 bool base_sleep_ms(long ms, volatile sig_atomic_t *cancel)
 {
-	return base_sleep_until(base_now_ns() + (ms > 0 ? ms : 0) * NS_PER_MS, cancel);
+	return base_sleep_until(base_now_ns() + (ms > 0 ? ms : 0) * BASE_NS_PER_MS, cancel);
 }

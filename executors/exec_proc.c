@@ -218,7 +218,7 @@ void exec_note_interpreter(exec_session *s, long long deadline)
 	exec_each_process(find_interp, s);
 	if (s->interp_pid == 0)
 		return;
-	while (exec_interp_idle(s) == 0 && exec_now_ms() < deadline) {
+	while (exec_interp_idle(s) == 0 && base_now_ms() < deadline) {
 		struct timespec ts = {0, 2 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}

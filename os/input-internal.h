@@ -9,7 +9,6 @@
 
 #include <signal.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "os/keys.h"
 #include "os/os-internal.h"
@@ -83,7 +82,7 @@ struct os_input_state {
 	bool xkb_failed;        /* for this typing call: core protocol */
 	struct os_input_orig orig[256];
 	unsigned long use_epoch[256][2];
-	struct timespec use_time[256][2];
+	int64_t use_time[256][2];   /* base_now_ns */
 	unsigned long epoch;
 	unsigned long handled;
 	struct os_peer peer;

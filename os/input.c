@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "os/input-internal.h"
 
 /* ---- time and signals -------------------------------------------------- */
@@ -58,46 +59,15 @@ void os_input_signals_end(struct os_signal_guard *g)
 		raise(sig);
 }
 
-static struct timespec os_input_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
-}
-
-static struct timespec os_input_add_ms(struct timespec t, int ms)
-{
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
-static bool os_input_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 /* Returns early only when `interruptible` and a guarded signal arrived. */
-static void sleep_until(const struct timespec *until, bool interruptible)
+static void sleep_until(int64_t until, bool interruptible)
 {
-	for (;;) {
-		int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL);
-		if (rc != EINTR)
-			return;
-		if (interruptible && signal_caught != 0)
-			return;
-	}
+	base_sleep_until(until, interruptible ? &signal_caught : NULL);
 }
 
 void os_input_sleep_ms(int ms)
 {
-	struct timespec until = os_input_add_ms(os_input_now(), ms);
-	sleep_until(&until, true);
+	sleep_until(base_now_ns() + ms * BASE_NS_PER_MS, true);
 }
 
 /* ---- state, keymap, bindings ------------------------------------------- */
@@ -336,7 +306,7 @@ void os_input_epoch_end(os_display *d)
 {
 	struct os_input_state *st = d->input;
 	st->epoch++;
-	struct timespec now = os_input_now();
+	int64_t now = base_now_ns();
 	for (int c = 0; c < 256; c++)
 		for (int col = 0; col < 2; col++)
 			if (st->use_epoch[c][col] == st->epoch)
@@ -354,32 +324,29 @@ static bool peer_wait_idle(os_display *d)
 	 */
 	XSync(d->dpy, False);
 	XSync(d->dpy, False);
-	struct timespec now = os_input_now();
-	struct timespec deadline = os_input_add_ms(now, OS_PEER_WAIT_MS);
-	struct timespec quiet_since = {0, 0};
+	int64_t now = base_now_ns();
+	int64_t deadline = now + OS_PEER_WAIT_MS * BASE_NS_PER_MS;
+	int64_t quiet_since = 0;
 	bool quiet = false;
 	unsigned long long quiet_switches = 0;
-		for (;;) {
+	for (;;) {
 		unsigned long long sw;
 		int idle = os_peer_idle(&st->peer, &sw);
-		now = os_input_now();
+		now = base_now_ns();
 		if (idle < 0)
 			return false;
 		if (idle == 0 || !quiet || sw != quiet_switches) {
 			quiet = idle > 0;
 			quiet_since = now;
 			quiet_switches = sw;
-		} else {
-			struct timespec until = os_input_add_ms(quiet_since, OS_PEER_QUIET_MS);
-			if (!os_input_before(&now, &until))
-				return true;
+		} else if (now >= quiet_since + OS_PEER_QUIET_MS * BASE_NS_PER_MS) {
+			return true;
 		}
-		if (!os_input_before(&now, &deadline))
+		if (now >= deadline)
 			return true;    /* a client that never rests: bounded, go on */
 		/* Keep the server dispatching: its pass flushes the client's output. */
 		XSync(d->dpy, False);
-		struct timespec step = os_input_add_ms(now, 1);
-		sleep_until(&step, false);
+		sleep_until(now + BASE_NS_PER_MS, false);
 	}
 }
 
@@ -404,7 +371,7 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 {
 	struct os_input_state *st = d->input;
 	unsigned long need = 0;
-	struct timespec last = {0, 0};
+	int64_t last = 0;
 	for (int i = 0; i < n; i++) {
 		for (int col = 0; col < 2; col++) {
 			if (!(cols[i] & (1 << col)))
@@ -412,7 +379,7 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 			unsigned long e = st->use_epoch[codes[i]][col];
 			if (e > need)
 				need = e;
-			if (os_input_before(&last, &st->use_time[codes[i]][col]))
+			if (last < st->use_time[codes[i]][col])
 				last = st->use_time[codes[i]][col];
 		}
 	}
@@ -424,8 +391,7 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 		return;
 	}
 	st->have_peer = false;
-	struct timespec until = os_input_add_ms(last, type_guard_ms());
-	sleep_until(&until, false);
+	sleep_until(last + type_guard_ms() * BASE_NS_PER_MS, false);
 }
 
 void os_input_drain(os_display *d)

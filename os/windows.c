@@ -12,8 +12,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/base.h"
 #include "os/os-internal.h"
 
 enum {
@@ -457,7 +457,7 @@ bool os_window_activate(os_display *d, uint32_t id)
 			return false;
 		if (now == w)
 			return true;
-		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+		base_sleep_ms(10, NULL);
 	}
 	return os_fail("the window manager did not activate window 0x%x within "
 	               "5 seconds", id);

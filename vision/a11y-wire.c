@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "vision/a11y-wire.h"
 
 #define IF_ACC "org.a11y.atspi.Accessible"
@@ -68,7 +69,7 @@ struct a11y_wire {
 	DBusConnection *app_conn; /* to the application (its own socket when libatspi has one) */
 	DBusConnection *bus_conn; /* the accessibility bus, for nodes of other applications */
 	char *bus;                /* the application's unique name */
-	struct timespec deadline;
+	int64_t deadline;         /* base_now_ns */
 	wnode *nodes;
 	int count, cap;
 	GHashTable *index;        /* key -> node number + 1 */
@@ -139,14 +140,6 @@ static void node_free(wnode *nd)
 
 /* ---- calls ---------------------------------------------------------- */
 
-static long ms_left(const a11y_wire *w)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (w->deadline.tv_sec - now.tv_sec) * 1000L +
-	       (w->deadline.tv_nsec - now.tv_nsec) / 1000000L;
-}
-
 static DBusMessage *msg_new(const wnode *nd, const char *iface, const char *member)
 {
 	return dbus_message_new_method_call(nd->bus, nd->path, iface, member);
@@ -172,7 +165,7 @@ static wcall *send(a11y_wire *w, const wnode *nd, DBusMessage *m)
 		dbus_message_set_serial(m, (dbus_uint32_t)w->calls + 1); /* as sending would */
 		call->reply = w->answer_fn(w->answer_ctx, m);
 	} else if (call != NULL) {
-		long left = ms_left(w);
+		long left = base_ms_until(w->deadline);
 		DBusConnection *c = strcmp(nd->bus, w->bus) == 0 ? w->app_conn : w->bus_conn;
 		if (left <= 0 || !dbus_connection_send_with_reply(c, m, &call->pending, (int)left))
 			call->pending = NULL;
@@ -417,7 +410,7 @@ static a11y_wire *wire_start(a11y_wire *w, const char *bus, bool cache)
 	return w;
 }
 
-a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache)
+a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, bool cache)
 {
 	a11y_wire *w = calloc(1, sizeof(*w));
 	if (w == NULL)
@@ -425,7 +418,7 @@ a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, 
 	AtspiApplication *a = app->parent.app;
 	w->bus_conn = dbus_connection_ref(atspi_get_a11y_bus());
 	w->app_conn = dbus_connection_ref(a != NULL && a->bus != NULL ? a->bus : w->bus_conn);
-	w->deadline = *deadline;
+	w->deadline = deadline;
 	return wire_start(w, a != NULL && a->bus_name != NULL ? a->bus_name : "", cache);
 }
 

@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/base.h"
 #include "config.h"
 #include "vision/a11y.h"
 #include "vision/vision-internal.h"
@@ -247,7 +247,7 @@ typedef struct walk {
 	vision_elements *e;
 	size_t cap;
 	os_rect screen;
-	struct timespec deadline;
+	int64_t deadline;   /* base_now_ns */
 	int max_nodes;
 	int pid;
 	a11y_wire *net; /* the application being read: its nodes are ints */
@@ -257,18 +257,10 @@ typedef struct walk {
 	int dx, dy;
 } walk;
 
-static long ms_left(const walk *w)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (w->deadline.tv_sec - now.tv_sec) * 1000L +
-	       (w->deadline.tv_nsec - now.tv_nsec) / 1000000L;
-}
-
 /* Every call waits at most what is left of the wall-time cap. */
 static bool time_ok(walk *w)
 {
-	long left = ms_left(w);
+	long left = base_ms_until(w->deadline);
 	if (left <= 0) {
 		w->e->partial = true;
 		note(w->e, "partial: the time cap ran out (an application answers slowly "
@@ -748,7 +740,7 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 	w->gtk4 = toolkit_gtk4(app);
 	w->dx = w->dy = 0;
 	/* GTK 4.8's own cache is not the tree (its root lists no windows). */
-	w->net = a11y_wire_new(app, &w->deadline, !w->gtk4);
+	w->net = a11y_wire_new(app, w->deadline, !w->gtk4);
 	if (w->net == NULL) {
 		vision_fail("out of memory");
 		return STEP_FAIL;
@@ -830,13 +822,7 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 	walk w = {.e = e};
 	w.max_nodes = opt && opt->max_nodes > 0 ? opt->max_nodes : VISION_A11Y_MAX_NODES;
 	int timeout = opt && opt->timeout_ms > 0 ? opt->timeout_ms : VISION_A11Y_TIMEOUT_MS;
-	clock_gettime(CLOCK_MONOTONIC, &w.deadline);
-	w.deadline.tv_sec += timeout / 1000;
-	w.deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
-	if (w.deadline.tv_nsec >= 1000000000L) {
-		w.deadline.tv_sec++;
-		w.deadline.tv_nsec -= 1000000000L;
-	}
+	w.deadline = base_now_ns() + timeout * BASE_NS_PER_MS;
 	bool all = opt && opt->all_windows;
 	os_rect win = {0, 0, 0, 0};
 	int pid = -1;
@@ -853,7 +839,7 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 		goto fail;
 	/* A call that waited out the cap failed like a missing interface:
 	 * the walk ended "complete" with a hole where the hung app was. */
-	if (ms_left(&w) <= 0) {
+	if (base_ms_until(w.deadline) <= 0) {
 		e->partial = true;
 		note(e, "partial: the time cap (%d ms) ran out (an application answers slowly "
 		        "or hangs)", timeout);

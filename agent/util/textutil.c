@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "agent/util/textutil.h"
@@ -219,28 +218,6 @@ char *agent_read_file(const char *path, size_t max, size_t *len)
 	close(fd);
 	errno = e;
 	return text;
-}
-
-long long agent_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel)
-{
-	long long end = agent_now_ms() + (ms > 0 ? ms : 0);
-	for (;;) {
-		if (cancel != NULL && *cancel)
-			return false;
-		long long left = end - agent_now_ms();
-		if (left <= 0)
-			return true;
-		long step = left < 50 ? (long)left : 50;
-		struct timespec ts = {0, step * 1000000L};
-		nanosleep(&ts, NULL);
-	}
 }
 
 bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size)

@@ -120,14 +120,10 @@ char *agent_read_fd(int fd, size_t max, size_t *len);
 /* agent_read_fd on `path` opened read-only (close-on-exec); open's errno too. */
 char *agent_read_file(const char *path, size_t max, size_t *len);
 
-/* The one clock: milliseconds of CLOCK_MONOTONIC. */
-long long agent_now_ms(void);
-/*
- * The one cancellable sleep: `ms` milliseconds by the monotonic clock, in
- * slices of at most 50 ms so that *cancel (may be NULL), set by a signal
- * handler, is noticed soon. False when cancelled.
- */
-bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel);
+/* The clock and the cancellable sleep are base's (base_now_ms,
+ * base_sleep_ms): agent/'s rooms still name them by their old names. */
+#define agent_now_ms base_now_ms
+#define agent_sleep_ms base_sleep_ms
 
 /* The one error-text helper is base's (see BASE_ERROR_TEXT in base/base.h):
  * agent/'s rooms still name it by its old name. */
