@@ -118,11 +118,11 @@ static char *text_to_utf8(const unsigned char *s, size_t n, bool latin1)
 	size_t o = 0;
 	for (size_t i = 0; i < end;) {
 		if (latin1) {
-			o += (size_t)os_utf8_encode(s[i++], out + o);
+			o += (size_t)base_utf8_encode(s[i++], out + o);
 			continue;
 		}
 		uint32_t cp;
-		size_t l = os_utf8_next((const char *)s + i, end - i, &cp);
+		size_t l = base_utf8_next((const char *)s + i, end - i, &cp);
 		if (l == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;

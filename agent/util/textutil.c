@@ -10,14 +10,13 @@
 #include <unistd.h>
 
 #include "agent/util/textutil.h"
-#include "os/os.h"
 
 size_t agent_utf8_seq(const char *str, size_t n)
 {
 	uint32_t cp;
 	if (n == 0 || str[0] == '\0')
 		return 0;
-	return os_utf8_next(str, n, &cp);
+	return base_utf8_next(str, n, &cp);
 }
 
 bool agent_utf8_valid(const char *s, size_t n)

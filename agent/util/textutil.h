@@ -5,7 +5,8 @@
  * string buffer.
  *
  * The door of agent/util, the room every other room may use. May call:
- * os/'s UTF-8 decoder, nothing else of deskhand's.
+ * base/ (its UTF-8 decoder, clock, file reader and error text), nothing
+ * else of deskhand's.
  */
 #ifndef DESKHAND_AGENT_TEXTUTIL_H
 #define DESKHAND_AGENT_TEXTUTIL_H
