@@ -161,14 +161,8 @@ int exec_interp_idle(const exec_session *s)
 		return -1;
 	char path[64], buf[256];
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)s->interp_pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (base_read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return -1;
-	ssize_t len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
 	char *end;
 	long nr = strtol(buf, &end, 10);
 	if (end == buf)

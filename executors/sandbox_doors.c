@@ -280,12 +280,8 @@ static int net_ruleset_for(const sandbox_plan *p)
  * process_vm_readv, which fails with EFAULT instead of crashing). */
 static bool arg_area_is_ours(unsigned long start, unsigned long end)
 {
-	char want[256], got[256];
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, want, sizeof(want));
-	close(fd);
+	char want[257], got[256];
+	ssize_t n = base_read_small(AT_FDCWD, "/proc/self/cmdline", want, sizeof(want));
 	if (n <= 0 || (unsigned long)n > end - start)
 		return false;
 	struct iovec local = {got, (size_t)n}, remote = {(void *)start, (size_t)n};

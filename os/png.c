@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #ifndef MADV_POPULATE_READ
@@ -42,6 +41,7 @@
 #include <isa-l/igzip_lib.h>
 #include <zlib.h>
 
+#include "base/base.h"
 #include "os/os-internal.h"
 
 _Static_assert(OS_PNG_FILTER_NONE == PNG_FILTER_NONE, "filter bits");
@@ -138,20 +138,9 @@ struct sink {
 
 static bool sink_put(struct sink *s, const void *data, size_t n)
 {
-	const uint8_t *p = data;
-	if (s->fd >= 0) {
-		while (n > 0) {
-			ssize_t w = write(s->fd, p, n);
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				return os_fail("cannot write PNG: %s",
-				               w < 0 ? strerror(errno) : "short write");
-			p += w;
-			n -= (size_t)w;
-		}
-		return true;
-	}
+	if (s->fd >= 0)
+		return base_write_all(s->fd, data, n) ||
+		       os_fail("cannot write PNG: %s", strerror(errno));
 	if (n > s->cap - s->len) {
 		size_t cap = s->cap ? s->cap : 65536;
 		while (cap - s->len < n) {
@@ -165,7 +154,7 @@ static bool sink_put(struct sink *s, const void *data, size_t n)
 		s->buf = b;
 		s->cap = cap;
 	}
-	memcpy(s->buf + s->len, p, n);
+	memcpy(s->buf + s->len, data, n);
 	s->len += n;
 	return true;
 }
@@ -933,63 +922,9 @@ bool os_png_write_fd(const os_image *img, int fd, const os_png_options *opt)
 }
 
 /*
- * Opens a new file next to `path` (same directory, so rename is atomic)
- * named ".BASE.XXXXXXXX", mode 0666 less the umask like any new file.
- * *tmp is malloc'ed.
- */
-static int temp_open(const char *path, char **tmp)
-{
-	const char *slash = strrchr(path, '/');
-	const char *base = slash ? slash + 1 : path;
-	size_t dirlen = slash ? (size_t)(slash - path) + 1 : 0;
-	if (base[0] == '\0') {
-		os_fail("cannot write PNG to %s: not a file name", path);
-		return -1;
-	}
-	size_t n = dirlen + strlen(base) + 16;
-	char *name = malloc(n);
-	if (name == NULL) {
-		os_fail("out of memory");
-		return -1;
-	}
-	static const char digits[] = "abcdefghijklmnopqrstuvwxyz234567";
-	for (int attempt = 0; attempt < 64; attempt++) {
-		uint8_t rnd[8];
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd)) {
-			for (size_t i = 0; i < sizeof(rnd); i++)
-				rnd[i] = (uint8_t)(rand() ^ getpid() ^ attempt);
-		}
-		char suffix[9];
-		for (size_t i = 0; i < 8; i++)
-			suffix[i] = digits[rnd[i] & 31];
-		suffix[8] = '\0';
-		snprintf(name, n, "%.*s.%s.%s", (int)dirlen, path, base, suffix);
-		int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-		if (fd >= 0) {
-			*tmp = name;
-			return fd;
-		}
-		if (errno != EEXIST) {
-			int e = errno;
-			if (dirlen == 0)
-				os_fail("cannot write PNG to %s: cannot create a file in the "
-				        "current directory: %s", path, strerror(e));
-			else
-				os_fail("cannot write PNG to %s: cannot create a file in "
-				        "%.*s: %s", path, (int)dirlen, path, strerror(e));
-			free(name);
-			return -1;
-		}
-	}
-	os_fail("cannot write PNG to %s: no free temporary name", path);
-	free(name);
-	return -1;
-}
-
-/*
  * Readers see either the old file or the whole new one, never a partial
- * PNG. No fsync: a screenshot is not worth a disk flush per capture, and
- * a crash may lose the new file but never leaves a torn one in its place.
+ * PNG, and a crash right after cannot leave an empty file under the name
+ * (ext4 without auto_da_alloc, XFS): base_atomic flushes before the rename.
  */
 bool os_png_write_file(const os_image *img, const char *path,
                        const os_png_options *opt)
@@ -1002,36 +937,19 @@ bool os_png_write_file_fed(const os_image *img, const char *path,
 {
 	if (path == NULL || path[0] == '\0')
 		return os_fail("cannot write PNG: empty file name");
-	char *tmp = NULL;
-	int fd = temp_open(path, &tmp);
-	if (fd < 0)
-		return false;
-	struct sink sink = {.fd = fd};
+	base_atomic a;
+	if (!base_atomic_begin(&a, path, 0666))
+		return os_fail("cannot write PNG to %s: %s", path, base_error());
+	struct sink sink = {.fd = a.fd};
 	if (!encode(img, &sink, opt, feed)) {
-		char why[512];
+		char why[sizeof(base_error_text)];
 		snprintf(why, sizeof(why), "%s", os_error());
-		os_fail("%s: %s", path, why);
-		goto err_close;
+		base_atomic_abort(&a);
+		return os_fail("%s: %s", path, why);
 	}
-	if (close(fd) != 0) {
-		fd = -1;
-		os_fail("cannot write PNG to %s: %s", path, strerror(errno));
-		goto err_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		os_fail("cannot write PNG to %s: %s", path, strerror(errno));
-		goto err_unlink;
-	}
-	free(tmp);
+	if (!base_atomic_commit(&a))
+		return os_fail("cannot write PNG to %s: %s", path, base_error());
 	return true;
-
-err_close:
-	close(fd);
-err_unlink:
-	unlink(tmp);
-	free(tmp);
-	return false;
 }
 
 /* ---- decoding ------------------------------------------------------- */
@@ -1144,26 +1062,18 @@ os_image *os_png_read_file(const char *path)
 		os_fail("cannot read %s: larger than %lu bytes", path, DECODE_MAX_FILE);
 		goto out;
 	}
-	size_t len = (size_t)st.st_size, got = 0;
-	buf = malloc(len ? len : 1);
+	size_t len = 0;
+	buf = (uint8_t *)base_read_fd(fd, DECODE_MAX_FILE, &len);
 	if (buf == NULL) {
-		os_fail("out of memory");
+		if (errno == EFBIG)
+			os_fail("cannot read %s: larger than %lu bytes", path, DECODE_MAX_FILE);
+		else
+			os_fail("cannot read %s: %s", path, strerror(errno));
 		goto out;
-	}
-	while (got < len) {
-		ssize_t r = read(fd, buf + got, len - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0) {
-			os_fail("cannot read %s: %s", path,
-			        r < 0 ? strerror(errno) : "file shrank while reading");
-			goto out;
-		}
-		got += (size_t)r;
 	}
 	img = os_png_decode(buf, len);
 	if (img == NULL) {
-		char why[512];
+		char why[sizeof(base_error_text)];
 		snprintf(why, sizeof(why), "%s", os_error());
 		os_fail("%s: %s", path, why);
 	}

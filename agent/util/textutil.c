@@ -1,13 +1,11 @@
 /* agent/util/textutil — UTF-8 repair and a string buffer; see textutil.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "agent/util/textutil.h"
 
@@ -158,65 +156,6 @@ char *agent_buf_steal(agent_buf *b)
 		d = calloc(1, 1);
 	memset(b, 0, sizeof(*b));
 	return d;
-}
-
-char *agent_read_fd(int fd, size_t max, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL)
-		goto oom;
-	for (;;) {
-		if (n + 1 >= cap) {
-			char *grown = cap > max ? NULL : realloc(buf, cap * 2);
-			if (grown == NULL) {
-				free(buf);
-				if (cap > max)
-					goto too_big;
-				goto oom;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		ssize_t k = read(fd, buf + n, cap - n - 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int e = errno;
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n > max) {
-			free(buf);
-			goto too_big;
-		}
-	}
-	buf[n] = '\0';
-	if (len != NULL)
-		*len = n;
-	return buf;
-too_big:
-	errno = EFBIG;
-	return NULL;
-oom:
-	errno = ENOMEM;
-	return NULL;
-}
-
-char *agent_read_file(const char *path, size_t max, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *text = agent_read_fd(fd, max, len);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return text;
 }
 
 bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size)

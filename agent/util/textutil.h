@@ -112,17 +112,13 @@ char *agent_show_dup(const char *s, unsigned flags);
 void agent_show_typed(agent_buf *out, const char *s, size_t n);
 
 /*
- * The one whole-file reader. Reads fd to its end into fresh memory,
- * NUL-terminated (the NUL not counted in *len; len may be NULL). NULL when
- * more than `max` bytes come (errno EFBIG), on a read error (its errno) or
- * out of memory (ENOMEM). EINTR is retried. Ownership: the caller frees.
+ * The whole-file reader, the clock and the cancellable sleep are base's
+ * (base_read_fd, base_read_file, base_now_ms, base_sleep_ms: see
+ * base/base.h for their contracts and ownership); agent/'s rooms still
+ * name them by their old names.
  */
-char *agent_read_fd(int fd, size_t max, size_t *len);
-/* agent_read_fd on `path` opened read-only (close-on-exec); open's errno too. */
-char *agent_read_file(const char *path, size_t max, size_t *len);
-
-/* The clock and the cancellable sleep are base's (base_now_ms,
- * base_sleep_ms): agent/'s rooms still name them by their old names. */
+#define agent_read_fd base_read_fd
+#define agent_read_file base_read_file
 #define agent_now_ms base_now_ms
 #define agent_sleep_ms base_sleep_ms
 
