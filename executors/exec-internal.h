@@ -177,17 +177,6 @@ void exec_session_kill(exec_session *s);
 _Noreturn void exec_supervisor_main(const exec_session *s, int sup, int code_r,
                                     int ctl_w, int out_w, int err_w);
 
-/* What is read of a process in /proc/PID/stat (exec_proc.c). */
-struct exec_proc_info {
-	pid_t ppid;
-	pid_t pgrp;
-	unsigned long long start;     /* clock ticks since boot */
-};
-
-/* Reads /proc/PID/stat without stdio (the supervisor uses it); false when
- * the process is gone. */
-bool exec_proc_info_read(pid_t pid, struct exec_proc_info *out);
-
 /* Calls fn for every process listed in this pid namespace's /proc;
  * async-signal-safe. */
 void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg);
