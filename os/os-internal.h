@@ -53,6 +53,15 @@ int os_x_window_pid(os_display *d, Window w);
 bool os_point_on_screen(os_display *d, int x, int y);
 
 /*
+ * os/image.c: maps the pages of [p, p + len) in one call (readable, or
+ * writable when `write`), where touching them one by one would cost a
+ * page fault per 4 KiB: memory the X server has just written into a fresh
+ * shared segment, or a fresh buffer about to be filled (in a VM each
+ * fault is costly: ~2,000 for a 1920x1080 capture). Best effort.
+ */
+void os_mem_populate(const void *p, size_t len, bool write);
+
+/*
  * Rows of an image that arrive over time: a capture in strips, so that the
  * encoder compresses the first bands while the server still copies the
  * last ones. fill() is called on the encoding call's thread until *ready
