@@ -277,10 +277,7 @@ static bool type_codepoints(os_display *d, const uint32_t *cps, size_t n, int de
 		return false;
 	os_trace("keymap");
 	uint8_t spare[256];
-	int nspare = os_keymap_spare(&km, spare, 256);
-	if (nspare > 256)
-		nspare = 256;
-	os_input_mark_spare(d, spare, nspare);
+	int nspare = os_input_spares(d, &km, spare);
 	os_type_plan plan = {0};
 	bool ok = os_type_plan_make(&km, spare, nspare, cps, n, &plan);
 	os_trace("plan");
