@@ -1,8 +1,8 @@
 /*
- * The accessibility tree (see a11y.h): libatspi finds the bus and the
- * applications; the nodes of one application are read through
- * a11y-wire.c, which asks the toolkit's cache first and sends the rest in
- * waves.
+ * The accessibility tree (see a11y.h): libatspi finds the bus (through
+ * a11y-conn.c) and the applications; the nodes of one application are
+ * read through a11y-wire.c, which asks the toolkit's cache first and sends
+ * the rest in waves. The marks drawn from a read are marks.c's.
  *
  * Cost: every D-Bus call costs the application a dispatch, so the walk
  * asks each node only what it must (a node that is not SHOWING costs its
@@ -20,93 +20,6 @@
 #include "config.h"
 #include "vision/a11y.h"
 #include "vision/vision-internal.h"
-
-/* ---- set-of-marks (no libatspi needed) ------------------------------- */
-
-#define MARKS_MAX 2000
-
-typedef struct mark_box {
-	int x, y, w, h;
-} mark_box;
-
-static bool boxes_meet(mark_box a, mark_box b)
-{
-	return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-}
-
-/* A screen box in the image's pixels (view: screen -> model image). */
-static mark_box to_image(const vision_view *v, os_rect r)
-{
-	long x0 = (long)(r.x - v->screen_x) * v->model_w / v->screen_w;
-	long y0 = (long)(r.y - v->screen_y) * v->model_h / v->screen_h;
-	long x1 = (long)(r.x + r.width - v->screen_x) * v->model_w / v->screen_w;
-	long y1 = (long)(r.y + r.height - v->screen_y) * v->model_h / v->screen_h;
-	return (mark_box){(int)x0, (int)y0, (int)(x1 - x0 > 1 ? x1 - x0 : 1),
-	                  (int)(y1 - y0 > 1 ? y1 - y0 : 1)};
-}
-
-static void outline(os_image *img, mark_box b)
-{
-	const vision_rgb c = {230, 0, 180};
-	vision_fill_rect(img, b.x, b.y, b.w, 1, c, 256);
-	vision_fill_rect(img, b.x, b.y + b.h - 1, b.w, 1, c, 256);
-	vision_fill_rect(img, b.x, b.y, 1, b.h, c, 256);
-	vision_fill_rect(img, b.x + b.w - 1, b.y, 1, b.h, c, 256);
-}
-
-/* The first free place for a w x h label at box b; false when none. */
-static bool place(const os_image *img, mark_box b, int w, int h, const mark_box *used,
-                  size_t n, mark_box *out)
-{
-	const mark_box tries[] = {
-		{b.x, b.y - h, w, h}, {b.x, b.y, w, h}, {b.x, b.y + b.h, w, h},
-		{b.x - w, b.y, w, h}, {b.x + b.w - w, b.y + b.h - h, w, h},
-	};
-	for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]); t++) {
-		mark_box c = tries[t];
-		if (c.x < 0 || c.y < 0 || c.x + w > img->width || c.y + h > img->height)
-			continue;
-		bool free_place = true;
-		for (size_t i = 0; i < n && free_place; i++)
-			free_place = !boxes_meet(c, used[i]);
-		if (free_place) {
-			*out = c;
-			return true;
-		}
-	}
-	return false;
-}
-
-size_t vision_draw_marks(os_image *img, const vision_view *view, const vision_elements *e,
-                         size_t *unlabelled)
-{
-	*unlabelled = 0;
-	size_t n = e->count < MARKS_MAX ? e->count : MARKS_MAX;
-	mark_box *used = calloc(n ? n : 1, sizeof(*used));
-	if (used == NULL) {
-		*unlabelled = e->count;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		outline(img, to_image(view, e->items[i].box));
-	size_t placed = 0;
-	for (size_t i = 0; i < n; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "%d", e->items[i].id);
-		int w, h;
-		vision_label_size(id, 1, &w, &h);
-		mark_box at;
-		if (place(img, to_image(view, e->items[i].box), w, h, used, placed, &at)) {
-			vision_draw_label(img, at.x, at.y, id, 1);
-			used[placed++] = at;
-		} else {
-			(*unlabelled)++;
-		}
-	}
-	*unlabelled += e->count - n;
-	free(used);
-	return placed;
-}
 
 void vision_element_centre(const vision_element *el, int *x, int *y)
 {
@@ -148,98 +61,9 @@ static void note(vision_elements *e, const char *fmt, ...)
 
 #if DESKHAND_HAVE_ATSPI
 #include <atspi/atspi.h>
-#include <dbus/dbus.h>
 
+#include "vision/a11y-internal.h"
 #include "vision/a11y-wire.h"
-
-/* ---- the connection ------------------------------------------------- */
-
-static int conn_state; /* 0 not tried, 1 up, -1 failed (reason in conn_why) */
-static char conn_why[200];
-static char glib_last[120];
-
-/* libatspi reports through g_warning; deskhand prints nothing from vision/. */
-static void glib_quiet(const gchar *domain, GLogLevelFlags level, const gchar *msg,
-                       gpointer data)
-{
-	(void)domain;
-	(void)level;
-	(void)data;
-	snprintf(glib_last, sizeof(glib_last), "%s", msg ? msg : "");
-}
-
-/*
- * An AT_SPI_BUS address on the root window that nobody answers (left by an
- * at-spi-bus-launcher that did not end cleanly) wins over the session bus
- * in libatspi, and in Qt 5, which connects to it, fails, and never tries
- * again. Asking the session bus for the accessibility bus activates the
- * launcher if it is not running (it publishes a fresh address as it
- * starts, for the applications started from then on); deskhand uses the
- * answer itself through AT_SPI_BUS_ADDRESS (which the sandbox drops).
- */
-static void skip_stale_root_address(os_display *d)
-{
-	char where[64];
-	if (getenv("AT_SPI_BUS_ADDRESS") != NULL || !os_bus_find(NULL, where, sizeof(where)))
-		return; /* set by hand, or no session bus to ask */
-	if (!os_bus_root_stale(d))
-		return;
-	DBusError err;
-	dbus_error_init(&err);
-	DBusConnection *c = dbus_bus_get_private(DBUS_BUS_SESSION, &err);
-	DBusMessage *m = NULL, *r = NULL;
-	if (c == NULL)
-		goto out;
-	dbus_connection_set_exit_on_disconnect(c, FALSE);
-	m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus",
-	                                 "GetAddress");
-	if (m != NULL)
-		r = dbus_connection_send_with_reply_and_block(c, m, VISION_A11Y_TIMEOUT_MS * 3, &err);
-	const char *addr = NULL;
-	if (r != NULL && dbus_message_get_args(r, &err, DBUS_TYPE_STRING, &addr, DBUS_TYPE_INVALID) &&
-	    os_bus_address_reachable(addr))
-		setenv("AT_SPI_BUS_ADDRESS", addr, 1);
-out:
-	if (r != NULL)
-		dbus_message_unref(r);
-	if (m != NULL)
-		dbus_message_unref(m);
-	if (c != NULL) {
-		dbus_connection_close(c);
-		dbus_connection_unref(c);
-	}
-	dbus_error_free(&err);
-}
-
-static bool conn_up(os_display *d)
-{
-	if (conn_state == 1)
-		return true;
-	if (conn_state == -1)
-		return false;
-	conn_state = -1;
-	g_log_set_default_handler(glib_quiet, NULL);
-	/* Checked first: with no bus, libdbus would autolaunch a session bus
-	 * of its own through X11, which deskhand must not do behind the user's
-	 * back (it starts one itself and says so: os_bus_start). */
-	char where[64];
-	if (!os_bus_find(d, where, sizeof(where))) {
-		snprintf(conn_why, sizeof(conn_why),
-		         "no accessibility bus (no session D-Bus, no AT_SPI_BUS on the root window)");
-		return false;
-	}
-	/* Not autolaunching: DBUS_SESSION_BUS_ADDRESS or the socket is there. */
-	setenv("DBUS_AUTOLAUNCH", "0", 0);
-	skip_stale_root_address(d);
-	int r = atspi_init();
-	if (r != 0 && r != 1) {
-		snprintf(conn_why, sizeof(conn_why), "the accessibility bus is unreachable%s%s",
-		         glib_last[0] ? ": " : "", glib_last);
-		return false;
-	}
-	conn_state = 1;
-	return true;
-}
 
 /* ---- one walk ------------------------------------------------------- */
 
@@ -486,19 +310,31 @@ static bool wants_box(const walk *w, int n, int depth, bool boxed)
 }
 
 /*
+ * Children [from, to) of n (those that are there, at most `max`) into
+ * kids, asked in one wave (one call when n has at most `max` children);
+ * returns how many.
+ */
+static int children_of(walk *w, int n, int from, int to, int max, int *kids)
+{
+	int k = 0;
+	a11y_wire_children(w->net, n, from, to, max);
+	for (int i = from; i < to && k < max; i++) {
+		int kid = a11y_wire_child(w->net, n, i, max);
+		if (kid >= 0)
+			kids[k++] = kid;
+	}
+	return k;
+}
+
+/*
  * Children [from, to) of n asked about in waves: their properties in one
  * (what the toolkit's cache lacked), then the boxes the SHOWING ones need
  * in another, so the walk that follows finds them answered.
  */
 static void ask_ahead(walk *w, int n, int from, int to, int depth, bool boxed)
 {
-	int kids[VISION_A11Y_BIG], k = 0;
-	a11y_wire_children(w->net, n, from, to, VISION_A11Y_BIG);
-	for (int i = from; i < to && k < VISION_A11Y_BIG; i++) {
-		int kid = a11y_wire_child(w->net, n, i, VISION_A11Y_BIG);
-		if (kid >= 0)
-			kids[k++] = kid;
-	}
+	int kids[VISION_A11Y_BIG];
+	int k = children_of(w, n, from, to, VISION_A11Y_BIG, kids);
 	a11y_wire_props(w->net, kids, k);
 	for (int j = 0; j < k; j++) {
 		if (!shown(w, kids[j]))
@@ -709,16 +545,11 @@ static bool toolkit_gtk4(AtspiAccessible *app)
  */
 static int gtk4_frame(walk *w, os_rect win)
 {
-	int root = a11y_wire_root(w->net), kids[VISION_A11Y_MAX_CHILDREN], k = 0;
+	int root = a11y_wire_root(w->net), kids[VISION_A11Y_MAX_CHILDREN];
 	a11y_wire_props(w->net, &root, 1);
 	int n = a11y_wire_child_count(w->net, root);
 	n = n < VISION_A11Y_MAX_CHILDREN ? n : VISION_A11Y_MAX_CHILDREN;
-	a11y_wire_children(w->net, root, 0, n, VISION_A11Y_MAX_CHILDREN);
-	for (int i = 0; i < n; i++) {
-		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
-		if (f >= 0)
-			kids[k++] = f;
-	}
+	int k = children_of(w, root, 0, n, VISION_A11Y_MAX_CHILDREN, kids);
 	a11y_wire_props(w->net, kids, k);
 	int found = -1;
 	for (int j = 0; j < k && found < 0; j++)
@@ -827,8 +658,9 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 	os_rect win = {0, 0, 0, 0};
 	int pid = -1;
 	os_screen_size(d, &w.screen.width, &w.screen.height);
-	if (!conn_up(d)) {
-		note(e, "%s", conn_why);
+	const char *why;
+	if (!vision_a11y_connect(d, &why)) {
+		note(e, "%s", why);
 		return e;
 	}
 	if (!all && !active_window(d, &win, &pid, e))
@@ -853,8 +685,9 @@ fail:
 bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
                        size_t why_size)
 {
-	if (!conn_up(d)) {
-		snprintf(why, why_size, "%s", conn_why);
+	const char *down;
+	if (!vision_a11y_connect(d, &down)) {
+		snprintf(why, why_size, "%s", down);
 		return false;
 	}
 	atspi_set_timeout(1000, 1000);
