@@ -13,6 +13,9 @@
  * Error convention: functions that can fail return false or NULL and leave a
  * human-readable reason in os_error() (per thread, valid until the next os_
  * call on that thread). Nothing here ever exits the process or prints.
+ *
+ * May call: base/, Xlib and its extensions (XTest, XShm, RandR, XKB,
+ * X-Resource), libxkbcommon's keysym tables, libpng, zlib, ISA-L.
  */
 #ifndef DESKHAND_OS_H
 #define DESKHAND_OS_H
