@@ -49,6 +49,10 @@ bool os_display_dead(os_display *d);
  * (X-Resource; clients on this machine); 0 when unknown. */
 int os_x_window_pid(os_display *d, Window w);
 
+/* The input focus as the server has it: a window, PointerRoot or None
+ * (read inside a trap: a failure reads as None). */
+Window os_x_focus(os_display *d);
+
 /* Checks that (x,y) lies on the root window; sets os_error() otherwise. */
 bool os_point_on_screen(os_display *d, int x, int y);
 

@@ -108,11 +108,7 @@ size_t os_keys_owners(os_display *d, int *pids, size_t max)
 	size_t n = 0;
 	if (os_display_dead(d))
 		return 0;
-	Window focus = None;
-	int revert;
-	os_x_trap_begin(d);
-	XGetInputFocus(d->dpy, &focus, &revert);
-	os_x_trap_end(d, "reading the input focus");
+	Window focus = os_x_focus(d);
 	if (focus == PointerRoot || focus == None || focus == d->root) {
 		/* Keys follow the pointer: they reach whatever is under it. */
 		int x, y;

@@ -343,14 +343,20 @@ static Window *ewmh_windows(os_display *d, const Atom *a, size_t *n)
 	return out;
 }
 
-/* The focused window when no manager says which is active. */
-static Window focus_window(os_display *d)
+Window os_x_focus(os_display *d)
 {
-	Window focus = 0;
+	Window focus = None;
 	int revert;
 	os_x_trap_begin(d);
 	XGetInputFocus(d->dpy, &focus, &revert);
 	os_x_trap_end(d, "reading the input focus");
+	return focus;
+}
+
+/* The focused window when no manager says which is active. */
+static Window focus_window(os_display *d)
+{
+	Window focus = os_x_focus(d);
 	return focus == PointerRoot ? 0 : focus;
 }
 

@@ -48,6 +48,16 @@ void vision_elements_destroy(vision_elements *e)
 	free(e);
 }
 
+/* An empty list. Ownership: the caller's (vision_elements_destroy); NULL
+ * with vision_error() when out of memory. */
+static vision_elements *elements_new(void)
+{
+	vision_elements *e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		vision_fail("out of memory");
+	return e;
+}
+
 static void note(vision_elements *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(vision_elements *e, const char *fmt, ...)
 {
@@ -645,11 +655,9 @@ static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
 
 vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt)
 {
-	vision_elements *e = calloc(1, sizeof(*e));
-	if (e == NULL) {
-		vision_fail("out of memory");
+	vision_elements *e = elements_new();
+	if (e == NULL)
 		return NULL;
-	}
 	walk w = {.e = e};
 	w.max_nodes = opt && opt->max_nodes > 0 ? opt->max_nodes : VISION_A11Y_MAX_NODES;
 	int timeout = opt && opt->timeout_ms > 0 ? opt->timeout_ms : VISION_A11Y_TIMEOUT_MS;
@@ -729,11 +737,9 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 {
 	(void)d;
 	(void)opt;
-	vision_elements *e = calloc(1, sizeof(*e));
-	if (e == NULL) {
-		vision_fail("out of memory");
+	vision_elements *e = elements_new();
+	if (e == NULL)
 		return NULL;
-	}
 	note(e, "deskhand was built without AT-SPI (libatspi2.0-dev)");
 	return e;
 }
