@@ -6,7 +6,6 @@
  * replacement (nothing left behind on any failure, a read-only directory
  * included) and /proc/PID/stat (a name with ')' and spaces in it).
  */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
@@ -29,6 +28,7 @@
 #include <cmocka.h>
 
 #include "base/base.h"
+#include "tests/lib/testfs.h"
 
 BASE_ERROR_TEXT(static, t_err, t_error, t_fail)
 
@@ -225,44 +225,15 @@ static void test_utf8_round_trip(void **state)
 
 /* ---- reading --------------------------------------------------------- */
 
-static char *make_tmpdir(void)
-{
-	char tmpl[] = "/tmp/deskhand-base-XXXXXX";
-	char *dir = mkdtemp(tmpl);
-	assert_non_null(dir);
-	return strdup(dir);
-}
-
-static int count_entries(const char *path)
-{
-	DIR *d = opendir(path);
-	assert_non_null(d);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			n++;
-	closedir(d);
-	return n;
-}
-
-static void write_file(const char *path, const char *text)
-{
-	FILE *f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(text, f);
-	fclose(f);
-}
-
 static void test_read(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = testfs_tmpdir();
 	char path[4200], big[10000];
 	snprintf(path, sizeof(path), "%s/f", dir);
 	memset(big, 'x', sizeof(big) - 1);
 	big[sizeof(big) - 1] = '\0';
-	write_file(path, big);
+	testfs_write(path, big);
 	size_t len = 0;
 	char *text = base_read_file(path, sizeof(big) - 1, &len);
 	assert_non_null(text);
@@ -272,7 +243,7 @@ static void test_read(void **state)
 	errno = 0;
 	assert_null(base_read_file(path, 100, &len));
 	assert_int_equal(errno, EFBIG);
-	write_file(path, "");
+	testfs_write(path, "");
 	text = base_read_file(path, 0, NULL);
 	assert_non_null(text);
 	assert_string_equal(text, "");
@@ -290,10 +261,10 @@ static void test_read(void **state)
 static void test_read_small(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = testfs_tmpdir();
 	char path[4200], buf[8];
 	snprintf(path, sizeof(path), "%s/f", dir);
-	write_file(path, "0123456789");
+	testfs_write(path, "0123456789");
 	/* Cut at size - 1, NUL-terminated. */
 	assert_int_equal(base_read_small(AT_FDCWD, path, buf, sizeof(buf)), 7);
 	assert_string_equal(buf, "0123456");
@@ -387,7 +358,7 @@ static void test_write_all_failures(void **state)
 	assert_true(base_write_all(-1, "", 0));
 
 	/* A file size limit: a short write, then EFBIG. */
-	char *dir = make_tmpdir();
+	char *dir = testfs_tmpdir();
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/f", dir);
 	int fd = open(path, O_WRONLY | O_CREAT, 0600);
@@ -427,7 +398,7 @@ static void assert_file(const char *path, const char *want)
 static void test_atomic_replace(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = testfs_tmpdir();
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/out.txt", dir);
 	assert_true(base_atomic_replace(path, "first", 5, 0640));
@@ -440,7 +411,7 @@ static void test_atomic_replace(void **state)
 	/* Over an existing file, written in pieces. */
 	base_atomic a;
 	assert_true(base_atomic_begin(&a, path, 0600));
-	assert_int_equal(count_entries(dir), 2);
+	assert_int_equal(testfs_count(dir), 2);
 	assert_true(base_write_all(a.fd, "sec", 3));
 	assert_true(base_write_all(a.fd, "ond", 3));
 	assert_file(path, "first");     /* readers see the old one until the end */
@@ -449,14 +420,14 @@ static void test_atomic_replace(void **state)
 	assert_null(a.tmp);
 	base_atomic_abort(&a);          /* ended: a no-op */
 	assert_file(path, "second");
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(testfs_count(dir), 1);
 	/* Abandoned: the old file stays, the temporary one goes. */
 	assert_true(base_atomic_begin(&a, path, 0600));
 	assert_true(base_write_all(a.fd, "third", 5));
 	base_atomic_abort(&a);
 	base_atomic_abort(&a);
 	assert_file(path, "second");
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(testfs_count(dir), 1);
 	unlink(path);
 	/* A name in the current directory. */
 	char cwd[4200];
@@ -466,7 +437,7 @@ static void test_atomic_replace(void **state)
 	assert_file("here", "x");
 	unlink("here");
 	assert_int_equal(chdir(cwd), 0);
-	assert_int_equal(count_entries(dir), 0);
+	assert_int_equal(testfs_count(dir), 0);
 	rmdir(dir);
 	free(dir);
 }
@@ -474,7 +445,7 @@ static void test_atomic_replace(void **state)
 static void test_atomic_failures_leave_nothing(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = testfs_tmpdir();
 	char path[4200];
 	/* Not a file name. */
 	base_atomic a;
@@ -495,7 +466,7 @@ static void test_atomic_failures_leave_nothing(void **state)
 	assert_int_equal(mkdir(path, 0700), 0);
 	assert_false(base_atomic_replace(path, "x", 1, 0600));
 	assert_non_null(strstr(base_error(), "cannot replace it"));
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(testfs_count(dir), 1);
 	rmdir(path);
 	/* A write fails half-way (a size limit): the old file is untouched. */
 	snprintf(path, sizeof(path), "%s/f", dir);
@@ -514,7 +485,7 @@ static void test_atomic_failures_leave_nothing(void **state)
 	assert_false(ok);
 	assert_int_equal(e, EFBIG);
 	assert_file(path, "old");
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(testfs_count(dir), 1);
 	unlink(path);
 	rmdir(dir);
 	free(dir);
@@ -538,7 +509,7 @@ static int replace_as_nobody(const char *path)
 static void test_atomic_read_only_dir(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = testfs_tmpdir();
 	char locked[4200], path[4300];
 	assert_int_equal(chmod(dir, 0755), 0);
 	snprintf(locked, sizeof(locked), "%s/locked", dir);
@@ -553,7 +524,7 @@ static void test_atomic_read_only_dir(void **state)
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status));
 	assert_int_equal(WEXITSTATUS(status), 0);
-	assert_int_equal(count_entries(locked), 0);
+	assert_int_equal(testfs_count(locked), 0);
 	rmdir(locked);
 	rmdir(dir);
 	free(dir);
