@@ -579,7 +579,7 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
 		goto fail;
 	}
 	if (!sandbox_seccomp_program(&p->seccomp)) {
-		char msg[512];
+		char msg[sizeof(base_error_text)];
 		snprintf(msg, sizeof(msg), "%s", sandbox_error());
 		sandbox_fail("the %s profile needs its seccomp filter: %s",
 		             sandbox_profile_name(profile), msg);

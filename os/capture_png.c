@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "base/base.h"
 #include "os/capture-internal.h"
 
 /*
@@ -164,7 +165,7 @@ static bool capture_png(os_display *d, const os_rect *region, const char *path,
 	                       : os_png_write_fd_fed(img, fd, opt, fed);
 	/* Still open when the encoder gave up before the last strip. */
 	if (s.trapped) {
-		char why[512];
+		char why[sizeof(base_error_text)];
 		snprintf(why, sizeof(why), "%s", os_error());
 		strips_untrap(&s);
 		os_fail("%s", why);

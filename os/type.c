@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "os/input-internal.h"
 
 /* Decodes and checks the text; on success *out is malloc'ed (caller frees). */
@@ -228,7 +229,7 @@ static bool run_plan_guarded(os_display *d, const os_type_plan *plan, int delay_
 	size_t typed = 0;
 	bool ok = run_plan(d, plan, delay_ms, &typed);
 	os_trace("typed");
-	char reason[512];
+	char reason[sizeof(base_error_text)];
 	if (!ok)
 		snprintf(reason, sizeof(reason), "%s", os_error());
 	bool restored = os_input_restore(d);
