@@ -350,6 +350,21 @@ size_t os_client_pids(os_display *d, int *pids, size_t max);
 size_t os_point_owners(os_display *d, int x, int y, int *pids, size_t max);
 size_t os_keys_owners(os_display *d, int *pids, size_t max);
 
+typedef struct os_point {
+	int x, y;
+} os_point;
+
+/*
+ * Whether input would reach the terminal this process runs in: the
+ * nearest of its ancestors that is a client of the display (X-Resource,
+ * else the windows' _NET_WM_PID), against the owners of the windows at
+ * the n points (none given: under the pointer) and, with `keys`, of the
+ * window key events go to now. Typed there, text reads as the user's own
+ * line. False when no ancestor is a client (a console; ssh or a
+ * multiplexer in between, whose terminal window is no ancestor).
+ */
+bool os_input_reaches_ancestor(os_display *d, const os_point *pts, size_t n, bool keys);
+
 /* ---- the session bus (os/bus.c) ------------------------------------- */
 
 /*

@@ -1,8 +1,8 @@
 /*
  * os/owners — which processes own the windows that input would reach, and
- * which processes are X clients at all. The gate recognises deskhand's own
- * terminal with them (the nearest of deskhand's ancestors that is an X
- * client), so that input aimed there is asked even under the override.
+ * which processes are X clients at all; with them, whether input would
+ * reach deskhand's own terminal (the nearest of deskhand's ancestors that
+ * is an X client), which the gate then asks about even under the override.
  *
  * A window's owner is the process of the client that created it as the X
  * server knows it (X-Resource: any client on this machine, whether or not
@@ -14,7 +14,10 @@
 #include <X11/Xlib.h>
 #include <X11/extensions/XRes.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "os/os-internal.h"
 
@@ -132,4 +135,67 @@ size_t os_keys_owners(os_display *d, int *pids, size_t max)
 		w = parent;
 	}
 	return n;
+}
+
+/* ---- deskhand's own terminal ------------------------------------------ */
+
+#define MAX_CLIENTS 512
+
+/* pid's parent, from /proc/PID/stat (after the name, which may hold ')'); 0: unknown. */
+static int parent_of(int pid)
+{
+	char path[64], stat[512];
+	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+	FILE *f = fopen(path, "re");
+	size_t n = f != NULL ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
+	if (f != NULL)
+		fclose(f);
+	stat[n] = '\0';
+	char *end = strrchr(stat, ')');
+	int ppid = 0;
+	if (end == NULL || sscanf(end + 1, " %*c %d", &ppid) != 1)
+		ppid = 0;
+	return ppid;
+}
+
+/* The nearest ancestor of this process that is a client of d; 0: none. */
+static int ancestor_client(os_display *d)
+{
+	int clients[MAX_CLIENTS];
+	size_t n = os_client_pids(d, clients, MAX_CLIENTS);
+	/* Without X-Resource, the windows' _NET_WM_PID. */
+	size_t nw = 0;
+	os_window *w = os_windows_list(d, &nw);
+	for (size_t i = 0; w != NULL && i < nw && n < MAX_CLIENTS; i++)
+		if (w[i].pid > 0)
+			clients[n++] = w[i].pid;
+	os_windows_free(w, nw);
+	int pid = getppid();
+	for (int depth = 0; pid > 1 && depth < 64; depth++) {
+		for (size_t i = 0; i < n; i++)
+			if (clients[i] == pid)
+				return pid;
+		pid = parent_of(pid);
+	}
+	return 0;
+}
+
+bool os_input_reaches_ancestor(os_display *d, const os_point *pts, size_t n, bool keys)
+{
+	int term = ancestor_client(d);
+	if (term <= 0)
+		return false;
+	int owners[64];
+	size_t k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += os_point_owners(d, pts[i].x, pts[i].y, owners + k, 64 - k);
+	int x, y;
+	if (n == 0 && os_pointer(d, &x, &y))
+		k += os_point_owners(d, x, y, owners + k, 64 - k);
+	if (keys)
+		k += os_keys_owners(d, owners + k, 64 - k);
+	for (size_t i = 0; i < k; i++)
+		if (owners[i] == term)
+			return true;
+	return false;
 }

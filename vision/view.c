@@ -246,3 +246,18 @@ bool vision_monitor(os_display *d, int want, os_rect *mon)
 	*mon = (os_rect){x0, y0, x1 - x0, y1 - y0};
 	return true;
 }
+
+bool vision_view_for(const vision_shot_opts *o, const os_rect *mon, vision_view *v)
+{
+	int max_w = o->max_w > 0 ? o->max_w : VISION_DEFAULT_MAX_W;
+	int max_h = o->max_h > 0 ? o->max_h : VISION_DEFAULT_MAX_H;
+	*v = (vision_view){mon->x, mon->y, mon->width, mon->height, 0, 0, 0, 0};
+	if (o->grounding == VISION_GROUND_SMART_RESIZE)
+		return vision_smart_resize(v->screen_w, v->screen_h, 28, o->min_pixels,
+		                           (long)max_w * max_h, &v->model_w, &v->model_h);
+	if (!vision_fit(v->screen_w, v->screen_h, max_w, max_h, &v->model_w, &v->model_h))
+		return false;
+	if (o->grounding == VISION_GROUND_RELATIVE)
+		v->coord_w = v->coord_h = o->relative > 0 ? o->relative : 1000;
+	return true;
+}

@@ -58,11 +58,44 @@ bool vision_scale_rows(int src_w, int src_h, vision_row_fn row_at, void *ctx,
                        os_image *dst);
 
 /*
- * Captures `r` of the screen in strips of VISION_STRIP_ROWS rows (so the
- * reused capture segment stays small) and scales it into a new w x h image.
- * Ownership: the caller destroys the result. NULL with vision_error().
+ * A region of the screen read in strips of VISION_STRIP_ROWS rows (so the
+ * reused capture segment stays small), each strip captured once when its
+ * first row is asked for (vision_strip_row, a vision_row_fn) and, when
+ * `hashing`, its every byte folded into `hash`: the picture's hash, the
+ * same however the strips are read.
  */
 #define VISION_STRIP_ROWS 64
+typedef struct vision_strips {
+	os_display *d;
+	os_rect r;
+	const os_image *cur;
+	int y0, y1;     /* rows of r held by cur */
+	bool hashing;
+	uint64_t hash;
+} vision_strips;
+const uint8_t *vision_strip_row(void *ctx, int y);
+/* Reads the strips not read yet (a scaler may skip rows), for the hash.
+ * False with vision_error() when a capture fails. */
+bool vision_strips_finish(vision_strips *st);
+
+/*
+ * Captures `r` of the screen in strips and scales it into `img` (any size).
+ * `hash` (may be NULL) gets the picture's hash. False with vision_error().
+ */
+bool vision_capture_scaled_into(os_display *d, const os_rect *r, os_image *img,
+                                uint64_t *hash);
+/* The same into a new w x h image. Ownership: the caller destroys the
+ * result. NULL with vision_error(). */
 os_image *vision_capture_scaled(os_display *d, const os_rect *r, int w, int h);
+
+/*
+ * vision_settle that also leaves the settled picture, scaled, in `frame`
+ * (NULL: none): the confirming check scales the very frame it hashes.
+ * *framed says whether frame holds it (false when the screen never
+ * settled within the cap: the caller captures anew).
+ */
+bool vision_settle_framed(os_display *d, const os_rect *region,
+                          const vision_settle_opts *opts, vision_settle_result *result,
+                          os_image *frame, bool *framed);
 
 #endif

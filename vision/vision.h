@@ -182,6 +182,7 @@ bool vision_view_for(const vision_shot_opts *opts, const os_rect *mon, vision_vi
 os_image *vision_shot(os_display *d, const vision_shot_opts *opts,
                       vision_view *view);
 
+
 /*
  * `zoom {region}`: the model rectangle [x0,y0,x1,y1] of `view` captured at
  * full resolution and scaled to fit max_w x max_h (the same maximum as
@@ -228,6 +229,15 @@ bool vision_settle(os_display *d, const os_rect *region,
                    const vision_settle_opts *opts, vision_settle_result *result);
 /* The hash used by settle: every visible byte of every row. Pure. */
 uint64_t vision_image_hash(const os_image *img);
+/*
+ * vision_shot after the monitor stopped changing (vision_settle with
+ * `settle`; NULL: no wait), of the very frame the wait saw still: the
+ * screen is captured once, by the check that confirmed it settled. A
+ * screen that never settles within the cap is captured once more at the
+ * end. Same ownership.
+ */
+os_image *vision_settled_shot(os_display *d, const vision_shot_opts *opts,
+                              const vision_settle_opts *settle, vision_view *view);
 
 /* ---- drawing: preview, grid ------------------------------------------- */
 

@@ -98,7 +98,6 @@ static void block_clear(struct conv_block *b)
 	cJSON_Delete(b->args);
 	free(b->args_error);
 	free(b->call_id);
-	free(b->toolset);
 	free(b->checks);
 	free(b->vendor);
 	free(b->raw);
@@ -129,6 +128,8 @@ void conv_destroy(struct conv *c)
 	truncate_messages(c, 0);
 	free(c->messages);
 	free(c->path);
+	free(c->newest.path);
+	free(c->newest.png);
 	free(c);
 }
 
@@ -266,8 +267,8 @@ bool conv_msg_add_tool_call_ex(struct conv_message *m, const char *id, const cha
 	b->name = dup_utf8(name);
 	b->arguments = dup_utf8(arguments);
 	bool ok = b->id && b->name && b->arguments;
+	b->dialect = x != NULL && x->dialect != NULL ? x->dialect : &agent_dialect_deskhand;
 	if (x != NULL) {
-		b->toolset = dup_exact(x->toolset, &ok);
 		b->vendor = dup_exact(x->vendor, &ok);
 		b->raw = dup_json(x->raw, cJSON_Object, &ok);
 		b->checks = dup_json(x->checks, cJSON_Array, &ok);
@@ -705,7 +706,7 @@ static cJSON *block_json(const struct conv_block *b)
 		     cJSON_AddStringToObject(o, "id", b->id) &&
 		     cJSON_AddStringToObject(o, "name", b->name) &&
 		     cJSON_AddStringToObject(o, "arguments", b->arguments) &&
-		     add_opt(o, "toolset", b->toolset) && add_opt(o, "vendor", b->vendor) &&
+		     add_opt(o, "toolset", b->dialect->name) && add_opt(o, "vendor", b->vendor) &&
 		     add_opt(o, "raw", b->raw) && add_opt(o, "checks", b->checks);
 		break;
 	case CONV_VENDOR:
@@ -738,7 +739,8 @@ static int format_version(const struct conv *c)
 	for (size_t i = 0; i < c->n_messages; i++)
 		for (size_t j = 0; j < c->messages[i]->n_blocks; j++) {
 			const struct conv_block *b = &c->messages[i]->blocks[j];
-			if (b->type == CONV_VENDOR || b->toolset || b->raw || b->checks || b->ack)
+			if (b->type == CONV_VENDOR || b->raw || b->checks || b->ack ||
+			    (b->type == CONV_TOOL_CALL && b->dialect->name != NULL))
 				return 2;
 		}
 	return 1;
@@ -806,17 +808,63 @@ char *conv_image_file(const struct conv *c, const struct conv_image *img)
 	return out;
 }
 
+/* The newest image's bytes (owned: consumed), for the request that sends
+ * it next; without memory for its name it is read back from its file, as
+ * older ones are. */
+static void keep_newest(struct conv *c, const char *rel, uint8_t *png, size_t len)
+{
+	free(c->newest.path);
+	free(c->newest.png);
+	c->newest.path = strdup(rel);
+	c->newest.png = c->newest.path != NULL ? png : NULL;
+	c->newest.len = len;
+	if (c->newest.path == NULL)
+		free(png);
+}
+
+const uint8_t *conv_image_bytes(const struct conv *c, const struct conv_image *img, size_t *len)
+{
+	if (c->newest.path == NULL || img->path == NULL || strcmp(img->path, c->newest.path) != 0)
+		return NULL;
+	/* What is sent is what the conversation holds: an image whose file is
+	 * gone (or no longer the one stored) is not sent from memory either. */
+	char *file = conv_image_file(c, img);
+	struct stat st;
+	bool same = file != NULL && stat(file, &st) == 0 && S_ISREG(st.st_mode) &&
+	            (size_t)st.st_size == c->newest.len;
+	free(file);
+	if (!same)
+		return NULL;
+	*len = c->newest.len;
+	return c->newest.png;
+}
+
 bool conv_store_png(struct conv *c, const void *png, size_t len, int width, int height,
                     struct conv_image *img)
 {
+	uint8_t *copy = malloc(len > 0 ? len : 1);
+	if (copy == NULL) {
+		memset(img, 0, sizeof(*img));
+		return conv_fail("out of memory");
+	}
+	memcpy(copy, png, len);
+	return conv_store_png_owned(c, copy, len, width, height, img);
+}
+
+bool conv_store_png_owned(struct conv *c, uint8_t *png, size_t len, int width, int height,
+                          struct conv_image *img)
+{
 	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 	memset(img, 0, sizeof(*img));
-	if (!c->path)
-		return conv_fail("the conversation has no file to store images beside");
-	if (len < 8 || memcmp(png, sig, 8) != 0)
-		return conv_fail("the image is not a PNG");
-	if (width <= 0 || height <= 0)
+	bool is_png = len >= 8 && memcmp(png, sig, 8) == 0, sized = width > 0 && height > 0;
+	if (!c->path || !is_png || !sized) {
+		free(png);
+		if (!c->path)
+			return conv_fail("the conversation has no file to store images beside");
+		if (!is_png)
+			return conv_fail("the image is not a PNG");
 		return conv_fail("image size %dx%d is not valid", width, height);
+	}
 	char *dir = path_dirname(c->path);
 	char *stem = path_stem(c->path);
 	char *imgdir = NULL, *rel = NULL, *full = NULL;
@@ -851,12 +899,15 @@ bool conv_store_png(struct conv *c, const void *png, size_t len, int width, int 
 	if (!write_atomic(full, png, len))
 		goto out;
 	c->next_image++;
+	keep_newest(c, rel, png, len);
+	png = NULL;
 	img->path = rel;
 	img->width = width;
 	img->height = height;
 	rel = NULL;
 	ok = true;
 out:
+	free(png);
 	free(dir);
 	free(stem);
 	free(imgdir);
@@ -919,8 +970,12 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 		const char *id = jstr(bo, "id"), *name = jstr(bo, "name"), *args = jstr(bo, "arguments");
 		if (!id || !name || !args)
 			return conv_fail("message %zu: a tool call without id, name or arguments", mi + 1);
-		struct conv_call_extra x = {jstr(bo, "toolset"), jstr(bo, "vendor"), jstr(bo, "raw"),
-		                            jstr(bo, "checks")};
+		const char *toolset = jstr(bo, "toolset");
+		struct conv_call_extra x = {agent_dialect_find(toolset), jstr(bo, "vendor"),
+		                            jstr(bo, "raw"), jstr(bo, "checks")};
+		if (x.dialect == NULL)
+			return conv_fail("message %zu: a tool call of an unknown toolset \"%.40s\"",
+			                 mi + 1, toolset);
 		ok = conv_msg_add_tool_call_ex(m, id, name, args, &x);
 	} else if (strcmp(type, "vendor") == 0) {
 		const char *v = jstr(bo, "vendor"), *raw = jstr(bo, "raw");

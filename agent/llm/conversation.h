@@ -46,9 +46,12 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <time.h>
 
 #include <cjson/cJSON.h>
+
+#include "agent/tools/tools.h"
 
 #define CONV_FORMAT_VERSION 2
 
@@ -97,7 +100,10 @@ struct conv_block {
 	char *arguments;  /* the raw text the model sent (valid UTF-8) */
 	cJSON *args;      /* arguments parsed; NULL when they are not a JSON object */
 	char *args_error; /* why args is NULL ("" otherwise) */
-	char *toolset;    /* NULL: a plain tool */
+	/* Whose vocabulary the call is in: its "toolset" in the file, made
+	 * the dialect once when the block is built; deskhand's own tools:
+	 * agent_dialect_deskhand. Never NULL. */
+	const agent_dialect *dialect;
 	char *checks;     /* pending safety checks (JSON array text); NULL: none */
 	/* CONV_VENDOR, and optionally CONV_TOOL_CALL: the item as received */
 	char *vendor;     /* the wire format it belongs to ("anthropic", "openai-responses") */
@@ -122,6 +128,12 @@ struct conv {
 	size_t n_messages;
 	struct conv_message **messages; /* pointers stay valid until removed */
 	unsigned next_image;   /* number of the next stored PNG */
+	/* The newest stored PNG, kept: the request after it sends it. */
+	struct {
+		char *path;        /* as in its conv_image; NULL: none */
+		uint8_t *png;
+		size_t len;
+	} newest;
 };
 
 /* Why the last conv_* call failed. Thread-local; overwritten by the next failure. */
@@ -159,15 +171,23 @@ bool conv_save(struct conv *c);
  * Stores a PNG beside the conversation file ("STEM.images/NNNN.png", mode
  * 0600, written atomically and fsynced before this returns, so a message
  * that references it can be saved next) and fills *img with its relative
- * path (owned by *img: conv_image_clear) and the given size. The bytes are
- * not kept in memory.
+ * path (owned by *img: conv_image_clear) and the given size. The newest
+ * image's bytes stay in memory too (the next request sends them:
+ * conv_image_bytes); older ones are read back from their files.
  */
 bool conv_store_png(struct conv *c, const void *png, size_t len, int width, int height,
                     struct conv_image *img);
+/* The same, taking png (malloc'd) over: kept as the newest, freed on failure. */
+bool conv_store_png_owned(struct conv *c, uint8_t *png, size_t len, int width, int height,
+                          struct conv_image *img);
 void conv_image_clear(struct conv_image *img);
 
 /* The absolute (or cwd-relative) path of an image: malloc'd, NULL when out of memory. */
 char *conv_image_file(const struct conv *c, const struct conv_image *img);
+/* The bytes of img while it is the newest image stored and its file is
+ * still there: borrowed, valid until the next conv_store_png or
+ * conv_destroy; NULL otherwise (read the file). */
+const uint8_t *conv_image_bytes(const struct conv *c, const struct conv_image *img, size_t *len);
 
 /*
  * Appends an empty message; returns it (owned by the conversation, valid
@@ -197,12 +217,14 @@ bool conv_msg_add_tool_result(struct conv_message *m, const char *call_id, const
 
 /*
  * What a 2026 vendor API needs kept with a call or a result (see the file
- * format above). Every field may be NULL. raw must be a JSON object, checks
+ * format above): the call's dialect (the toolset), and the vendor's own
+ * items. Every field may be NULL. raw must be a JSON object, checks
  * (and a result's ack) a JSON array, in valid UTF-8 (false otherwise: they
  * go into requests as they are); they are kept byte for byte.
  */
 struct conv_call_extra {
-	const char *toolset, *vendor, *raw, *checks;
+	const agent_dialect *dialect;      /* NULL: deskhand's own tools */
+	const char *vendor, *raw, *checks;
 };
 bool conv_msg_add_tool_call_ex(struct conv_message *m, const char *id, const char *name,
                                const char *arguments, const struct conv_call_extra *x);

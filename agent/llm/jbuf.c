@@ -117,6 +117,26 @@ static void b64_block(const unsigned char *in, size_t n, char *out)
 	}
 }
 
+bool jb_base64_image(agent_buf *b, const struct conv *c, const struct conv_image *img)
+{
+	if (img->path == NULL)
+		return false;
+	size_t len = 0;
+	const uint8_t *png = conv_image_bytes(c, img, &len);
+	if (png != NULL) {
+		if (!agent_buf_reserve(b, (len + 2) / 3 * 4))
+			return false;
+		b64_block(png, len, b->data + b->len);
+		b->len += (len + 2) / 3 * 4;
+		b->data[b->len] = '\0';
+		return true;
+	}
+	char *file = conv_image_file(c, img);
+	bool ok = file != NULL && jb_base64_file(b, file);
+	free(file);
+	return ok;
+}
+
 bool jb_base64_file(agent_buf *b, const char *path)
 {
 	/* A multiple of 3, so only the last chunk can carry padding. */

@@ -4,7 +4,8 @@
  * parser, the per-turn state the wire formats fill (turn.c), the table of
  * functions a wire format implements (struct provider_format), and the
  * pieces the retry logic is made of. Dependencies run one way: provider.c
- * (HTTP) -> formats -> turn/sse/jbuf; no format calls back into provider.c.
+ * and its HTTP exchange (http.c, http-internal.h) -> formats ->
+ * turn/sse/jbuf; no format calls back into provider.c or http.c.
  */
 #ifndef DESKHAND_AGENT_PROVIDER_INTERNAL_H
 #define DESKHAND_AGENT_PROVIDER_INTERNAL_H
@@ -40,6 +41,10 @@ void jb_json(agent_buf *b, const cJSON *v);
  * the file is kept). False (buffer unchanged) when the file cannot be read.
  */
 bool jb_base64_file(agent_buf *b, const char *path);
+/* The base64 of an image of c: from memory while it is the newest stored
+ * (conv_image_bytes), else from its file. False (buffer unchanged) when it
+ * cannot be had. */
+bool jb_base64_image(agent_buf *b, const struct conv *c, const struct conv_image *img);
 
 /*
  * Raw JSON spans, for what must go back byte for byte: the value of member
@@ -107,7 +112,7 @@ struct tool_acc {
 	long key;             /* OpenAI: tool_calls[].index; Anthropic: content block index */
 	agent_buf id, name, args;
 	cJSON *start_input;   /* Anthropic: the input given in content_block_start */
-	char *toolset;        /* the vendor's tool group the name belongs to; NULL: none */
+	const agent_dialect *dialect; /* the vendor's tool group the name belongs to; NULL: none */
 	cJSON *raw;           /* the block as received (input filled in when done); NULL: none */
 	const char *vendor;   /* whose raw it is (static) */
 	bool done;
@@ -182,7 +187,7 @@ void turn_set_stop(struct turn *t, const char *raw);
  * False: out of memory (t->error).
  */
 bool turn_text_calls(struct turn *t, enum model_family f);
-/* A call that travels in its message's text (toolset "uitars"): no tool
+/* A call that travels in its message's text (its dialect's in_text: UI-TARS): no tool
  * call on the wire, its result goes back in a user message. */
 bool provider_call_in_text(const struct conv_block *b);
 /* The message holds a call that is sent as a tool call. */
@@ -247,6 +252,12 @@ struct provider_format {
 /* OpenAI's headers (the key as a bearer token), for both of its formats. */
 bool openai_bearer_headers(const struct request_ctx *rc, const char *api_key,
                            wire_header_fn add, void *user);
+/*
+ * An "error" member of an answer object (root; data[0, len) its text), as
+ * OpenAI's Chat Completions and Ollama send it: fails the turn with the
+ * server's own text. True when there is none (or it is null).
+ */
+bool openai_take_error(struct turn *t, const char *data, size_t len, const cJSON *root);
 extern const struct provider_format provider_format_openai;    /* Chat Completions */
 extern const struct provider_format provider_format_anthropic; /* Messages */
 extern const struct provider_format provider_format_responses; /* OpenAI Responses */

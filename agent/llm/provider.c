@@ -1,25 +1,24 @@
 /*
- * The provider's common part: the vendors and their keys, the HTTP exchange
- * over libcurl (streamed or whole), retries with backoff, cancellation and
- * error texts. What differs between APIs is a struct provider_format (one
- * file per format: provider_openai.c, provider_responses.c, provider_anthropic.c,
- * provider_gemini.c), chosen through
- * the vendor table below; the answer is assembled by turn.c; the replayed
- * script is provider_script.c.
+ * The provider's common part: the vendors and their keys, the settings, the
+ * request built from the conversation, retries with backoff, cancellation
+ * and error texts, and the turn that takes the answer into the
+ * conversation. The HTTP exchange itself (streamed or whole) is http.c.
+ * What differs between APIs is a struct provider_format (one file per
+ * format: provider_openai.c, provider_responses.c, provider_anthropic.c,
+ * provider_gemini.c, provider_ollama.c), chosen through the vendor table
+ * below; the answer is assembled by turn.c; the replayed script is
+ * provider_script.c.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <time.h>
 
-#include "agent/llm/curl-dl.h"
-#include "agent/llm/provider-internal.h"
+#include "agent/llm/http-internal.h"
 #include "agent/util/textutil.h"
-#include "config.h"
 
 AGENT_ERROR_TEXT(, provider_err, provider_error, provider_fail)
 
@@ -89,7 +88,7 @@ struct provider {
 	char *api_key;  /* NULL: none sent */
 	bool stream;
 	bool openai_max_completion;
-	CURL *curl;     /* reused: keeps the connection alive between turns */
+	struct http *http; /* reused: keeps the connection alive between turns */
 	struct script *script;
 	long retry_base_ms;
 	long idle_timeout_s;
@@ -152,8 +151,7 @@ void provider_destroy(struct provider *p)
 {
 	if (!p)
 		return;
-	if (p->curl)
-		curl_easy_cleanup(p->curl);
+	http_close(p->http);
 	script_destroy(p->script);
 	wipe(p->api_key);
 	free(p->last_response_id);
@@ -228,23 +226,6 @@ static bool vendor_key(struct provider *p, const struct provider_settings *s,
 	return true;
 }
 
-/* libcurl, loaded and initialised once per process, and this provider's handle. */
-static bool curl_setup(struct provider *p, const char *who)
-{
-	static bool curl_ready;
-	if (!curl_ready) {
-		const char *why = NULL;
-		if (!agent_curl_load(&why))
-			return provider_fail("%s: %s", who, why);
-		if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-			return provider_fail("%s: cannot initialise libcurl", who);
-		curl_ready = true;
-	}
-	if (!(p->curl = curl_easy_init()))
-		return provider_fail("%s: cannot initialise libcurl", who);
-	return true;
-}
-
 /* The OpenAI API to speak at base b: see enum provider_api. */
 static bool wants_responses(const struct provider_settings *s, const char *b)
 {
@@ -290,7 +271,7 @@ static bool vendor_setup(struct provider *p, const struct provider_settings *s, 
 			return provider_fail("%s: unknown computer tool version '%s'", who,
 			                     s->computer_tool);
 	}
-	return curl_setup(p, who);
+	return (p->http = http_open(who)) != NULL;
 }
 
 struct provider *provider_create(const struct provider_settings *s)
@@ -373,330 +354,11 @@ long provider_parse_retry_after(const char *value, time_t now)
 		return -1;
 	memcpy(date, value, n);
 	date[n] = '\0';
-	const char *why = NULL;
-	if (!agent_curl_load(&why))
-		return -1;
-	time_t when = curl_getdate(date, NULL);
+	time_t when = http_date(date);
 	if (when == -1)
 		return -1;
 	return when <= now ? 0 : (long)(when - now) * 1000;
 }
-
-/* ---- one HTTP exchange ------------------------------------------------------ */
-
-struct exchange {
-	struct provider *p;
-	struct turn *t;
-	const struct provider_request *req;
-	struct sse_parser sse;
-	struct ndjson_parser nd;
-	enum { BODY_UNKNOWN, BODY_SSE, BODY_NDJSON, BODY_WHOLE } mode;
-	agent_buf body;     /* whole responses and error bodies */
-	long status;
-	long retry_after_ms;
-	bool too_big;
-	bool idle;               /* aborted: nothing arrived for idle_timeout_s */
-	struct timespec last_io; /* when bytes last moved either way */
-	curl_off_t last_dn, last_up;
-};
-
-#define BODY_MAX (32u << 20)
-#define ERROR_BODY_MAX (64u << 10)
-
-static bool on_sse_event(void *user, const char *event, const char *data, size_t len)
-{
-	struct exchange *x = user;
-	return x->p->format->event(x->t, event, data, len);
-}
-
-static bool on_ndjson_line(void *user, const char *line, size_t len)
-{
-	struct exchange *x = user;
-	return x->p->format->event(x->t, NULL, line, len);
-}
-
-static size_t on_header(char *buf, size_t size, size_t nitems, void *user)
-{
-	struct exchange *x = user;
-	size_t n = size * nitems;
-	if (n >= 5 && strncmp(buf, "HTTP/", 5) == 0)
-		x->retry_after_ms = -1; /* a new response (after 100 Continue, say) */
-	else if (n > 12 && strncasecmp(buf, "retry-after:", 12) == 0) {
-		char v[64];
-		size_t k = n - 12 < sizeof(v) - 1 ? n - 12 : sizeof(v) - 1;
-		memcpy(v, buf + 12, k);
-		v[k] = '\0';
-		x->retry_after_ms = provider_parse_retry_after(v, time(NULL));
-	}
-	return n;
-}
-
-static void decide_mode(struct exchange *x, const char *first, size_t n)
-{
-	char *ctype = NULL;
-	curl_easy_getinfo(x->p->curl, CURLINFO_RESPONSE_CODE, &x->status);
-	curl_easy_getinfo(x->p->curl, CURLINFO_CONTENT_TYPE, &ctype);
-	if (x->status < 200 || x->status >= 300)
-		x->mode = BODY_WHOLE;
-	else if (x->p->format->ndjson && ctype && strstr(ctype, "ndjson"))
-		x->mode = BODY_NDJSON;
-	else if (ctype && strstr(ctype, "event-stream"))
-		x->mode = BODY_SSE;
-	else if (ctype && strstr(ctype, "json"))
-		x->mode = BODY_WHOLE;
-	else {
-		/* No useful type: look at the first byte that is not blank. */
-		size_t i = 0;
-		while (i < n && (first[i] == ' ' || first[i] == '\n' || first[i] == '\r'))
-			i++;
-		x->mode = i < n && (first[i] == '{' || first[i] == '[') ? BODY_WHOLE
-		          : i < n ? BODY_SSE : BODY_UNKNOWN;
-	}
-}
-
-static size_t on_body(char *buf, size_t size, size_t nmemb, void *user)
-{
-	struct exchange *x = user;
-	size_t n = size * nmemb;
-	if (x->mode == BODY_UNKNOWN)
-		decide_mode(x, buf, n);
-	if (x->mode == BODY_SSE)
-		return sse_feed(&x->sse, buf, n) ? n : 0;
-	if (x->mode == BODY_NDJSON)
-		return ndjson_feed(&x->nd, buf, n) ? n : 0;
-	size_t max = x->status >= 200 && x->status < 300 ? BODY_MAX : ERROR_BODY_MAX;
-	if (x->body.len + n > max) {
-		if (max == ERROR_BODY_MAX) /* enough of an error text: ignore the rest */
-			return n;
-		x->too_big = true;
-		return 0;
-	}
-	agent_buf_append(&x->body, buf, n);
-	return x->body.oom ? 0 : n;
-}
-
-/*
- * Called by curl at least once a second: the place to notice Ctrl-C and a
- * server that went silent (curl's own low-speed check averages over several
- * seconds, which blurs short limits).
- */
-static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
-{
-	struct exchange *x = user;
-	struct timespec now;
-	if (x->req->cancel && *x->req->cancel)
-		return 1;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (dn != x->last_dn || un != x->last_up) {
-		x->last_dn = dn;
-		x->last_up = un;
-		x->last_io = now;
-		return 0;
-	}
-	long quiet_ms = (long)(now.tv_sec - x->last_io.tv_sec) * 1000 +
-	                (now.tv_nsec - x->last_io.tv_nsec) / 1000000L;
-	if (quiet_ms >= x->p->idle_timeout_s * 1000) {
-		x->idle = true;
-		return 1;
-	}
-	return 0;
-}
-
-enum outcome {
-	OUT_OK,
-	OUT_RETRY,     /* worth another attempt; provider_error() says why */
-	OUT_FAIL,      /* provider_error() says why */
-	OUT_CANCELLED,
-};
-
-static bool curl_retriable(CURLcode rc)
-{
-	switch (rc) {
-	case CURLE_GOT_NOTHING:
-	case CURLE_RECV_ERROR:
-	case CURLE_SEND_ERROR:
-	case CURLE_PARTIAL_FILE:
-	case CURLE_HTTP2:
-	case CURLE_HTTP2_STREAM:
-	case CURLE_SSL_CONNECT_ERROR:
-		return true;
-	default:
-		return false;
-	}
-}
-
-/* The request on the provider's reused handle; the callbacks fill x. */
-static void exchange_setopts(CURL *h, const struct provider *p, const agent_buf *body,
-                             struct curl_slist *headers, struct exchange *x, char *errbuf)
-{
-	curl_easy_reset(h);
-	curl_easy_setopt(h, CURLOPT_URL, p->url);
-	curl_easy_setopt(h, CURLOPT_POST, 1L);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDS, body->data);
-	curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body->len);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(h, CURLOPT_USERAGENT, "deskhand/" DESKHAND_VERSION);
-	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(h, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(h, CURLOPT_HEADERDATA, x);
-	curl_easy_setopt(h, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(h, CURLOPT_XFERINFODATA, x);
-	curl_easy_setopt(h, CURLOPT_NOPROGRESS, 0L);
-	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 30L);
-	curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
-}
-
-/* The turn failed with its own reason: retried when nothing was shown yet. */
-static enum outcome turn_failed(const struct turn *t)
-{
-	provider_fail("%s: %s", t->who, t->error);
-	return t->retriable && !t->delivered ? OUT_RETRY : OUT_FAIL;
-}
-
-static enum outcome finish_calls(struct turn *t)
-{
-	if (!turn_finish_calls(t) || !turn_text_calls(t, t->family)) {
-		provider_fail("%s: %s", t->who, t->error);
-		return OUT_FAIL;
-	}
-	return OUT_OK;
-}
-
-/* curl reported an error after a response began, or none began. */
-static enum outcome transfer_broke(struct exchange *x, CURLcode rc, const char *errbuf)
-{
-	struct turn *t = x->t;
-	const char *detail = errbuf[0] ? errbuf : curl_easy_strerror(rc);
-	if (x->status >= 200 && x->status < 300 &&
-	    (t->done || x->mode == BODY_SSE || x->mode == BODY_NDJSON)) {
-		if (t->done && !t->failed) /* everything arrived; only the goodbye broke */
-			return finish_calls(t);
-		provider_fail("%s: the stream was cut before the answer was complete (%s)", t->who,
-		              detail);
-		return t->delivered ? OUT_FAIL : OUT_RETRY;
-	}
-	if (rc == CURLE_COULDNT_CONNECT || rc == CURLE_COULDNT_RESOLVE_HOST ||
-	    rc == CURLE_COULDNT_RESOLVE_PROXY) {
-		provider_fail("%s: cannot reach %s: %s", t->who, x->p->url, detail);
-		return OUT_FAIL;
-	}
-	provider_fail("%s: request to %s failed: %s", t->who, x->p->url, detail);
-	return curl_retriable(rc) && !t->delivered ? OUT_RETRY : OUT_FAIL;
-}
-
-/* A successful response: the stream's end or the whole body, read. */
-static enum outcome body_outcome(struct exchange *x)
-{
-	struct turn *t = x->t;
-	if (x->mode == BODY_SSE || x->mode == BODY_NDJSON) {
-		if (x->mode == BODY_SSE)
-			sse_finish(&x->sse);
-		else
-			ndjson_finish(&x->nd);
-		if (t->failed)
-			return turn_failed(t);
-		if (!t->done) {
-			provider_fail("%s: the stream ended before the answer was complete", t->who);
-			return t->delivered ? OUT_FAIL : OUT_RETRY;
-		}
-	} else if (!x->p->format->body(t, x->body.data, x->body.len)) {
-		provider_fail("%s: %s", t->who, t->error);
-		return OUT_FAIL;
-	}
-	return finish_calls(t);
-}
-
-/* What the exchange came to; provider_error() says why when not OUT_OK. */
-static enum outcome exchange_outcome(struct exchange *x, CURLcode rc, const char *errbuf)
-{
-	struct turn *t = x->t;
-	const char *who = t->who;
-	if (x->req->cancel && *x->req->cancel) {
-		provider_fail("%s: cancelled", who);
-		return OUT_CANCELLED;
-	}
-	if (rc == CURLE_WRITE_ERROR && (t->failed || x->sse.stopped || x->nd.stopped)) {
-		if (!t->failed)
-			turn_fail(t, "an event in the stream is too large");
-		return turn_failed(t);
-	}
-	if (rc == CURLE_WRITE_ERROR && x->too_big) {
-		provider_fail("%s: the response is larger than %u MB", who, BODY_MAX >> 20);
-		return OUT_FAIL;
-	}
-	if (rc == CURLE_OPERATION_TIMEDOUT || (rc == CURLE_ABORTED_BY_CALLBACK && x->idle)) {
-		provider_fail("%s: no data from %s for %ld s", who, x->p->url, x->p->idle_timeout_s);
-		return t->delivered ? OUT_FAIL : OUT_RETRY;
-	}
-	if (x->status >= 300 || (x->status > 0 && x->status < 200)) {
-		char text[400];
-		provider_error_text(x->body.data, x->body.len, text, sizeof(text));
-		provider_fail("%s: HTTP %ld%s%s", who, x->status, text[0] ? ": " : "", text);
-		return x->status == 408 || x->status == 429 || x->status >= 500 ? OUT_RETRY : OUT_FAIL;
-	}
-	if (rc != CURLE_OK)
-		return transfer_broke(x, rc, errbuf);
-	return body_outcome(x);
-}
-
-static enum outcome exchange_run(struct provider *p, struct turn *t,
-                                 const struct provider_request *req, const agent_buf *body,
-                                 struct curl_slist *headers, long *retry_after_ms)
-{
-	struct exchange x = {.p = p, .t = t, .req = req, .retry_after_ms = -1};
-	char errbuf[CURL_ERROR_SIZE] = "";
-	CURL *h = p->curl;
-	sse_init(&x.sse, on_sse_event, &x);
-	ndjson_init(&x.nd, on_ndjson_line, &x);
-	clock_gettime(CLOCK_MONOTONIC, &x.last_io);
-	exchange_setopts(h, p, body, headers, &x, errbuf);
-	CURLcode rc = curl_easy_perform(h);
-	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x.status);
-	*retry_after_ms = x.retry_after_ms;
-	p->last_status = x.status;
-	enum outcome out = exchange_outcome(&x, rc, errbuf);
-	sse_clear(&x.sse);
-	ndjson_clear(&x.nd);
-	agent_buf_finish(&x.body);
-	/* The handle keeps these pointers until the next reset. */
-	curl_easy_setopt(h, CURLOPT_ERRORBUFFER, NULL);
-	curl_easy_setopt(h, CURLOPT_HTTPHEADER, NULL);
-	return out;
-}
-
-static void free_headers(struct curl_slist *l)
-{
-	for (struct curl_slist *i = l; i; i = i->next)
-		explicit_bzero(i->data, strlen(i->data));
-	curl_slist_free_all(l);
-}
-
-static bool add_header(void *user, const char *line)
-{
-	struct curl_slist **l = user, *n = curl_slist_append(*l, line);
-	if (n)
-		*l = n;
-	return n != NULL;
-}
-
-static struct curl_slist *make_headers(const struct provider *p, const struct request_ctx *rc)
-{
-	struct curl_slist *l = NULL;
-	bool ok = add_header(&l, "Content-Type: application/json") &&
-	          add_header(&l, "Expect:") && /* no 100-continue round trip for large bodies */
-	          add_header(&l, p->stream ? "Accept: text/event-stream" : "Accept: application/json") &&
-	          p->format->headers(rc, p->api_key, add_header, &l);
-	if (!ok) {
-		free_headers(l);
-		return NULL;
-	}
-	return l;
-}
-
 
 static uint32_t random32(void)
 {
@@ -754,7 +416,7 @@ static bool declined_check_at(const struct conv *c, size_t at)
  * r the request as sent. Ownership: the caller clears view, body, *headers. */
 static bool build_request(struct provider *p, struct conv *c, const struct provider_request *req,
                           struct provider_request *r, struct conv_view *view, agent_buf *body,
-                          struct curl_slist **headers)
+                          struct http_headers **headers)
 {
 	const char *who = provider_kind_name(p->kind);
 	int max_tokens = req->max_tokens > 0 ? req->max_tokens : 4096;
@@ -777,7 +439,7 @@ static bool build_request(struct provider *p, struct conv *c, const struct provi
 		rc.first_message = p->last_n_messages;
 	}
 	bool built = p->format->build(&rc, body);
-	if (!built || body->oom || !(*headers = make_headers(p, &rc)))
+	if (!built || body->oom || !(*headers = http_headers_make(p->format, &rc, p->api_key)))
 		return provider_fail("%s: out of memory building the request", who);
 	return true;
 }
@@ -804,7 +466,7 @@ static bool worth_another(int attempt, long retry_after)
 /* Exchanges until one succeeds, fails for good or is cancelled. */
 static enum provider_status attempt_turn(struct provider *p, struct turn *t,
                                          const struct provider_request *r, const agent_buf *body,
-                                         struct curl_slist *headers,
+                                         const struct http_headers *headers,
                                          const struct provider_events *ev,
                                          struct provider_usage *usage)
 {
@@ -815,12 +477,16 @@ static enum provider_status attempt_turn(struct provider *p, struct turn *t,
 		turn_init(t, who, ev);
 		t->family = p->family;
 		usage->attempts = attempt;
-		enum outcome o = exchange_run(p, t, r, body, headers, &retry_after);
-		if (o == OUT_OK)
+		struct http_request rq = {
+			.url = p->url, .body = body, .headers = headers, .format = p->format,
+			.idle_timeout_s = p->idle_timeout_s, .cancel = r->cancel,
+		};
+		enum http_outcome o = http_exchange(p->http, &rq, t, &p->last_status, &retry_after);
+		if (o == HTTP_OUT_OK)
 			return PROVIDER_OK;
-		if (o == OUT_CANCELLED)
+		if (o == HTTP_OUT_CANCELLED)
 			return PROVIDER_CANCELLED;
-		if (o == OUT_FAIL || !worth_another(attempt, retry_after))
+		if (o == HTTP_OUT_FAIL || !worth_another(attempt, retry_after))
 			return PROVIDER_FAILED;
 		long delay = provider_retry_delay_ms(attempt, p->retry_base_ms, PROVIDER_RETRY_CAP_MS,
 		                                     retry_after, random32());
@@ -888,7 +554,7 @@ static enum provider_status one_turn(struct provider *p, struct conv *c,
 	enum provider_status status = PROVIDER_FAILED;
 	struct conv_view view = {0};
 	agent_buf body = {0};
-	struct curl_slist *headers = NULL;
+	struct http_headers *headers = NULL;
 	struct provider_request r;
 	struct turn t;
 	turn_init(&t, who, ev);
@@ -902,7 +568,7 @@ static enum provider_status one_turn(struct provider *p, struct conv *c,
 			remember_response(p, &t, c);
 	}
 	turn_clear(&t);
-	free_headers(headers);
+	http_headers_free(headers);
 	agent_buf_finish(&body);
 	conv_view_clear(&view);
 	return status;

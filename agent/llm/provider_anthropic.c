@@ -89,15 +89,13 @@ static void text_block(struct writer *w, int role, const char *text)
 static bool image_block(agent_buf *b, const struct conv *c, const struct conv_image *img)
 {
 	size_t mark = b->len;
-	char *file = conv_image_file(c, img);
 	agent_buf_puts(b, "{\"type\":\"image\",\"source\":{\"type\":\"base64\",\"media_type\":\"image/png\","
 	           "\"data\":\"");
-	bool ok = file && jb_base64_file(b, file);
+	bool ok = jb_base64_image(b, c, img);
 	if (ok)
 		agent_buf_puts(b, "\"}}");
 	else
 		agent_buf_truncate(b, mark);
-	free(file);
 	return ok;
 }
 
@@ -153,9 +151,9 @@ static void tool_use_block(struct writer *w, const struct conv_block *bl)
 		jb_json(w->b, bl->args);
 	else
 		agent_buf_puts(w->b, "{}");
-	if (bl->toolset) {
+	if (bl->dialect->name) {
 		agent_buf_puts(w->b, ",\"toolset_name\":");
-		jb_str(w->b, bl->toolset);
+		jb_str(w->b, bl->dialect->name);
 	}
 	agent_buf_puts(w->b, "}");
 }
@@ -185,10 +183,10 @@ static void result_block(struct writer *w, const struct conv *c, const struct co
 	agent_buf *b = w->b;
 	agent_buf_puts(b, "{\"type\":\"tool_result\",\"tool_use_id\":");
 	jb_str(b, call->id);
-	if (call->toolset) {
+	if (call->dialect->name) {
 		/* A toolset member's result names its toolset, or it is refused. */
 		agent_buf_puts(b, ",\"toolset_name\":");
-		jb_str(b, call->toolset);
+		jb_str(b, call->dialect->name);
 	}
 	if (!r || r->is_error)
 		agent_buf_puts(b, ",\"is_error\":true");
@@ -497,8 +495,9 @@ static bool thinking_stop(struct turn *t)
 static bool call_keep(struct turn *t, struct tool_acc *a, const cJSON *cb)
 {
 	const char *ts = json_str(cb, "toolset_name");
-	if (ts && !(a->toolset = strdup(ts)))
-		return turn_fail(t, "out of memory");
+	/* Only a toolset deskhand declared can name a call's vocabulary. */
+	if (ts && !(a->dialect = agent_dialect_find(ts)))
+		return turn_fail(t, "a tool call of an unknown toolset \"%.40s\"", ts);
 	if (!(a->raw = cJSON_Duplicate(cb, true)))
 		return turn_fail(t, "out of memory");
 	a->vendor = VENDOR;

@@ -45,7 +45,6 @@
 #include "agent/llm/provider-internal.h"
 
 #define VENDOR "gemini"
-#define TOOLSET "gemini"
 /* Google's documented stand-in for a signature on history the model did not write. */
 #define SKIP_SIGNATURE "skip_thought_signature_validator"
 
@@ -85,11 +84,8 @@ static bool is_vendor(const struct conv_block *bl)
 static bool inline_png(agent_buf *b, const struct conv *c, const struct conv_image *img)
 {
 	size_t mark = b->len;
-	char *file = img->path ? conv_image_file(c, img) : NULL;
 	agent_buf_puts(b, "{\"inlineData\":{\"mimeType\":\"image/png\",\"data\":\"");
-	bool ok = file && jb_base64_file(b, file);
-	free(file);
-	if (!ok) {
+	if (!jb_base64_image(b, c, img)) {
 		agent_buf_truncate(b, mark);
 		return false;
 	}
@@ -392,7 +388,7 @@ static bool take_call(struct turn *t, const cJSON *fc, const char *raw)
 		snprintf(gen, sizeof(gen), "gemini_call_%zu", t->msg ? t->msg->n_blocks : 0);
 		id = gen;
 	}
-	struct conv_call_extra x = {.toolset = is_predefined(name) ? TOOLSET : NULL,
+	struct conv_call_extra x = {.dialect = is_predefined(name) ? &agent_dialect_gemini : NULL,
 	                            .vendor = VENDOR, .raw = raw, .checks = checks};
 	bool ok = turn_add_call(t, id, name, args == NULL ? "{}" : text ? text : "[not an object]",
 	                        &x);

@@ -23,12 +23,9 @@ static bool image(agent_buf *b, const struct conv *c, const struct conv_image *i
 {
 	size_t mark = b->len;
 	bool was = *first;
-	char *file = conv_image_file(c, img);
 	agent_buf_puts(b, *first ? ",\"images\":[\"" : ",\"");
 	*first = false;
-	bool ok = file && jb_base64_file(b, file);
-	free(file);
-	if (ok) {
+	if (jb_base64_image(b, c, img)) {
 		agent_buf_puts(b, "\"");
 		return true;
 	}
@@ -265,12 +262,8 @@ static void take_usage(struct turn *t, const cJSON *o)
 /* One object of the answer: a streamed line or the whole body. */
 static bool take_object(struct turn *t, const cJSON *o, const char *data, size_t len)
 {
-	const cJSON *err = cJSON_GetObjectItemCaseSensitive(o, "error");
-	if (err != NULL && !cJSON_IsNull(err)) {
-		char text[400];
-		provider_error_text(data, len, text, sizeof(text));
-		return turn_fail(t, "the server reported an error: %s", text[0] ? text : "(no message)");
-	}
+	if (!openai_take_error(t, data, len, o))
+		return false;
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(o, "message");
 	const char *thinking = json_str(msg, "thinking");
 	const char *content = json_str(msg, "content");

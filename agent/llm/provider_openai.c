@@ -22,10 +22,9 @@ static void image_part(agent_buf *b, const struct conv *c, const struct conv_ima
 {
 	size_t mark = b->len;
 	bool was_first = *first;
-	char *file = conv_image_file(c, img);
 	jb_sep(b, first);
 	agent_buf_puts(b, "{\"type\":\"image_url\",\"image_url\":{\"url\":\"data:image/png;base64,");
-	if (file && jb_base64_file(b, file)) {
+	if (jb_base64_image(b, c, img)) {
 		agent_buf_puts(b, "\"}}");
 	} else {
 		agent_buf_truncate(b, mark);
@@ -35,7 +34,6 @@ static void image_part(agent_buf *b, const struct conv *c, const struct conv_ima
 		jb_str(b, PROVIDER_IMAGE_MISSING);
 		agent_buf_puts(b, "}");
 	}
-	free(file);
 }
 
 static void text_part(agent_buf *b, const char *text, bool *first)
@@ -266,7 +264,7 @@ static void take_usage(struct turn *t, const cJSON *root)
 	t->usage.output_tokens = json_long(u, "completion_tokens", t->usage.output_tokens);
 }
 
-static bool take_error(struct turn *t, const char *data, size_t len, const cJSON *root)
+bool openai_take_error(struct turn *t, const char *data, size_t len, const cJSON *root)
 {
 	const cJSON *err = cJSON_GetObjectItemCaseSensitive(root, "error");
 	if (!err || cJSON_IsNull(err))
@@ -340,7 +338,7 @@ static bool openai_event(struct turn *t, const char *event, const char *data, si
 		cJSON_Delete(root);
 		return turn_fail(t, "the stream holds an event that is not JSON: \"%.60s\"", data);
 	}
-	bool ok = take_error(t, data, len, root);
+	bool ok = openai_take_error(t, data, len, root);
 	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
 	const cJSON *delta = cJSON_GetObjectItemCaseSensitive(choice, "delta");
 	if (ok && delta) {
@@ -365,7 +363,7 @@ static bool openai_body(struct turn *t, const char *body, size_t len)
 	cJSON *root = turn_parse_body(t, body, len);
 	if (root == NULL)
 		return false;
-	bool ok = take_error(t, body, len, root);
+	bool ok = openai_take_error(t, body, len, root);
 	const cJSON *choice = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(root, "choices"), 0);
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(choice, "message");
 	if (ok && !msg)

@@ -36,7 +36,6 @@
 #include "agent/llm/provider-internal.h"
 
 #define VENDOR "openai-responses"
-#define TOOLSET "openai"
 /* A 1x1 grey PNG: the screenshot of an answer whose own is gone. */
 #define PLACEHOLDER_PNG                                                                    \
 	"iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAAAAAA6fptVAAAACklEQVR4nGNoAAAAggCBd81ytgAAAABJRU5E" \
@@ -49,7 +48,7 @@ static bool is_vendor(const struct conv_block *bl)
 
 static bool is_openai_action(const struct conv_block *bl)
 {
-	return bl->type == CONV_TOOL_CALL && bl->toolset != NULL && strcmp(bl->toolset, TOOLSET) == 0;
+	return bl->type == CONV_TOOL_CALL && bl->dialect == &agent_dialect_openai;
 }
 
 /* The legacy tool (one action per call, display size, truncation:auto). */
@@ -64,14 +63,12 @@ static bool legacy_model(const char *model)
 static void image_url(agent_buf *b, const struct conv *c, const struct conv_image *img)
 {
 	size_t mark = b->len;
-	char *file = img && img->path ? conv_image_file(c, img) : NULL;
 	agent_buf_puts(b, "\"data:image/png;base64,");
-	if (!file || !jb_base64_file(b, file)) {
+	if (img == NULL || !jb_base64_image(b, c, img)) {
 		agent_buf_truncate(b, mark);
 		agent_buf_puts(b, "\"data:image/png;base64," PLACEHOLDER_PNG);
 	}
 	agent_buf_puts(b, "\"");
-	free(file);
 }
 
 static void user_text_item(agent_buf *b, const char *text, bool *first)
@@ -504,7 +501,7 @@ static bool take_computer_call(struct turn *t, const cJSON *item, const char *ra
 			snprintf(id, sizeof(id), "%s", call_id);
 		else
 			snprintf(id, sizeof(id), "%.100s_%d", call_id, k);
-		struct conv_call_extra x = {.toolset = TOOLSET};
+		struct conv_call_extra x = {.dialect = &agent_dialect_openai};
 		if (k == 0) {
 			x.vendor = VENDOR;
 			x.raw = raw;

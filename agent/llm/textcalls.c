@@ -44,11 +44,11 @@ static bool add_text(struct conv_message *m, const char *s, size_t n)
 }
 
 static bool add_call(struct conv_message *m, const char *name, const char *args,
-                     const char *toolset, const char *why)
+                     const agent_dialect *dialect, const char *why)
 {
 	char id[32];
 	snprintf(id, sizeof(id), "call_%zu", m->n_blocks);
-	struct conv_call_extra x = {.toolset = toolset};
+	struct conv_call_extra x = {.dialect = dialect};
 	if (!conv_msg_add_tool_call_ex(m, id, name, args, &x))
 		return false;
 	struct conv_block *b = &m->blocks[m->n_blocks - 1];
@@ -143,8 +143,8 @@ static bool uitars_action(struct conv_message *m, const char *s, size_t n)
 	char *a = strndup(s, n);
 	char *printed = NULL;
 	bool ok = o && a && cJSON_AddStringToObject(o, "action", a) &&
-	          (printed = cJSON_PrintUnformatted(o)) && add_call(m, "uitars", printed, "uitars",
-	                                                            NULL);
+	          (printed = cJSON_PrintUnformatted(o)) &&
+	          add_call(m, "uitars", printed, &agent_dialect_uitars, NULL);
 	free(printed);
 	free(a);
 	cJSON_Delete(o);
@@ -175,16 +175,15 @@ static bool uitars_split(struct conv_message *m, const char *text)
 	return made > 0 || uitars_action(m, "", 0);
 }
 
-/* Calls of the vendor's own computer function get its toolset. */
-static bool mark_qwen(struct conv_message *m)
+/* Calls of the vendor's own computer function are in its dialect. */
+static void mark_qwen(struct conv_message *m)
 {
 	for (size_t i = 0; i < m->n_blocks; i++) {
 		struct conv_block *b = &m->blocks[i];
-		if (b->type == CONV_TOOL_CALL && b->toolset == NULL && strcmp(b->name, "computer_use") == 0 &&
-		    (b->toolset = strdup("qwen")) == NULL)
-			return false;
+		if (b->type == CONV_TOOL_CALL && b->dialect == &agent_dialect_deskhand &&
+		    strcmp(b->name, "computer_use") == 0)
+			b->dialect = &agent_dialect_qwen;
 	}
-	return true;
 }
 
 bool turn_text_calls(struct turn *t, enum model_family f)
@@ -207,7 +206,8 @@ bool turn_text_calls(struct turn *t, enum model_family f)
 		else
 			ok = push_block(m, b);
 	}
-	ok = ok && (!qwen || mark_qwen(m));
+	if (ok && qwen)
+		mark_qwen(m);
 	if (!ok) {
 		conv_message_destroy(m);
 		return turn_fail(t, "out of memory");
@@ -219,7 +219,7 @@ bool turn_text_calls(struct turn *t, enum model_family f)
 
 bool provider_call_in_text(const struct conv_block *b)
 {
-	return b->type == CONV_TOOL_CALL && b->toolset != NULL && strcmp(b->toolset, "uitars") == 0;
+	return b->type == CONV_TOOL_CALL && b->dialect->in_text;
 }
 
 bool provider_has_wire_calls(const struct conv_message *m)

@@ -34,7 +34,6 @@ static void acc_clear(struct tool_acc *a)
 	agent_buf_finish(&a->name);
 	agent_buf_finish(&a->args);
 	cJSON_Delete(a->start_input);
-	free(a->toolset);
 	cJSON_Delete(a->raw);
 }
 
@@ -228,7 +227,7 @@ bool turn_finish_call(struct turn *t, struct tool_acc *a)
 		id = gen;
 	}
 	char *raw = raw_call(a, args);
-	struct conv_call_extra x = {.toolset = a->toolset, .vendor = raw ? a->vendor : NULL,
+	struct conv_call_extra x = {.dialect = a->dialect, .vendor = raw ? a->vendor : NULL,
 	                            .raw = raw};
 	bool ok = conv_msg_add_tool_call_ex(t->msg, id, agent_buf_cstr(&a->name), args ? args : "",
 	                                    &x);

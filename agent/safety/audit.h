@@ -20,9 +20,9 @@
  * its newline; the first line's "prev" is 64 zeros. So changing, removing,
  * inserting or reordering any line breaks the chain at the next line. The
  * end of the log, which no later line vouches for, is held by a head file
- * beside it, PATH.head: {"lines":N,"last":"<hash of line N>"}, replaced
- * (write and rename) after every line, so a cut-off end, a changed last
- * line and lines added after the end are seen too. A line whose head could
+ * beside it, PATH.head: {"lines":N,"last":"<hash of line N>"}, rewritten
+ * in place (one write, then its length) after every line, so a cut-off
+ * end, a changed last line and lines added after the end are seen too. A line whose head could
  * not be written is taken back: a log deskhand wrote always matches it,
  * except after a crash between the two writes (reported as a line after
  * the recorded end).

@@ -1,8 +1,9 @@
 /*
  * agent/safety/gate — the gate's insides, shared by its files: gate.c
- * decides and asks (agent_gate_tool_call, the one way in), gate_proposal.c
- * parses, scans, records and edits what is proposed, gate_details.c shows
- * it, gate_code.c runs code, gate_action.c runs computer actions. Only the
+ * decides and asks (agent_gate_tool_call, the one way in),
+ * gate_proposal.c scans and edits what is proposed, gate_details.c shows
+ * its details, gate_code.c runs code, gate_action.c runs computer actions,
+ * gate_checks.c puts the vendors' safety checks to the human. Only the
  * gate's files include this header, and the runners below are called by
  * gate.c alone (tests/safety/test_one_gate.py).
  */
@@ -13,34 +14,66 @@
 #include <stddef.h>
 
 #include "agent/safety/gate.h"
-#include "agent/tools/tools.h"
+#include "agent/safety/scan.h"
 
-/* Screenshots capture in strips of a few hundred KB; keep no more. */
-#define CAPTURE_KEEP_BYTES (1u << 20)
+struct agent_gate {
+	/* Given once (agent_gate_config); not owned. */
+	agent_term *term;
+	agent_audit *audit;
+	agent_tools *tools;
+	os_display *display;                  /* the tools'; NULL without --os */
+	const char *preview_dir;
+	volatile sig_atomic_t *cancel;
+	exec_sessions *volatile *exec_for_signals;
+	sandbox_profile sandbox;
+	const char *workspace;
+	const char *const *hidden;
+	size_t max_output;
+	/* Changed by the user's magic commands (and the kill switch). */
+	agent_policy_settings settings;
+	bool verbose;
+	agent_gate_hold (*hold)(void *ctx);
+	void *hold_ctx;
+	/* The gate's own. */
+	exec_sessions *exec;                  /* sessions per language, created lazily */
+	agent_scan_rules *rules;              /* loaded on first scan */
+	bool have_last_pointer;
+	int last_px, last_py;                 /* where deskhand left the pointer */
+	bool end_run;                         /* the policy or a broken log ends the run */
+	bool audit_broken;                    /* a record failed: nothing more runs */
+	/* The kill switch stopped a run: the rest of the model's batch does not
+	 * run (agent_gate_tool_calls clears this before each batch). */
+	bool stop_batch;
+	/* A vendor's safety check was declined: the turn ends (cleared per batch). */
+	bool end_turn;
+	/* The model ended the task (cleared per batch). */
+	bool task_done;
+	/* More calls follow in this batch: an input action's screenshot waits
+	 * for the end of the batch. */
+	bool batch_more;
+	/* The kill switch watched during a code run (see gate_code.c). */
+	os_display *watch_display;            /* own connection when there is no --os */
+	os_display *watching;                 /* the display watched now; NULL: none */
+	agent_policy_rect watch_monitors[16];
+	size_t watch_n;
+	bool watch_armed;                     /* the pointer was out of the corners */
+	bool watch_tripped;
+	char watch_reason[160];
+};
 
-/* ---- a proposal, whatever its tool ------------------------------------- */
+/* ---- a proposal as the gate holds it ------------------------------------ */
 
 typedef struct proposal {
-	const char *id;
+	agent_proposal p;                     /* what agent/tools made of the call */
+	const char *id;                       /* the call's */
+	bool action;                          /* an action on the desktop; else code */
 	agent_policy_kind kind;
-	/* execute */
-	char *language;
-	char *code;
-	bool display;
-	/* computer */
-	agent_computer_action action;
-	bool has_action;
-	/* the scan */
 	bool scanned;
-	agent_scan_result *scan;
+	agent_scan_result *scan;              /* when scanned */
 } proposal;
 
-/* Releases what the proposal owns. */
-void gate_proposal_finish(proposal *p);
-
-/* Parses one tool call into p; false with the reason in err. */
-bool gate_proposal_parse(agent_gate *g, const struct conv_block *call, proposal *p,
-                         char *err, size_t errlen);
+/* The policy's class of the proposal (code with or without the display, input, observation). */
+agent_policy_kind gate_kind(const agent_proposal *p);
 
 /*
  * Scans the code, or the text a `type` action would type: typed into a
@@ -55,7 +88,7 @@ char *gate_findings_text(const agent_scan_result *r);
 void gate_audit_proposed(agent_gate *g, const proposal *p);
 
 /* Lets the user edit the proposal in the editor, or takes `given` (edited in the
- * console; consumed) instead; true when it changed and parsed. */
+ * console; consumed) instead; true when it changed and is valid. */
 bool gate_edit_proposal(agent_gate *g, proposal *p, char *given);
 
 /* Shows the proposal; gate_show_details its details (the answer `d`). */
@@ -67,22 +100,23 @@ void gate_result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 
 /*
- * Run an approved proposal, record it as executed and fill the result.
- * Called by agent_gate_tool_call alone, after the approval is on disk.
+ * Run an approved proposal and fill the result (code: and record it as
+ * executed; gate.c records an action). Called by agent_gate_tool_call
+ * alone, after the approval is on disk.
  */
 void gate_run_code(agent_gate *g, const proposal *p, agent_tool_result *res);
 void gate_run_action(agent_gate *g, const proposal *p, agent_tool_result *res);
-/* Attaches a screenshot (settled first when `settle`) to res; a failure is noted in its text. */
-void gate_attach_screenshot(agent_gate *g, bool settle, agent_tool_result *res);
+/* Attaches a settled screenshot to res; a failure is noted in its text. */
+void gate_attach_screenshot(agent_gate *g, agent_tool_result *res);
 
 /*
- * The vendor's safety checks on `call` (gate_checks.c): each put to the
- * human (policy rule 12) and recorded. True: all acknowledged (or none);
- * *ack is then the JSON array to send back (NULL: none; the caller frees).
- * False: one was declined or could not be asked; res says so, ends the
- * batch, and g->end_turn is set.
+ * The vendor's safety checks on the proposal (gate_checks.c): each put to
+ * the human (policy rule 12) and recorded. True: all acknowledged (or
+ * none); *ack is then the JSON array to send back (NULL: none; the caller
+ * frees). False: one was declined or could not be asked; res says so,
+ * ends the batch, and g->end_turn is set.
  */
-bool gate_vendor_checks(agent_gate *g, const struct conv_block *call, char **ack,
+bool gate_vendor_checks(agent_gate *g, const agent_proposal *p, char **ack,
                         agent_tool_result *res);
 
 #endif

@@ -2,26 +2,91 @@
  * agent/safety/gate — the single path from a tool call to an executor or os/
  * (see gate.h).
  *
- * For every call: parse and validate it, record "proposed", scan when the
- * policy says so, ask the policy, ask the human when told to (y / n / e / d,
- * and the scan offer of safe mode ask), record the decision (flushed to disk
- * before anything runs), and only then run it and record "executed". A
- * denied or blocked action never reaches exec_ or os_ functions: there is no
- * other call site for them in the agent.
+ * For every call: agent/tools makes it a proposal; record "proposed", scan
+ * when the policy says so, ask the policy, ask the human when told to (y /
+ * n / e / d, and the scan offer of safe mode ask), record the decision
+ * (flushed to disk before anything runs), and only then run it and record
+ * "executed". A denied or blocked action never reaches exec_ or os_
+ * functions: there is no other call site for them in the agent.
  *
  * This file decides and asks; the runners it calls once a proposal is
  * approved (gate_code.c, gate_action.c) are called from here alone, and
- * what is proposed is parsed, scanned and edited in gate_proposal.c and
- * shown in gate_details.c (see gate-internal.h).
+ * what is proposed is scanned and edited in gate_proposal.c and its
+ * details shown in gate_details.c (see gate-internal.h).
  */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "agent/safety/gate-internal.h"
 #include "agent/util/textutil.h"
+
+agent_gate *agent_gate_create(const agent_gate_config *cfg)
+{
+	agent_gate *g = calloc(1, sizeof(*g));
+	if (g == NULL)
+		return NULL;
+	g->term = cfg->term;
+	g->audit = cfg->audit;
+	g->tools = cfg->tools;
+	g->display = agent_tools_display(cfg->tools);
+	g->preview_dir = cfg->preview_dir;
+	g->cancel = cfg->cancel;
+	g->exec_for_signals = cfg->exec_for_signals;
+	g->sandbox = cfg->sandbox;
+	g->workspace = cfg->workspace;
+	g->hidden = cfg->hidden;
+	g->max_output = cfg->max_output;
+	g->settings = cfg->settings;
+	/* The kill switch judges later moves from where the pointer is now. */
+	if (g->display != NULL && os_pointer(g->display, &g->last_px, &g->last_py))
+		g->have_last_pointer = true;
+	return g;
+}
+
+void agent_gate_destroy(agent_gate *g)
+{
+	if (g == NULL)
+		return;
+	if (g->exec_for_signals != NULL)
+		*g->exec_for_signals = NULL;
+	exec_sessions_destroy(g->exec);
+	agent_scan_rules_destroy(g->rules);
+	os_display_close(g->watch_display);
+	free(g);
+}
+
+const agent_policy_settings *agent_gate_settings(const agent_gate *g)
+{
+	return &g->settings;
+}
+
+agent_policy_change agent_gate_magic(agent_gate *g, const agent_policy_magic *m, char *msg,
+                                     size_t len)
+{
+	agent_policy_change ch = agent_policy_magic_apply(&g->settings, m, msg, len);
+	if (ch == AGENT_POLICY_CHANGED)
+		agent_gate_logged(g, agent_audit_setting(g->audit, &g->settings,
+		                                         agent_policy_magic_name(m->cmd)));
+	return ch;
+}
+
+void agent_gate_set_verbose(agent_gate *g, bool verbose)
+{
+	g->verbose = verbose;
+}
+
+void agent_gate_set_hold(agent_gate *g, agent_gate_hold (*hold)(void *ctx), void *ctx)
+{
+	g->hold = hold;
+	g->hold_ctx = ctx;
+}
+
+bool agent_gate_ended(const agent_gate *g)
+{
+	return g->end_run;
+}
 
 void agent_tool_result_finish(agent_tool_result *r)
 {
@@ -29,22 +94,8 @@ void agent_tool_result_finish(agent_tool_result *r)
 		return;
 	free(r->text);
 	free(r->ack);
-	conv_image_clear(&r->image);
+	agent_shot_clear(&r->shot);
 	memset(r, 0, sizeof(*r));
-}
-
-void agent_gate_finish(agent_gate *g)
-{
-	if (g == NULL)
-		return;
-	if (g->exec_for_signals != NULL)
-		*g->exec_for_signals = NULL;
-	exec_sessions_destroy(g->exec);
-	g->exec = NULL;
-	agent_scan_rules_destroy(g->rules);
-	g->rules = NULL;
-	os_display_close(g->watch_display);
-	g->watch_display = NULL;
 }
 
 void gate_result_text(agent_tool_result *r, bool is_error, const char *fmt, ...)
@@ -70,22 +121,25 @@ bool agent_gate_logged(agent_gate *g, bool ok)
 	return ok;
 }
 
+agent_policy_kind gate_kind(const agent_proposal *p)
+{
+	if (p->kind == AGENT_PROPOSAL_ACTION)
+		return p->action.input ? AGENT_POLICY_OS_INPUT : AGENT_POLICY_OS_OBSERVE;
+	return p->code.display ? AGENT_POLICY_CODE_DISPLAY : AGENT_POLICY_CODE;
+}
+
 /* ---- the gate ----------------------------------------------------------- */
 
-static bool kill_switch(agent_gate *g, char *reason, size_t len)
+/* The kill switch, judged on where the pointer was when the proposal was made. */
+static bool kill_switch(agent_gate *g, const agent_proposal *p, char *reason, size_t len)
 {
-	if (g->display == NULL)
+	if (!p->have_pointer)
 		return false;
-	int x, y;
-	if (!os_pointer(g->display, &x, &y))
-		return false;
-	os_rect mons[16];
-	int n = os_monitors(g->display, mons, 16);
-	if (n > 16)
-		n = 16;
-	agent_policy_rect rects[16];
+	int x = p->pointer.x, y = p->pointer.y, n = p->n_monitors;
+	agent_policy_rect rects[AGENT_PROPOSAL_MONITORS];
 	for (int i = 0; i < n; i++)
-		rects[i] = (agent_policy_rect){mons[i].x, mons[i].y, mons[i].width, mons[i].height};
+		rects[i] = (agent_policy_rect){p->monitors[i].x, p->monitors[i].y,
+		                               p->monitors[i].width, p->monitors[i].height};
 	agent_policy_point ptr = {x, y};
 	agent_policy_point last = {g->last_px, g->last_py};
 	agent_policy_kill k = agent_policy_killswitch(ptr, rects, (size_t)n,
@@ -100,89 +154,6 @@ static bool kill_switch(agent_gate *g, char *reason, size_t len)
 	return k != AGENT_POLICY_KILL_NONE;
 }
 
-/* ---- deskhand's own terminal ------------------------------------------ */
-
-#define OWN_MAX_PIDS 512
-
-/* pid's parent, from /proc/PID/stat (after the name, which may hold ')'). */
-static int parent_of(int pid)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	size_t len = 0;
-	char *stat = agent_read_file(path, 4096, &len);
-	char *end = stat != NULL ? strrchr(stat, ')') : NULL;
-	int ppid = 0;
-	if (end == NULL || sscanf(end + 1, " %*c %d", &ppid) != 1)
-		ppid = 0;
-	free(stat);
-	return ppid;
-}
-
-/*
- * deskhand's own terminal: the nearest of its ancestors that is an X
- * client (xterm, gnome-terminal-server, ...), only while a terminal is on
- * standard input. 0 when none is: a console, or a multiplexer or ssh in
- * between, whose terminal window is not among the ancestors.
- */
-static int own_terminal_pid(agent_gate *g)
-{
-	if (!isatty(STDIN_FILENO))
-		return 0;
-	int clients[OWN_MAX_PIDS];
-	size_t n = os_client_pids(g->display, clients, OWN_MAX_PIDS);
-	/* Without X-Resource, the windows' _NET_WM_PID. */
-	size_t nw = 0;
-	os_window *w = os_windows_list(g->display, &nw);
-	for (size_t i = 0; w != NULL && i < nw && n < OWN_MAX_PIDS; i++)
-		if (w[i].pid > 0)
-			clients[n++] = w[i].pid;
-	os_windows_free(w, nw);
-	int pid = getppid();
-	for (int depth = 0; pid > 1 && depth < 64; depth++) {
-		for (size_t i = 0; i < n; i++)
-			if (clients[i] == pid)
-				return pid;
-		pid = parent_of(pid);
-	}
-	return 0;
-}
-
-static bool is_key_action(agent_action k)
-{
-	return k == AGENT_ACTION_KEY || k == AGENT_ACTION_TYPE || k == AGENT_ACTION_HOLD_KEY;
-}
-
-/*
- * Whether this input would reach deskhand's own terminal: the windows at
- * its points (or under the pointer, for an action without one) and, for
- * keys, the window they go to. Typed there, text reads as the user's line.
- */
-static bool aims_at_own_terminal(agent_gate *g, const proposal *p)
-{
-	if (g->display == NULL || !p->has_action || p->kind != AGENT_POLICY_OS_INPUT)
-		return false;
-	int term = own_terminal_pid(g);
-	if (term <= 0)
-		return false;
-	const agent_computer_action *a = &p->action;
-	int owners[64];
-	size_t n = 0;
-	if (a->has_start)
-		n += os_point_owners(g->display, a->start_sx, a->start_sy, owners + n, 64 - n);
-	int x, y;
-	if (a->has_point)
-		n += os_point_owners(g->display, a->sx, a->sy, owners + n, 64 - n);
-	else if (os_pointer(g->display, &x, &y))
-		n += os_point_owners(g->display, x, y, owners + n, 64 - n);
-	if (is_key_action(a->kind))
-		n += os_keys_owners(g->display, owners + n, 64 - n);
-	for (size_t i = 0; i < n; i++)
-		if (owners[i] == term)
-			return true;
-	return false;
-}
-
 static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_tripped)
 {
 	agent_policy_input in = {
@@ -195,32 +166,53 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 		.os_auto_approve = g->settings.os_auto_approve,
 		.kill_tripped = kill_tripped,
 		.interactive = agent_term_answerable(g->term),
-		.own_terminal = aims_at_own_terminal(g, p),
+		/* A fact of the proposal, read once when it was made. */
+		.own_terminal = p->action && p->p.own_terminal,
 		.unsandboxed = g->sandbox == SANDBOX_OFF,
 	};
 	return agent_policy_decide(&in);
 }
 
-static bool is_computer_call(const struct conv_block *call)
+/* Records the proposal (again, after an edit: the newest one counts). */
+void gate_audit_proposed(agent_gate *g, const proposal *p)
 {
-	return call->toolset != NULL || strcmp(call->name, "computer") == 0 ||
-	       strcmp(call->name, "find_text") == 0 || strcmp(call->name, "elements") == 0 ||
-	       strcmp(call->name, "click_element") == 0;
+	if (p->action) {
+		agent_gate_logged(g, agent_audit_proposed_action(g->audit, p->id, p->kind, p->p.json));
+		return;
+	}
+	const char *code = p->p.code.code;
+	agent_gate_logged(g, agent_audit_proposed_code(g->audit, p->id, p->kind,
+	                                               exec_lang_name(p->p.code.lang), code,
+	                                               strlen(code)));
+}
+
+void gate_show_proposal(agent_gate *g, const proposal *p)
+{
+	if (p->action) {
+		agent_term_show_action(g->term, p->id, p->p.description, p->p.json_text);
+		return;
+	}
+	/* Without a sandbox every block reaches the display (policy rule 11). */
+	agent_term_show_code(g->term, p->id, exec_lang_name(p->p.code.lang), p->p.code.code,
+	                     p->p.code.display || g->sandbox == SANDBOX_OFF);
 }
 
 /* A call that cannot run (unknown tool, bad arguments): recorded as
  * proposed and blocked, never asked about; the model is told why. */
-static void refuse_call(agent_gate *g, const struct conv_block *call, const char *id,
-                        const char *err, agent_tool_result *res)
+static void refuse_call(agent_gate *g, const agent_proposal *p, agent_tool_result *res)
 {
+	const agent_tool_call *call = p->call;
 	cJSON *o = cJSON_CreateObject();
 	cJSON_AddStringToObject(o, "tool", call->name);
 	cJSON_AddStringToObject(o, "arguments", call->arguments ? call->arguments : "");
-	agent_gate_logged(g, agent_audit_proposed_action(g->audit, id, AGENT_POLICY_OS_INPUT, o));
+	agent_gate_logged(g, agent_audit_proposed_action(g->audit, call->id, AGENT_POLICY_OS_INPUT,
+	                                                 o));
 	cJSON_Delete(o);
-	agent_gate_logged(g, agent_audit_blocked(g->audit, id, AGENT_POLICY_OS_INPUT, err));
-	agent_term_warning(g->term, "%s: %s", call->name, err);
-	gate_result_text(res, true, "error: %s", err);
+	agent_gate_logged(g, agent_audit_blocked(g->audit, call->id, AGENT_POLICY_OS_INPUT,
+	                                         p->text));
+	agent_term_warning(g->term, "%s: %s", call->name, p->text);
+	gate_result_text(res, true, "error: %s", p->text);
+	res->ends_batch = p->computer;
 }
 
 /* Blocks the proposal because the scanner could not run. Returns false. */
@@ -238,7 +230,7 @@ static void declined(agent_gate *g, const proposal *p, agent_term_answer a, bool
 	agent_gate_logged(g, agent_audit_denied(g->audit, p->id, p->kind, a == AGENT_ANSWER_NONE,
 	                                        a == AGENT_ANSWER_NONE ? "no answer (end of input)"
 	                                                               : "the user declined"));
-	const char *what = p->has_action ? "perform this action" : "run this code";
+	const char *what = p->action ? "perform this action" : "run this code";
 	if (findings) {
 		char *f = gate_findings_text(p->scan);
 		gate_result_text(res, true, "The user declined to %s. The safety scanner had "
@@ -251,22 +243,18 @@ static void declined(agent_gate *g, const proposal *p, agent_term_answer a, bool
 
 enum step { STEP_AGAIN, STEP_RUN, STEP_STOP };
 
-/*
- * What a second place to answer shows beside the question: the text an
- * edit starts from and the points the action aims at. Returns the text
- * to free after asking (NULL for code, which is borrowed).
- */
-static char *ask_info(const proposal *p, agent_term_ask_info *info)
+/* What a second place to answer shows beside the question: the text an
+ * edit starts from and the points the action aims at. */
+static void ask_info(const proposal *p, agent_term_ask_info *info)
 {
 	memset(info, 0, sizeof(*info));
-	if (!p->has_action) {
-		info->edit_text = p->code;
-		info->language = p->language;
-		return NULL;
+	if (!p->action) {
+		info->edit_text = p->p.code.code;
+		info->language = exec_lang_name(p->p.code.lang);
+		return;
 	}
-	char *json = agent_computer_to_json(&p->action);
-	info->edit_text = json;
-	const agent_computer_action *a = &p->action;
+	info->edit_text = p->p.json_text;
+	const agent_computer_action *a = &p->p.action;
 	if (a->has_start) {
 		info->x[info->n_targets] = a->start_sx;
 		info->y[info->n_targets++] = a->start_sy;
@@ -275,7 +263,31 @@ static char *ask_info(const proposal *p, agent_term_ask_info *info)
 		info->x[info->n_targets] = a->sx;
 		info->y[info->n_targets++] = a->sy;
 	}
-	return json;
+}
+
+/* The human's answer to the question itself. */
+static enum step answered(agent_gate *g, proposal *p, const agent_policy_decision *d,
+                          agent_term_answer a, agent_tool_result *res)
+{
+	switch (a) {
+	case AGENT_ANSWER_YES:
+		return agent_gate_logged(g, agent_audit_approved(g->audit, p->id, p->kind, true,
+		                                                 "the user said yes"))
+		       ? STEP_RUN : STEP_STOP;
+	case AGENT_ANSWER_DETAILS:
+		gate_show_details(g, p);
+		return STEP_AGAIN;
+	case AGENT_ANSWER_EDIT:
+		if (gate_edit_proposal(g, p, agent_term_take_edit(g->term))) {
+			gate_show_proposal(g, p);
+			if (p->action && p->p.action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p))
+				return scanner_failed(g, p, res) ? STEP_AGAIN : STEP_STOP;
+		}
+		return STEP_AGAIN;
+	default: /* no, end of input, or anything else */
+		declined(g, p, a, d->show_findings, res);
+		return STEP_STOP;
+	}
 }
 
 /*
@@ -299,32 +311,13 @@ static enum step ask_round(agent_gate *g, proposal *p, const agent_policy_decisi
 		p->scanned = true; /* declining the scan is not declining the run */
 		return STEP_AGAIN;
 	}
-	const char *question = p->has_action ? "Perform this action?" : "Run this code?";
+	const char *question = p->action ? "Perform this action?" : "Run this code?";
 	agent_gate_logged(g, agent_audit_asked(g->audit, p->id, p->kind, d->reason));
 	agent_term_ask_info info;
-	char *edit_from = ask_info(p, &info);
+	ask_info(p, &info);
 	agent_term_answer a = agent_term_ask_ex(g->term, p->id, question, "yned", &info);
-	free(edit_from);
 	agent_audit_answer_from(g->audit, agent_term_answered_from(g->term));
-	switch (a) {
-	case AGENT_ANSWER_YES:
-		return agent_gate_logged(g, agent_audit_approved(g->audit, p->id, p->kind, true,
-		                                                 "the user said yes"))
-		       ? STEP_RUN : STEP_STOP;
-	case AGENT_ANSWER_DETAILS:
-		gate_show_details(g, p);
-		return STEP_AGAIN;
-	case AGENT_ANSWER_EDIT:
-		if (gate_edit_proposal(g, p, agent_term_take_edit(g->term))) {
-			gate_show_proposal(g, p);
-			if (p->has_action && p->action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p))
-				return scanner_failed(g, p, res) ? STEP_AGAIN : STEP_STOP;
-		}
-		return STEP_AGAIN;
-	default: /* no, end of input, or anything else */
-		declined(g, p, a, d->show_findings, res);
-		return STEP_STOP;
-	}
+	return answered(g, p, d, a, res);
 }
 
 /*
@@ -371,76 +364,63 @@ static bool decide_until_done(agent_gate *g, proposal *p, bool tripped,
 	return false;
 }
 
-void agent_gate_tool_call(agent_gate *g, const struct conv_block *call,
-                          agent_tool_result *res)
+/*
+ * The kill switch matters only for actions on the desktop that would run
+ * unasked; it is read once per proposal, before anything runs.
+ */
+static bool kill_switch_first(agent_gate *g, const proposal *p, char *reason, size_t len)
 {
-	memset(res, 0, sizeof(*res));
-	proposal p;
-	memset(&p, 0, sizeof(p));
-	p.id = call->id;
-	char err[512];
-	if (!gate_proposal_parse(g, call, &p, err, sizeof(err))) {
-		refuse_call(g, call, p.id, err, res);
-		res->ends_batch = is_computer_call(call);
-		gate_proposal_finish(&p);
-		return;
-	}
-	gate_audit_proposed(g, &p);
-	gate_show_proposal(g, &p);
+	if (p->kind != AGENT_POLICY_OS_INPUT && p->kind != AGENT_POLICY_CODE_DISPLAY &&
+	    !(p->kind == AGENT_POLICY_CODE && g->sandbox == SANDBOX_OFF))
+		return false;
+	agent_policy_decision pre = decide(g, p, false);
+	return pre.verdict == AGENT_POLICY_RUN && kill_switch(g, &p->p, reason, len);
+}
+
+/* An approved action run, recorded as executed; what it typed or pasted
+ * into deskhand's own terminal is not the user's. */
+static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
+{
+	long long t0 = agent_now_ms();
+	gate_run_action(g, p, res);
+	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, res->is_error ? 1 : 0,
+	                                          (long)(agent_now_ms() - t0),
+	                                          res->is_error ? res->text : NULL));
+	if (p->kind == AGENT_POLICY_OS_INPUT)
+		agent_term_discard_action_input(g->term);
+}
+
+/* A proposal that may run: recorded, shown, decided, and run once approved. */
+static void decide_and_run(agent_gate *g, proposal *p, agent_tool_result *res)
+{
+	gate_audit_proposed(g, p);
+	gate_show_proposal(g, p);
 	/*
 	 * Text typed into a terminal is a command: it is scanned like shell code
 	 * whatever the safe mode, and findings send it to a human even under
 	 * --os-auto-approve.
 	 */
-	if (p.has_action && p.action.kind == AGENT_ACTION_TYPE && !gate_scan(g, &p)) {
-		scanner_failed(g, &p, res);
-		goto out;
+	if (p->action && p->p.action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p)) {
+		scanner_failed(g, p, res);
+		return;
 	}
-	/*
-	 * The kill switch matters only for actions on the desktop that would run
-	 * unasked; it is read once per proposal, before anything runs.
-	 */
 	char kill_reason[160] = "";
-	bool tripped = false;
-	if (p.kind == AGENT_POLICY_OS_INPUT || p.kind == AGENT_POLICY_CODE_DISPLAY ||
-	    (p.kind == AGENT_POLICY_CODE && g->sandbox == SANDBOX_OFF)) {
-		agent_policy_decision pre = decide(g, &p, false);
-		if (pre.verdict == AGENT_POLICY_RUN)
-			tripped = kill_switch(g, kill_reason, sizeof(kill_reason));
-	}
-	bool approved = decide_until_done(g, &p, tripped, kill_reason, res);
+	bool tripped = kill_switch_first(g, p, kill_reason, sizeof(kill_reason));
+	bool approved = decide_until_done(g, p, tripped, kill_reason, res);
 	if (g->audit_broken) {
 		/* Something about this proposal, or before it, is missing from the log. */
 		gate_result_text(res, true, "not run: the audit log cannot be written");
-		goto out;
+		return;
 	}
 	if (!approved)
-		goto out;
-	if (p.has_action)
-		gate_run_action(g, &p, res);
+		return;
+	if (p->action)
+		run_action(g, p, res);
 	else
-		gate_run_code(g, &p, res);
+		gate_run_code(g, p, res);
 	if (res->text == NULL)
 		gate_result_text(res, res->is_error, "[no output]");
-	agent_term_result(g->term, p.id, res->is_error ? "error" : "ok", res->text);
-out:
-	if (p.has_action && res->is_error)
-		res->ends_batch = true;
-	gate_proposal_finish(&p);
-}
-
-/*
- * An action of a vendor whose actions have no screenshot of their own to
- * ask for (OpenAI's computer_call, Qwen's computer_use, UI-TARS's text):
- * answered with a screenshot whatever happened.
- */
-static bool answered_with_screenshot(const struct conv_block *call)
-{
-	static const char *const sets[] = {"openai", "qwen", "uitars"};
-	for (size_t i = 0; call->toolset != NULL && i < sizeof(sets) / sizeof(sets[0]); i++)
-		if (strcmp(call->toolset, sets[i]) == 0)
-			return true;
-	return false;
+	agent_term_result(g->term, p->id, res->is_error ? "error" : "ok", res->text);
 }
 
 /*
@@ -448,36 +428,40 @@ static bool answered_with_screenshot(const struct conv_block *call)
  * not an action (nothing runs, nothing to confirm); the user is shown what
  * the model said and the loop stops after this batch (g->task_done).
  */
-static bool final_call(agent_gate *g, const struct conv_block *call, agent_tool_result *res)
+static void final_call(agent_gate *g, const agent_proposal *p, agent_tool_result *res)
 {
-	char *text = NULL;
-	bool final = false;
-	if (call->toolset == NULL || call->args == NULL)
-		return false;
-	if (strcmp(call->toolset, "qwen") == 0)
-		final = agent_qwen_final(call->args, &text);
-	else if (strcmp(call->toolset, "uitars") == 0)
-		final = agent_uitars_final(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(
-		                               call->args, "action")), &text);
-	if (!final)
-		return false;
-	agent_term_notice(g->term, "the model ends the task: %s", text != NULL ? text : "");
-	gate_result_text(res, false, "The task ended: %s", text != NULL ? text : "");
-	free(text);
+	agent_term_notice(g->term, "the model ends the task: %s", p->text);
+	gate_result_text(res, false, "The task ended: %s", p->text);
 	g->task_done = true;
-	return true;
 }
 
-/* One call of a batch: its vendor's safety checks first, then the gate. */
-static void batch_call(agent_gate *g, const struct conv_block *call, agent_tool_result *res)
+void agent_gate_tool_call(agent_gate *g, const agent_tool_call *call, agent_tool_result *res)
 {
+	memset(res, 0, sizeof(*res));
+	proposal p = {.id = call->id};
+	agent_tools_propose(g->tools, call, &p.p);
 	char *ack = NULL;
-	if (final_call(g, call, res))
-		return;
-	if (call->checks != NULL && !gate_vendor_checks(g, call, &ack, res))
-		return;
-	agent_gate_tool_call(g, call, res);
+	if (p.p.kind == AGENT_PROPOSAL_FINAL) {
+		final_call(g, &p.p, res);
+		goto out;
+	}
+	/* A vendor's safety checks come first: declined, nothing of the call runs. */
+	if (p.p.checks != NULL && !gate_vendor_checks(g, &p.p, &ack, res))
+		goto out;
+	if (p.p.kind == AGENT_PROPOSAL_REFUSED) {
+		refuse_call(g, &p.p, res);
+	} else {
+		p.action = p.p.kind == AGENT_PROPOSAL_ACTION;
+		p.kind = gate_kind(&p.p);
+		decide_and_run(g, &p, res);
+		if (p.action && res->is_error)
+			res->ends_batch = true;
+	}
 	res->ack = ack;
+out:
+	if (p.scanned)
+		agent_scan_result_destroy(p.scan);
+	agent_proposal_finish(&p.p);
 }
 
 /*
@@ -500,8 +484,30 @@ static bool held(agent_gate *g, bool *took_over)
 	return h != AGENT_GATE_GO;
 }
 
-void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls, size_t n,
-                           agent_tool_result *res)
+/* What a call that does not run is answered, or NULL when it may run. */
+static const char *not_run(const agent_gate *g, bool ended, bool took_over)
+{
+	if (took_over)
+		return AGENT_TOOK_OVER;
+	if (ended)
+		return AGENT_NOT_EXECUTED;
+	if (g->task_done)
+		return "not run: the task had ended";
+	if (g->end_run || g->stop_batch)
+		return "not run: the run was stopped";
+	if (g->cancel != NULL && *g->cancel)
+		return "not run: the user interrupted";
+	return NULL;
+}
+
+static agent_gate_outcome outcome(const agent_gate *g)
+{
+	return g->end_run ? AGENT_GATE_END_RUN : g->task_done ? AGENT_GATE_TASK_DONE
+	       : g->end_turn ? AGENT_GATE_END_TURN : AGENT_GATE_GO_ON;
+}
+
+agent_gate_outcome agent_gate_tool_calls(agent_gate *g, const agent_tool_call *calls, size_t n,
+                                         agent_tool_result *res)
 {
 	bool ended = false, due = false, took_over = false;
 	g->stop_batch = false;
@@ -509,28 +515,23 @@ void agent_gate_tool_calls(agent_gate *g, const struct conv_block *const *calls,
 	g->task_done = false;
 	for (size_t k = 0; k < n; k++) {
 		memset(&res[k], 0, sizeof(res[k]));
-		due = due || answered_with_screenshot(calls[k]);
+		due = due || calls[k].dialect->results_carry_screenshot;
 		if (!ended && held(g, &took_over) && took_over) {
 			ended = true;
 			due = true;
 		}
-		if (took_over) {
-			gate_result_text(&res[k], true, "%s", AGENT_TOOK_OVER);
-		} else if (ended) {
-			gate_result_text(&res[k], true, "%s", AGENT_NOT_EXECUTED);
-		} else if (g->task_done) {
-			gate_result_text(&res[k], true, "not run: the task had ended");
-		} else if (g->end_run || g->stop_batch || (g->cancel != NULL && *g->cancel)) {
-			gate_result_text(&res[k], true, g->end_run || g->stop_batch
-			                 ? "not run: the run was stopped" : "not run: the user interrupted");
-		} else {
-			g->batch_more = k + 1 < n;
-			batch_call(g, calls[k], &res[k]);
-			due = due || res[k].screenshot_due;
-			ended = res[k].ends_batch;
+		const char *why = not_run(g, ended, took_over);
+		if (why != NULL) {
+			gate_result_text(&res[k], true, "%s", why);
+			continue;
 		}
+		g->batch_more = k + 1 < n;
+		agent_gate_tool_call(g, &calls[k], &res[k]);
+		due = due || res[k].screenshot_due;
+		ended = res[k].ends_batch;
 	}
 	g->batch_more = false;
-	if (due && !g->end_turn && !g->task_done && n > 0 && res[n - 1].image.path == NULL)
-		gate_attach_screenshot(g, true, &res[n - 1]);
+	if (due && !g->end_turn && !g->task_done && n > 0 && res[n - 1].shot.png == NULL)
+		gate_attach_screenshot(g, &res[n - 1]);
+	return outcome(g);
 }

@@ -26,14 +26,8 @@ static char *shown(const char *s)
 	return agent_buf_steal(&b);
 }
 
-/* Google's calls (toolset "gemini") carry a safety decision, OpenAI's a check. */
-static bool from_google(const struct conv_block *call)
-{
-	return call->toolset != NULL && strcmp(call->toolset, "gemini") == 0;
-}
-
 /* One check: asked (or refused with nobody to ask); true when the human said yes. */
-static bool ask_check(agent_gate *g, const struct conv_block *call, const cJSON *check,
+static bool ask_check(agent_gate *g, const agent_tool_call *call, const cJSON *check,
                       char *why, size_t whylen)
 {
 	const char *code = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(check, "code"));
@@ -52,8 +46,9 @@ static bool ask_check(agent_gate *g, const struct conv_block *call, const cJSON 
 		.vendor_check = true,
 	};
 	agent_policy_decision d = agent_policy_decide(&in);
-	snprintf(why, whylen, "%s %s: %s", from_google(call) ? "Google's safety decision"
-	         : "OpenAI's safety check", scode, smsg);
+	const char *whose = call->dialect->checks_name ? call->dialect->checks_name
+	                    : "The vendor's safety check";
+	snprintf(why, whylen, "%s %s: %s", whose, scode, smsg);
 	agent_term_warning(g->term, "%s", why);
 	bool yes = false;
 	if (d.verdict == AGENT_POLICY_ASK && !g->audit_broken) {
@@ -79,15 +74,14 @@ static bool ask_check(agent_gate *g, const struct conv_block *call, const cJSON 
 	return yes;
 }
 
-bool gate_vendor_checks(agent_gate *g, const struct conv_block *call, char **ack,
+bool gate_vendor_checks(agent_gate *g, const agent_proposal *p, char **ack,
                         agent_tool_result *res)
 {
 	*ack = NULL;
-	cJSON *checks = call->checks ? cJSON_Parse(call->checks) : NULL;
-	if (!cJSON_IsArray(checks) || cJSON_GetArraySize(checks) == 0) {
-		cJSON_Delete(checks);
+	const agent_tool_call *call = p->call;
+	const cJSON *checks = p->checks;
+	if (!cJSON_IsArray(checks) || cJSON_GetArraySize(checks) == 0)
 		return true;
-	}
 	cJSON *acked = cJSON_CreateArray();
 	bool all = true;
 	char why[600] = "";
@@ -103,12 +97,12 @@ bool gate_vendor_checks(agent_gate *g, const struct conv_block *call, char **ack
 		*ack = cJSON_PrintUnformatted(acked);
 	} else {
 		g->end_turn = true;
+		const char *what = call->dialect->checks_declined ? call->dialect->checks_declined
+		                   : "This call did not run";
 		gate_result_text(res, true, "Not run: the user did not acknowledge %s. %s; wait for "
-		                 "the user's next message.", why, from_google(call)
-		                 ? "This call did not run" : "None of this computer_call's actions ran");
+		                 "the user's next message.", why, what);
 		res->ends_batch = true;
 	}
 	cJSON_Delete(acked);
-	cJSON_Delete(checks);
 	return all;
 }

@@ -36,13 +36,14 @@ static bool watch_corner(agent_gate *g)
  * moving proves nothing while code may be driving it). Without --os, a
  * display the block can reach gets a connection of its own.
  */
-static void watch_begin(agent_gate *g, const proposal *p)
+static void watch_begin(agent_gate *g, const agent_proposal *p)
 {
 	g->watching = NULL;
 	g->watch_tripped = false;
 	g->watch_reason[0] = '\0';
 	os_display *d = g->display;
-	if (d == NULL && (p->display || g->sandbox == SANDBOX_OFF) && getenv("DISPLAY") != NULL) {
+	if (d == NULL && (p->code.display || g->sandbox == SANDBOX_OFF) &&
+	    getenv("DISPLAY") != NULL) {
 		if (g->watch_display == NULL)
 			g->watch_display = os_display_open(NULL);
 		d = g->watch_display;
@@ -99,8 +100,7 @@ static void kill_switch_stopped_run(agent_gate *g)
 
 void gate_run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 {
-	exec_lang lang;
-	exec_lang_from_name(p->language, &lang);
+	const agent_proposal *c = &p->p;
 	if (g->exec == NULL) {
 		exec_config cfg;
 		exec_config_init(&cfg);
@@ -129,9 +129,9 @@ void gate_run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 	}
 	long long t0 = agent_now_ms();
 	exec_result r;
-	watch_begin(g, p);
-	bool ok = exec_sessions_run(g->exec, lang, p->display, p->code, strlen(p->code),
-	                            on_output, g, &r);
+	watch_begin(g, c);
+	bool ok = exec_sessions_run(g->exec, c->code.lang, c->code.display, c->code.code,
+	                            strlen(c->code.code), on_output, g, &r);
 	g->watching = NULL;
 	long dt = (long)(agent_now_ms() - t0);
 	if (!ok) {
@@ -167,7 +167,7 @@ void gate_run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 	bool stopped = r.stopped && g->watch_tripped;
 	exec_result_finish(&r);
 	/* Code that reached the display may have typed into deskhand's terminal. */
-	if (p->display || g->sandbox == SANDBOX_OFF)
+	if (c->code.display || g->sandbox == SANDBOX_OFF)
 		agent_term_discard_action_input(g->term);
 	if (stopped)
 		kill_switch_stopped_run(g);

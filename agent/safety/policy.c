@@ -65,8 +65,6 @@ const char *agent_policy_verdict_name(agent_policy_verdict v)
 
 /* ---- actions ----------------------------------------------------------- */
 
-#define ACTION_CLASS_(id, name, cls, desc) [AGENT_ACTION_##id] = AGENT_POLICY_OS_##cls,
-static const agent_policy_kind classes[AGENT_ACTION_COUNT] = {AGENT_ACTIONS(ACTION_CLASS_)};
 
 bool agent_policy_action_lookup(const char *name, agent_action *action,
                                 agent_policy_kind *kind)
@@ -77,16 +75,14 @@ bool agent_policy_action_lookup(const char *name, agent_action *action,
 	if (action != NULL)
 		*action = a;
 	if (kind != NULL)
-		*kind = classes[a];
+		*kind = agent_policy_action_kind(a);
 	return true;
 }
 
 agent_policy_kind agent_policy_action_kind(agent_action action)
 {
-	/* Out of range counts as input: the stricter class. */
-	if ((unsigned)action >= AGENT_ACTION_COUNT)
-		return AGENT_POLICY_OS_INPUT;
-	return classes[action];
+	/* The table's class; out of range counts as input, the stricter. */
+	return agent_action_is_input(action) ? AGENT_POLICY_OS_INPUT : AGENT_POLICY_OS_OBSERVE;
 }
 
 /* ---- the decision ------------------------------------------------------ */

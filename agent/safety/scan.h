@@ -10,8 +10,8 @@
  * written. String contents are kept: a shell command inside os.system("...")
  * is matched like shell.
  *
- * Rules are PCRE2 regular expressions (see agent/rules/scan-rules.json for
- * the format). A rule reports at most one finding per original line. A
+ * Rules are PCRE2 regular expressions (see agent/safety/rules/scan-rules.json
+ * for the format). A rule reports at most one finding per original line. A
  * python string that is a whole statement (a docstring) does nothing and is
  * dropped; shell quote removal is applied (r''m and r\m are rm).
  *
@@ -92,15 +92,16 @@ bool agent_scan_rules_add_json(agent_scan_rules *r, const char *json, size_t len
                                const char *name);
 /* agent_scan_rules_add_json on a file's contents; names the file in errors. */
 bool agent_scan_rules_add_file(agent_scan_rules *r, const char *path);
-/* The rules compiled into the binary (agent/rules/scan-rules.json at build
- * time). Never fails short of memory exhaustion (then NULL). Caller destroys. */
+/* The rules compiled into the binary (agent/safety/rules/scan-rules.json at
+ * build time). Never fails short of memory exhaustion (then NULL). Caller
+ * destroys. */
 agent_scan_rules *agent_scan_rules_builtin(void);
 
 /*
  * The rule set deskhand uses. The base set is the first of: `explicit_path`
  * (a --rules FILE; replaces the others), DESKHAND_DATADIR/scan-rules.json,
- * DESKHAND_SRCDIR/agent/rules/scan-rules.json, the compiled-in copy. Files
- * in the data and source directories are used only when they are owned by
+ * DESKHAND_SRCDIR/agent/safety/rules/scan-rules.json, the compiled-in copy.
+ * Files in the data and source directories are used only when they are owned by
  * root or the user and writable by nobody else (otherwise the compiled-in
  * copy is used). Then, when `user_extensions` is true, the user's
  * $XDG_CONFIG_HOME/deskhand/scan-rules.json (default ~/.config/...), if it

@@ -75,6 +75,8 @@ typedef enum agent_action {
 bool agent_action_lookup(const char *name, agent_action *out);
 /* Its name; "unknown" when out of range. */
 const char *agent_action_name(agent_action a);
+/* Whether it changes the desktop (class INPUT: a human says yes) rather than looks. */
+bool agent_action_is_input(agent_action a);
 /* "key, type, mouse_move, ...": every name, for messages to the model. */
 const char *agent_action_list(void);
 /* The actions the click_element tool may name (NULL-terminated; the first

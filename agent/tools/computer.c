@@ -1,4 +1,9 @@
-/* agent/tools/computer — parse, describe and run the computer tool's actions. */
+/*
+ * agent/tools/computer — running a parsed computer action: the one place
+ * that turns an action into os/ calls (mouse, keys, typing, zoom, OCR),
+ * and the screenshot that answers it. Reached only through the gate's
+ * runner (computer-run.h); parsing and describing is computer_parse.c.
+ */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -8,463 +13,8 @@
 
 #include "agent/tools/computer-run.h"
 #include "agent/tools/elements.h"
+#include "agent/tools/tools-internal.h"
 #include "agent/util/textutil.h"
-
-static bool parse_point(const cJSON *args, const char *key, const vision_view *view,
-                        int *mx, int *my, int *sx, int *sy, bool *present,
-                        char *err, size_t errlen)
-{
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, key);
-	*present = false;
-	if (c == NULL || cJSON_IsNull(c))
-		return true;
-	long x, y;
-	if (!cJSON_IsArray(c) || cJSON_GetArraySize(c) != 2 ||
-	    !agent_action_int(cJSON_GetArrayItem(c, 0), -1000000, 1000000, &x) ||
-	    !agent_action_int(cJSON_GetArrayItem(c, 1), -1000000, 1000000, &y))
-		return agent_action_refuse(err, errlen, "%s must be [x, y] with two whole numbers", key);
-	if (!vision_model_to_screen(view, (int)x, (int)y, sx, sy))
-		return agent_action_refuse(err, errlen, "%s: %s", key, vision_error());
-	*mx = (int)x;
-	*my = (int)y;
-	*present = true;
-	return true;
-}
-
-/* Splits `text` on white space into key combinations. */
-static bool parse_combos(const char *text, agent_computer_action *a, char *err, size_t errlen)
-{
-	a->n_combos = 0;
-	const char *p = text;
-	while (*p != '\0') {
-		while (*p == ' ' || *p == '\t' || *p == '\n')
-			p++;
-		if (*p == '\0')
-			break;
-		const char *end = p;
-		while (*end != '\0' && *end != ' ' && *end != '\t' && *end != '\n')
-			end++;
-		char tok[128];
-		size_t n = (size_t)(end - p);
-		if (n >= sizeof(tok))
-			return agent_action_refuse(err, errlen, "key name too long: '%.40s...'", p);
-		memcpy(tok, p, n);
-		tok[n] = '\0';
-		if (a->n_combos == AC_MAX_COMBOS)
-			return agent_action_refuse(err, errlen, "too many keys in one action (at most %d)", AC_MAX_COMBOS);
-		if (!os_key_parse(tok, &a->combos[a->n_combos]))
-			return agent_action_refuse(err, errlen, "%s", os_error());
-		a->n_combos++;
-		p = end;
-	}
-	if (a->n_combos == 0)
-		return agent_action_refuse(err, errlen, "text must name at least one key (xdotool syntax, e.g. \"ctrl+s\")");
-	return true;
-}
-
-static const char *get_string(const cJSON *args, const char *key)
-{
-	const cJSON *v = cJSON_GetObjectItemCaseSensitive(args, key);
-	return cJSON_IsString(v) ? v->valuestring : NULL;
-}
-
-static bool seconds_to_ms(const cJSON *args, double max_s, int *out, char *err, size_t errlen)
-{
-	const cJSON *d = cJSON_GetObjectItemCaseSensitive(args, "duration");
-	if (!cJSON_IsNumber(d) || !isfinite(d->valuedouble) || d->valuedouble < 0 ||
-	    d->valuedouble > max_s)
-		return agent_action_refuse(err, errlen, "duration must be a number of seconds from 0 to %g", max_s);
-	*out = (int)lround(d->valuedouble * 1000.0);
-	return true;
-}
-
-/* The optional "text" field, copied into a->text. */
-static bool parse_text(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
-{
-	const char *text = get_string(args, "text");
-	if (text == NULL)
-		return true;
-	size_t n = strlen(text);
-	if (n > AC_MAX_TEXT)
-		return agent_action_refuse(err, errlen, "text is too long (%zu bytes, at most %d)", n, AC_MAX_TEXT);
-	a->text = strdup(text);
-	if (a->text == NULL)
-		return agent_action_refuse(err, errlen, "out of memory");
-	return true;
-}
-
-static bool parse_hold_key(const cJSON *args, agent_computer_action *a, char *err,
-                           size_t errlen)
-{
-	if (a->text == NULL)
-		return agent_action_refuse(err, errlen, "hold_key needs \"text\" with the key");
-	if (!parse_combos(a->text, a, err, errlen))
-		return false;
-	if (a->n_combos != 1)
-		return agent_action_refuse(err, errlen, "hold_key holds one key combination");
-	return seconds_to_ms(args, AC_MAX_SECONDS, &a->duration_ms, err, errlen);
-}
-
-/* key_down / key_up: one combination, pressed (or released) and left so. */
-static bool parse_key_state(agent_computer_action *a, char *err, size_t errlen)
-{
-	if (a->text == NULL)
-		return agent_action_refuse(err, errlen, "%s needs \"text\" with the key", a->name);
-	if (!parse_combos(a->text, a, err, errlen))
-		return false;
-	if (a->n_combos != 1)
-		return agent_action_refuse(err, errlen, "%s takes one key combination", a->name);
-	return true;
-}
-
-/* type: a point to click first, and "clear" to empty the field before typing. */
-static bool parse_type(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
-{
-	if (a->text == NULL || a->text[0] == '\0')
-		return agent_action_refuse(err, errlen, "%s needs a non-empty \"text\"", a->name);
-	const cJSON *c = cJSON_GetObjectItemCaseSensitive(args, "clear");
-	if (c != NULL && !cJSON_IsBool(c) && !cJSON_IsNull(c))
-		return agent_action_refuse(err, errlen, "\"clear\" must be true or false");
-	a->clear_first = cJSON_IsTrue(c);
-	return true;
-}
-
-/* key: "repeat" presses the whole sequence 1-100 times (default once). */
-static bool parse_key(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
-{
-	if (a->text == NULL)
-		return agent_action_refuse(err, errlen, "key needs \"text\" with the key combination");
-	if (!parse_combos(a->text, a, err, errlen))
-		return false;
-	long repeat = 1;
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "repeat");
-	if (r != NULL && !cJSON_IsNull(r) && !agent_action_int(r, 1, 100, &repeat))
-		return agent_action_refuse(err, errlen, "repeat must be a whole number from 1 to 100");
-	a->repeat = (int)repeat;
-	return true;
-}
-
-/* `text` of a click or a scroll names modifier keys held during it. */
-static bool parse_modifiers(agent_computer_action *a, char *err, size_t errlen)
-{
-	if (a->text != NULL && a->text[0] != '\0')
-		return parse_combos(a->text, a, err, errlen);
-	return true;
-}
-
-static bool parse_scroll(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
-{
-	const char *dir = get_string(args, "scroll_direction");
-	static const char *const dirs[] = {"up", "down", "left", "right"};
-	int d = -1;
-	for (int k = 0; dir != NULL && k < 4; k++)
-		if (strcmp(dir, dirs[k]) == 0)
-			d = k;
-	if (d < 0)
-		return agent_action_refuse(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
-	a->direction = (os_scroll)d;
-	long amount = 3;
-	const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
-	if (am != NULL && !agent_action_int(am, 1, 100, &amount))
-		return agent_action_refuse(err, errlen, "scroll_amount must be a whole number from 1 to 100");
-	a->amount = (int)amount;
-	return parse_modifiers(a, err, errlen);
-}
-
-/* "path": [[x, y], ...] of a drag, each point checked against the screen. */
-static bool parse_path(const cJSON *args, const vision_view *view, agent_computer_action *a,
-                       char *err, size_t errlen)
-{
-	const cJSON *path = cJSON_GetObjectItemCaseSensitive(args, "path");
-	int n = cJSON_GetArraySize(path);
-	if (!cJSON_IsArray(path) || n < 2 || n > AC_MAX_PATH)
-		return agent_action_refuse(err, errlen, "path must hold 2 to %d points [x, y]", AC_MAX_PATH);
-	for (int k = 0; k < n; k++) {
-		const cJSON *pt = cJSON_GetArrayItem(path, k);
-		long x, y;
-		if (!cJSON_IsArray(pt) || cJSON_GetArraySize(pt) != 2 ||
-		    !agent_action_int(cJSON_GetArrayItem(pt, 0), -1000000, 1000000, &x) ||
-		    !agent_action_int(cJSON_GetArrayItem(pt, 1), -1000000, 1000000, &y))
-			return agent_action_refuse(err, errlen, "path point %d must be [x, y] with two whole numbers", k);
-		if (!vision_model_to_screen(view, (int)x, (int)y, &a->path_s[k][0], &a->path_s[k][1]))
-			return agent_action_refuse(err, errlen, "path point %d: %s", k, vision_error());
-		a->path_m[k][0] = (int)x;
-		a->path_m[k][1] = (int)y;
-	}
-	a->n_path = n;
-	/* The ends stand for the whole where one point is looked at (the gate's
-	 * own-terminal check, the description). */
-	a->start_mx = a->path_m[0][0], a->start_my = a->path_m[0][1];
-	a->start_sx = a->path_s[0][0], a->start_sy = a->path_s[0][1];
-	a->mx = a->path_m[n - 1][0], a->my = a->path_m[n - 1][1];
-	a->sx = a->path_s[n - 1][0], a->sy = a->path_s[n - 1][1];
-	a->has_start = a->has_point = true;
-	return true;
-}
-
-static bool parse_drag(const cJSON *args, const vision_view *view, agent_computer_action *a,
-                       char *err, size_t errlen)
-{
-	if (cJSON_GetObjectItemCaseSensitive(args, "path") != NULL) {
-		if (a->has_start || a->has_point)
-			return agent_action_refuse(err, errlen, "left_click_drag takes either \"path\" or "
-			            "\"start_coordinate\" and \"coordinate\", not both");
-		if (!parse_path(args, view, a, err, errlen))
-			return false;
-	} else if (!a->has_start || !a->has_point) {
-		return agent_action_refuse(err, errlen, "left_click_drag needs \"start_coordinate\" and \"coordinate\"");
-	}
-	return parse_modifiers(a, err, errlen);
-}
-
-/* "region": [x0, y0, x1, y1] in the screenshot, checked against the screen. */
-static bool parse_zoom(const cJSON *args, const vision_view *view, agent_computer_action *a,
-                       char *err, size_t errlen)
-{
-	const cJSON *r = cJSON_GetObjectItemCaseSensitive(args, "region");
-	long v[4];
-	if (!cJSON_IsArray(r) || cJSON_GetArraySize(r) != 4)
-		return agent_action_refuse(err, errlen, "zoom needs \"region\": [x0, y0, x1, y1]");
-	for (int k = 0; k < 4; k++)
-		if (!agent_action_int(cJSON_GetArrayItem(r, k), 0, 1000000, &v[k]))
-			return agent_action_refuse(err, errlen, "region must hold four whole numbers >= 0");
-	os_rect tmp;
-	if (!vision_model_rect_to_screen(view, (int)v[0], (int)v[1], (int)v[2], (int)v[3], &tmp))
-		return agent_action_refuse(err, errlen, "region: %s", vision_error());
-	for (int k = 0; k < 4; k++)
-		a->region[k] = (int)v[k];
-	return true;
-}
-
-/* What each kind needs beyond the common fields. */
-static bool parse_kind(const cJSON *args, const vision_view *view, agent_computer_action *a,
-                       char *err, size_t errlen)
-{
-	switch (a->kind) {
-	case AGENT_ACTION_KEY:
-		return parse_key(args, a, err, errlen);
-	case AGENT_ACTION_HOLD_KEY:
-		return parse_hold_key(args, a, err, errlen);
-	case AGENT_ACTION_KEY_DOWN:
-	case AGENT_ACTION_KEY_UP:
-		return parse_key_state(a, err, errlen);
-	case AGENT_ACTION_TYPE:
-		return parse_type(args, a, err, errlen);
-	case AGENT_ACTION_FIND_TEXT:
-		if (a->text == NULL || a->text[0] == '\0')
-			return agent_action_refuse(err, errlen, "%s needs a non-empty \"text\"", a->name);
-		return true;
-	case AGENT_ACTION_MOUSE_MOVE:
-		if (!a->has_point)
-			return agent_action_refuse(err, errlen, "mouse_move needs \"coordinate\"");
-		return parse_modifiers(a, err, errlen);
-	case AGENT_ACTION_LEFT_CLICK:
-	case AGENT_ACTION_RIGHT_CLICK:
-	case AGENT_ACTION_MIDDLE_CLICK:
-	case AGENT_ACTION_BACK_CLICK:
-	case AGENT_ACTION_FORWARD_CLICK:
-	case AGENT_ACTION_DOUBLE_CLICK:
-	case AGENT_ACTION_TRIPLE_CLICK:
-		return parse_modifiers(a, err, errlen);
-	case AGENT_ACTION_LEFT_CLICK_DRAG:
-		return parse_drag(args, view, a, err, errlen);
-	case AGENT_ACTION_LEFT_MOUSE_DOWN:
-	case AGENT_ACTION_LEFT_MOUSE_UP:
-		return true;
-	case AGENT_ACTION_SCROLL:
-		return parse_scroll(args, a, err, errlen);
-	case AGENT_ACTION_WAIT:
-		return seconds_to_ms(args, AC_MAX_SECONDS, &a->duration_ms, err, errlen);
-	case AGENT_ACTION_SCREENSHOT:
-	case AGENT_ACTION_CURSOR_POSITION:
-	case AGENT_ACTION_ELEMENTS:
-		return true;
-	case AGENT_ACTION_ZOOM:
-		return parse_zoom(args, view, a, err, errlen);
-	default:
-		break;
-	}
-	/* In the table but without a parser here: refused, never guessed at. */
-	return agent_action_refuse(err, errlen, "action \"%s\" is not supported by this deskhand", a->name);
-}
-
-static bool parse_fields(const cJSON *args, const vision_view *view,
-                         agent_computer_action *a, char *err, size_t errlen)
-{
-	if (!cJSON_IsObject(args))
-		return agent_action_refuse(err, errlen, "the computer tool takes a JSON object");
-	const char *name = get_string(args, "action");
-	if (name == NULL)
-		return agent_action_refuse(err, errlen, "missing \"action\" (one of: %s)", agent_action_list());
-	if (!agent_action_lookup(name, &a->kind))
-		return agent_action_refuse(err, errlen, "unknown action \"%.60s\" (one of: %s)", name,
-		            agent_action_list());
-	a->name = agent_action_name(a->kind);
-
-	if (!parse_point(args, "coordinate", view, &a->mx, &a->my, &a->sx, &a->sy,
-	                 &a->has_point, err, errlen))
-		return false;
-	if (!parse_point(args, "start_coordinate", view, &a->start_mx, &a->start_my,
-	                 &a->start_sx, &a->start_sy, &a->has_start, err, errlen))
-		return false;
-	if (!parse_text(args, a, err, errlen))
-		return false;
-	if (!agent_elements_parse(args, view, a, err, errlen))
-		return false;
-	return parse_kind(args, view, a, err, errlen);
-}
-
-bool agent_computer_parse(const cJSON *args, const vision_view *view,
-                          agent_computer_action *a, char *err, size_t errlen)
-{
-	memset(a, 0, sizeof(*a));
-	if (parse_fields(args, view, a, err, errlen))
-		return true;
-	agent_computer_action_finish(a);
-	return false;
-}
-
-void agent_computer_action_finish(agent_computer_action *a)
-{
-	if (a == NULL)
-		return;
-	free(a->text);
-	a->text = NULL;
-	free(a->element_role);
-	free(a->element_name);
-	a->element_role = a->element_name = NULL;
-}
-
-/* What the action does besides where: its text, duration, direction. */
-static void describe_extra(const agent_computer_action *a, agent_buf *b)
-{
-	switch (a->kind) {
-	case AGENT_ACTION_TYPE:
-		/* The human approves exactly what will be typed: all of it, shown. */
-		if (a->clear_first)
-			agent_buf_puts(b, " (clearing the field first: ctrl+a, BackSpace)");
-		agent_buf_puts(b, " ");
-		agent_show_typed(b, a->text ? a->text : "", a->text ? strlen(a->text) : 0);
-		break;
-	case AGENT_ACTION_KEY:
-	case AGENT_ACTION_KEY_DOWN:
-	case AGENT_ACTION_KEY_UP:
-	case AGENT_ACTION_HOLD_KEY:
-	case AGENT_ACTION_FIND_TEXT:
-		agent_buf_puts(b, " \"");
-		agent_show_append(b, a->text ? a->text : "", a->text ? strlen(a->text) : 0,
-		                  AGENT_SHOW_STRICT);
-		agent_buf_puts(b, "\"");
-		if (a->kind == AGENT_ACTION_HOLD_KEY)
-			agent_buf_printf(b, " for %d ms", a->duration_ms);
-		if (a->kind == AGENT_ACTION_KEY && a->repeat > 1)
-			agent_buf_printf(b, " %d times", a->repeat);
-		break;
-	case AGENT_ACTION_WAIT:
-		agent_buf_printf(b, " %d ms", a->duration_ms);
-		break;
-	case AGENT_ACTION_SCROLL: {
-		static const char *const dirs[] = {"up", "down", "left", "right"};
-		agent_buf_printf(b, " %s by %d", dirs[a->direction], a->amount);
-		break;
-	}
-	case AGENT_ACTION_ZOOM:
-		agent_buf_printf(b, " into [%d,%d,%d,%d]", a->region[0], a->region[1],
-		                 a->region[2], a->region[3]);
-		break;
-	default:
-		if (a->text != NULL && a->n_combos > 0) {
-			agent_buf_puts(b, " holding ");
-			agent_show_append(b, a->text, strlen(a->text), AGENT_SHOW_STRICT);
-		}
-		break;
-	}
-}
-
-/* Where the action points, if anywhere. */
-static void describe_where(const agent_computer_action *a, agent_buf *b)
-{
-	if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG && a->n_path > 2) {
-		agent_buf_puts(b, " along");
-		for (int k = 0; k < a->n_path; k++)
-			agent_buf_printf(b, "%s %d,%d", k ? " ->" : "", a->path_m[k][0], a->path_m[k][1]);
-		agent_buf_puts(b, " (screen");
-		for (int k = 0; k < a->n_path; k++)
-			agent_buf_printf(b, "%s %d,%d", k ? " ->" : "", a->path_s[k][0], a->path_s[k][1]);
-		agent_buf_puts(b, ")");
-	} else if (a->kind == AGENT_ACTION_LEFT_CLICK_DRAG)
-		agent_buf_printf(b, " from %d,%d to %d,%d (screen %d,%d -> %d,%d)",
-		                 a->start_mx, a->start_my, a->mx, a->my, a->start_sx, a->start_sy,
-		                 a->sx, a->sy);
-	else if (a->has_point && a->element > 0) {
-		/* The human sees which control, in the app's own words, beside where. */
-		agent_buf_printf(b, " %s \"", a->element_role);
-		agent_show_append(b, a->element_name, strlen(a->element_name), AGENT_SHOW_STRICT);
-		agent_buf_printf(b, "\" (element %d) at %d,%d (screen %d,%d)", a->element, a->mx,
-		                 a->my, a->sx, a->sy);
-	} else if (a->has_point)
-		agent_buf_printf(b, " at %d,%d (screen %d,%d)", a->mx, a->my, a->sx, a->sy);
-}
-
-char *agent_computer_describe(const agent_computer_action *a)
-{
-	agent_buf b;
-	agent_buf_init(&b);
-	agent_buf_puts(&b, a->name);
-	/* Typed text may span lines: where it goes comes before it. */
-	if (a->kind == AGENT_ACTION_TYPE)
-		describe_where(a, &b);
-	describe_extra(a, &b);
-	if (a->kind != AGENT_ACTION_TYPE)
-		describe_where(a, &b);
-	if (b.oom) {
-		agent_buf_finish(&b);
-		return NULL;
-	}
-	return agent_buf_steal(&b);
-}
-
-char *agent_computer_to_json(const agent_computer_action *a)
-{
-	cJSON *o = cJSON_CreateObject();
-	if (o == NULL)
-		return NULL;
-	cJSON_AddStringToObject(o, "action", a->name);
-	if (a->has_point && a->n_path == 0) {
-		int c[2] = {a->mx, a->my};
-		cJSON_AddItemToObject(o, "coordinate", cJSON_CreateIntArray(c, 2));
-		int s[2] = {a->sx, a->sy};
-		cJSON_AddItemToObject(o, "screen_coordinate", cJSON_CreateIntArray(s, 2));
-	}
-	if (a->n_path > 0) {
-		cJSON *path = cJSON_AddArrayToObject(o, "path");
-		for (int k = 0; k < a->n_path; k++)
-			cJSON_AddItemToArray(path, cJSON_CreateIntArray(a->path_m[k], 2));
-	} else if (a->has_start) {
-		int c[2] = {a->start_mx, a->start_my};
-		cJSON_AddItemToObject(o, "start_coordinate", cJSON_CreateIntArray(c, 2));
-	}
-	if (a->text != NULL)
-		cJSON_AddStringToObject(o, "text", a->text);
-	if (a->element > 0)
-		cJSON_AddNumberToObject(o, "element", a->element);
-	if (a->kind == AGENT_ACTION_SCROLL) {
-		static const char *const dirs[] = {"up", "down", "left", "right"};
-		cJSON_AddStringToObject(o, "scroll_direction", dirs[a->direction]);
-		cJSON_AddNumberToObject(o, "scroll_amount", a->amount);
-	}
-	if (a->kind == AGENT_ACTION_KEY && a->repeat > 1)
-		cJSON_AddNumberToObject(o, "repeat", a->repeat);
-	if (a->kind == AGENT_ACTION_TYPE && a->clear_first)
-		cJSON_AddBoolToObject(o, "clear", 1);
-	if (a->kind == AGENT_ACTION_HOLD_KEY || a->kind == AGENT_ACTION_WAIT)
-		cJSON_AddNumberToObject(o, "duration", a->duration_ms / 1000.0);
-	if (a->kind == AGENT_ACTION_ZOOM)
-		cJSON_AddItemToObject(o, "region", cJSON_CreateIntArray(a->region, 4));
-	char *s = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	return s;
-}
 
 /* ---- running --------------------------------------------------------- */
 
@@ -524,12 +74,12 @@ static bool move(os_display *d, const agent_computer_action *a)
 	return mods(d, a, false) && ok;
 }
 
-static bool run_find_text(const agent_computer_ctx *ctx, const agent_computer_action *a,
+static bool run_find_text(agent_tools *t, const agent_computer_action *a,
                           agent_computer_result *r)
 {
-	const vision_view *v = ctx->view;
+	const vision_view *v = &t->view;
 	os_rect mon = {v->screen_x, v->screen_y, v->screen_w, v->screen_h};
-	os_image *img = os_capture(ctx->display, &mon);
+	os_image *img = os_capture(t->display, &mon);
 	if (img == NULL) {
 		set_text(r, true, "find_text: %s", os_error());
 		return true;
@@ -635,13 +185,13 @@ static bool scroll(os_display *d, const agent_computer_action *a)
 	return mods(d, a, false) && ok;
 }
 
-static enum outcome cursor_position(const agent_computer_ctx *ctx, agent_computer_result *r)
+static enum outcome cursor_position(agent_tools *t, agent_computer_result *r)
 {
 	r->want_screenshot = false;
 	int x, y, mx, my;
-	if (!os_pointer(ctx->display, &x, &y))
+	if (!os_pointer(t->display, &x, &y))
 		return OUTCOME_FAILED;
-	if (!vision_screen_to_model(ctx->view, x, y, &mx, &my))
+	if (!vision_screen_to_model(&t->view, x, y, &mx, &my))
 		set_text(r, false, "the pointer is outside the screenshot's monitor (screen %d,%d)", x, y);
 	else
 		set_text(r, false, "X=%d,Y=%d", mx, my);
@@ -650,28 +200,39 @@ static enum outcome cursor_position(const agent_computer_ctx *ctx, agent_compute
 	return OUTCOME_FINAL;
 }
 
-static enum outcome zoom(const agent_computer_ctx *ctx, const agent_computer_action *a,
+/* zoom's image goes instead of a screenshot; the model's coordinates
+ * still refer to the last full one (Anthropic's zoom semantics). */
+static enum outcome zoom(agent_tools *t, const agent_computer_action *a,
                          agent_computer_result *r)
 {
 	r->want_screenshot = false;
-	r->image = vision_zoom(ctx->display, ctx->view, a->region[0], a->region[1], a->region[2],
-	                       a->region[3], ctx->max_w, ctx->max_h, &r->image_view);
-	if (r->image == NULL) {
+	os_image *img = vision_zoom(t->display, &t->view, a->region[0], a->region[1],
+	                            a->region[2], a->region[3], t->shot.max_w, t->shot.max_h,
+	                            NULL);
+	if (img == NULL) {
 		set_text(r, true, "zoom: %s", vision_error());
 		return OUTCOME_FINAL;
 	}
+	bool ok = os_png_encode(img, &r->shot.png, &r->shot.len, NULL);
+	r->shot.width = img->width;
+	r->shot.height = img->height;
+	os_image_destroy(img);
+	if (!ok) {
+		set_text(r, true, "zoom: %s", os_error());
+		return OUTCOME_FINAL;
+	}
 	set_text(r, false, "zoomed into [%d,%d,%d,%d], shown at %dx%d", a->region[0],
-	         a->region[1], a->region[2], a->region[3], r->image->width, r->image->height);
+	         a->region[1], a->region[2], a->region[3], r->shot.width, r->shot.height);
 	return OUTCOME_DONE;
 }
 
-static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_action *a,
+static enum outcome perform(agent_tools *t, const agent_computer_action *a,
                             agent_computer_result *r)
 {
-	os_display *d = ctx->display;
+	os_display *d = t->display;
 	switch (a->kind) {
 	case AGENT_ACTION_KEY:
-		return done_if(press_combos(d, a, ctx->cancel));
+		return done_if(press_combos(d, a, t->cancel));
 	case AGENT_ACTION_TYPE:
 		return done_if(type_text(d, a));
 	case AGENT_ACTION_MOUSE_MOVE:
@@ -704,23 +265,23 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 	case AGENT_ACTION_KEY_UP:
 		return done_if(os_key_up(d, &a->combos[0]));
 	case AGENT_ACTION_WAIT:
-		if (agent_sleep_ms(a->duration_ms, ctx->cancel))
+		if (agent_sleep_ms(a->duration_ms, t->cancel))
 			return OUTCOME_DONE;
 		set_text(r, true, "wait was interrupted");
 		return OUTCOME_FINAL;
 	case AGENT_ACTION_SCREENSHOT:
 		return OUTCOME_DONE;
 	case AGENT_ACTION_CURSOR_POSITION:
-		return cursor_position(ctx, r);
+		return cursor_position(t, r);
 	case AGENT_ACTION_ZOOM:
-		return zoom(ctx, a, r);
+		return zoom(t, a, r);
 	case AGENT_ACTION_FIND_TEXT:
 		/* The answer comes with the screen it was read from. */
-		run_find_text(ctx, a, r);
+		run_find_text(t, a, r);
 		return OUTCOME_DONE;
 	case AGENT_ACTION_ELEMENTS:
 		r->want_screenshot = false;
-		r->text = agent_elements_run(d, ctx->view, &r->is_error);
+		r->text = agent_elements_run(d, &t->view, &r->is_error);
 		return r->text != NULL ? OUTCOME_FINAL : OUTCOME_FAILED;
 	default:
 		/* The parser refuses such kinds; should one arrive, it does nothing. */
@@ -730,31 +291,67 @@ static enum outcome perform(const agent_computer_ctx *ctx, const agent_computer_
 	}
 }
 
-bool agent_computer_run(const agent_computer_ctx *ctx, const agent_computer_action *a,
-                        agent_computer_result *r)
+/*
+ * The screenshot that answers the action: at once, of the screen as it is,
+ * for the actions that look (screenshot, find_text); settled after any
+ * other; or, while more calls of the batch follow, once at its end.
+ */
+static void answer_with_screenshot(agent_tools *t, const agent_computer_action *a,
+                                   bool later, agent_computer_result *r)
 {
-	memset(r, 0, sizeof(*r));
-	r->want_screenshot = true;
+	if (!r->want_screenshot || r->shot.png != NULL)
+		return;
+	bool own = a->kind == AGENT_ACTION_SCREENSHOT || a->kind == AGENT_ACTION_FIND_TEXT;
+	if (!own && later) {
+		r->screenshot_due = true;
+		return;
+	}
+	if (agent_tools_screenshot(t, !own, &r->shot))
+		return;
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_printf(&b, "%s\n[no screenshot: %s]", r->text ? r->text : "",
+	                 agent_tools_error());
+	free(r->text);
+	r->text = agent_buf_steal(&b);
+}
+
+static void run_action(agent_tools *t, const agent_proposal *p, agent_computer_result *r)
+{
+	const agent_computer_action *a = &p->action;
 	char why[300];
-	if (a->element > 0 && !agent_elements_verify(ctx->display, a, why, sizeof(why))) {
+	if (a->element > 0 && !agent_elements_verify(t->display, a, why, sizeof(why))) {
 		set_text(r, true, "%s: %s", a->name, why);
 		r->want_screenshot = false;
-		return true;
+		return;
 	}
-	enum outcome o = perform(ctx, a, r);
+	enum outcome o = perform(t, a, r);
 	if (o == OUTCOME_FINAL)
-		return true;
+		return;
 	if (o == OUTCOME_FAILED) {
 		/* A lost display is deskhand's failure; anything else the model's. */
 		set_text(r, true, "%s failed: %s", a->name, os_error());
 		r->want_screenshot = false;
 	} else if (r->text == NULL) {
-		char *desc = agent_computer_describe(a);
-		set_text(r, false, "done: %s", desc ? desc : a->name);
-		free(desc);
+		set_text(r, false, "done: %s", p->description);
 	}
-	if (!os_pointer(ctx->display, &r->pointer_x, &r->pointer_y))
+	if (!os_pointer(t->display, &r->pointer_x, &r->pointer_y))
 		r->pointer_x = r->pointer_y = -1;
+}
+
+bool agent_computer_run(agent_tools *t, const agent_proposal *p, bool screenshot_later,
+                        agent_computer_result *r)
+{
+	const agent_computer_action *a = &p->action;
+	memset(r, 0, sizeof(*r));
+	r->pointer_x = r->pointer_y = -1;
+	r->want_screenshot = true;
+	run_action(t, p, r);
+	/* find_text and zoom capture whole regions: keep no screenful around
+	 * (a screenshot gives back what it took itself). */
+	if (a->kind == AGENT_ACTION_FIND_TEXT || a->kind == AGENT_ACTION_ZOOM)
+		os_capture_trim(t->display, TOOLS_CAPTURE_KEEP_BYTES);
+	answer_with_screenshot(t, a, screenshot_later, r);
 	return true;
 }
 
@@ -763,6 +360,6 @@ void agent_computer_result_finish(agent_computer_result *r)
 	if (r == NULL)
 		return;
 	free(r->text);
-	os_image_destroy(r->image);
+	agent_shot_clear(&r->shot);
 	memset(r, 0, sizeof(*r));
 }

@@ -36,6 +36,7 @@ typedef agent_action agent_computer_kind;
 typedef struct agent_computer_action {
 	agent_computer_kind kind;
 	const char *name;        /* the action's name, static */
+	bool input;              /* its class is INPUT: it changes the desktop (actions.h) */
 	bool has_point;          /* coordinate given */
 	int mx, my;              /* in the model's screenshot */
 	int sx, sy;              /* on the screen (root pixels) */
@@ -70,6 +71,11 @@ typedef struct agent_computer_action {
  */
 bool agent_computer_parse(const cJSON *args, const vision_view *view,
                           agent_computer_action *out, char *err, size_t errlen);
+/* The same for the action `name` (NULL: args' "action"), whose tool names
+ * the action itself (Anthropic's toolset, find_text, elements): args need
+ * not, and must not be made to, say which. */
+bool agent_computer_parse_named(const char *name, const cJSON *args, const vision_view *view,
+                                agent_computer_action *out, char *err, size_t errlen);
 void agent_computer_action_finish(agent_computer_action *a);
 
 /*
@@ -89,7 +95,12 @@ char *agent_computer_describe(const agent_computer_action *a);
  */
 char *agent_computer_marks(os_display *d, os_image *shot, const vision_view *view);
 
-/* The action as JSON (for the audit log, the question and `e` edit). Caller frees. */
+/*
+ * The action as deskhand's arguments (for the audit log, the question and
+ * `e` edit): agent_computer_parse reads it back as the same action.
+ * Ownership: the caller deletes (frees, printed); NULL when out of memory.
+ */
+cJSON *agent_computer_json(const agent_computer_action *a);
 char *agent_computer_to_json(const agent_computer_action *a);
 
 

@@ -6,6 +6,7 @@
 #include "agent/tools/actions.h"
 #include "agent/tools/gemini_actions.h"
 #include "agent/tools/openai_actions.h"
+#include "agent/tools/tools-internal.h"
 
 /* Deletes o; err already says why. */
 static cJSON *drop(cJSON *o)
@@ -339,3 +340,24 @@ cJSON *agent_gemini_action_args(const char *name, const cJSON *args, const visio
 		return agent_action_drop(err, errlen, o, "a Gemini computer-use call needs a name and args object");
 	return translate(o, name, args, view, err, errlen);
 }
+
+/* ---- the dialect ---------------------------------------------------------- */
+
+/* One predefined function call, on the view's 0..999 grid. */
+static void propose_gemini(agent_tools *t, const agent_tool_call *call, agent_proposal *p)
+{
+	if (!agent_tools_computer_on(t, p))
+		return;
+	char err[512] = "";
+	agent_tools_parse_translated(t, agent_gemini_action_args(call->name, call->args,
+	                                                         agent_tools_view(t), err,
+	                                                         sizeof(err)), err, p);
+}
+
+const agent_dialect agent_dialect_gemini = {
+	.name = "gemini",
+	.propose = propose_gemini,
+	/* Its safety_decision, as the provider put it on the call. */
+	.checks_name = "Google's safety decision",
+	.checks_declined = "This call did not run",
+};

@@ -6,6 +6,7 @@
 
 #include "agent/tools/actions.h"
 #include "agent/tools/openai_actions.h"
+#include "agent/tools/tools-internal.h"
 
 /* OpenAI's names that deskhand's key aliases do not already read. */
 static const struct {
@@ -223,3 +224,24 @@ cJSON *agent_openai_action_args(const cJSON *a, char *err, size_t errlen)
 	return agent_action_drop(err, errlen, o, "unknown OpenAI computer action \"%.40s\" (click, double_click, "
 	            "drag, keypress, move, scroll, type, screenshot, wait)", type);
 }
+
+/* ---- the dialect ---------------------------------------------------------- */
+
+/* One action of a computer_call: the call holds it as its arguments. */
+static void propose_openai(agent_tools *t, const agent_tool_call *call, agent_proposal *p)
+{
+	if (!agent_tools_computer_on(t, p))
+		return;
+	char err[512] = "";
+	agent_tools_parse_translated(t, agent_openai_action_args(call->args, err, sizeof(err)),
+	                             err, p);
+}
+
+const agent_dialect agent_dialect_openai = {
+	.name = "openai",
+	.propose = propose_openai,
+	/* A computer_call is answered with a screenshot, whatever happened. */
+	.results_carry_screenshot = true,
+	.checks_name = "OpenAI's safety check",
+	.checks_declined = "None of this computer_call's actions ran",
+};

@@ -7,6 +7,7 @@
 #include "agent/tools/actions.h"
 #include "agent/tools/openai_actions.h"
 #include "agent/tools/qwen_actions.h"
+#include "agent/tools/tools-internal.h"
 
 static const char *action_of(const cJSON *args)
 {
@@ -163,3 +164,30 @@ bool agent_qwen_final(const cJSON *args, char **text)
 	}
 	return false;
 }
+
+/* ---- the dialect ---------------------------------------------------------- */
+
+/* One computer_use call; its drag starts where the pointer is. */
+static void propose_qwen(agent_tools *t, const agent_tool_call *call, agent_proposal *p)
+{
+	if (!agent_tools_computer_on(t, p))
+		return;
+	char err[512] = "";
+	int ptr[2];
+	bool at = agent_tools_pointer_in_view(t, ptr);
+	agent_tools_parse_translated(t, agent_qwen_action_args(call->args, at ? ptr : NULL, err,
+	                                                       sizeof(err)), err, p);
+}
+
+static bool qwen_final(const agent_tool_call *call, char **text)
+{
+	return agent_qwen_final(call->args, text);
+}
+
+const agent_dialect agent_dialect_qwen = {
+	.name = "qwen",
+	.propose = propose_qwen,
+	.final = qwen_final,
+	/* Its actions have no screenshot action: each batch is answered with one. */
+	.results_carry_screenshot = true,
+};

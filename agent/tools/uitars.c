@@ -7,6 +7,7 @@
 #include "agent/tools/actions.h"
 #include "agent/tools/openai_actions.h"
 #include "agent/tools/uitars.h"
+#include "agent/tools/tools-internal.h"
 
 #define UT_MAX_ARGS 8
 #define UT_MAX_VALUE 65536
@@ -382,3 +383,34 @@ bool agent_uitars_final(const char *action, char **text)
 	ut_free(&c);
 	return fin || user;
 }
+
+/* ---- the dialect ---------------------------------------------------------- */
+
+/* agent/llm cut the reply's text into one call per action: {"action": TEXT}. */
+static const char *action_text(const agent_tool_call *call)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(call->args, "action"));
+}
+
+static void propose_uitars(agent_tools *t, const agent_tool_call *call, agent_proposal *p)
+{
+	if (!agent_tools_computer_on(t, p))
+		return;
+	char err[512] = "";
+	agent_tools_parse_translated(t, agent_uitars_action_args(action_text(call), err,
+	                                                         sizeof(err)), err, p);
+}
+
+static bool uitars_final(const agent_tool_call *call, char **text)
+{
+	return agent_uitars_final(action_text(call), text);
+}
+
+const agent_dialect agent_dialect_uitars = {
+	.name = "uitars",
+	.propose = propose_uitars,
+	.final = uitars_final,
+	.results_carry_screenshot = true,
+	/* Its actions are the reply's own text, not calls on the wire. */
+	.in_text = true,
+};

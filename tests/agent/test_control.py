@@ -332,6 +332,85 @@ class OwnTerminal(unittest.TestCase):
         self.assertIn("own terminal", [e for e in ev if e["event"] == "asked"][0]["reason"])
 
 
+class XTrace:
+    """An X proxy (Debian's xtrace) on a display of its own, logging every
+    request that passes: deskhand talks to the server through it."""
+
+    def __init__(self, X):
+        self.log = os.path.join(h.tmpdir(), "xtrace.log")
+        for n in range(X.number + 100, X.number + 400):
+            if not os.path.exists("/tmp/.X11-unix/X%d" % n):
+                break
+        self.display = ":%d" % n
+        self.proc = h.Proc(["xtrace", "-n", "-k", "-d", X.display, "-D", self.display,
+                            "-o", self.log], env=X.env())
+        if not h.wait_for(lambda: os.path.exists("/tmp/.X11-unix/X%d" % n), 30):
+            self.proc.stop()
+            raise RuntimeError("xtrace did not listen on %s" % self.display)
+
+    def count(self, request):
+        """How many requests named `request` ("X-Resource-Request(N,4)")
+        the log shows, by extension and minor opcode."""
+        with open(self.log, errors="replace") as f:
+            return len(re.findall(request, f.read()))
+
+    def stop(self):
+        self.proc.stop()
+
+
+class OwnTerminalQueries(unittest.TestCase):
+    """The own-terminal test (an X-Resource query for the clients, the
+    window list, a walk up /proc) is made once per proposal: a click
+    answered d (details), then e (an edit, which is a new proposal), then
+    y asks the X server about its clients twice, not once per round of
+    the question."""
+
+    @unittest.skipUnless(shutil.which("xtrace"), "xtrace is not installed")
+    def test_one_approved_click_after_d_and_e_asks_the_server_once_per_proposal(self):
+        r = Run()
+        turns = [
+            {"tool_calls": [call("computer", action="left_click", coordinate=[900, 700])]},
+            {"text": "ok"},
+        ]
+        trace = XTrace(X)
+        try:
+            with FakeLLM(turns) as srv:
+                # deskhand (not its xterm) connects through the proxy.
+                args = ["xterm", "-u8", "-T", "deskhand-queries", "-geometry", "80x24+0+0",
+                        "-l", "-lf", os.path.join(r.dir, "xterm.log"), "-e", "env",
+                        "DISPLAY=" + trace.display] + r.args(srv, "openai", "--os")
+                term = TermLog.__new__(TermLog)
+                term.log, term.pos = os.path.join(r.dir, "xterm.log"), 0
+                term.proc = h.Proc(args, env=r.env(X, LC_ALL="C.UTF-8", EDITOR="true",
+                                                   VISUAL=""))
+                f = h.run([h.binary("xrecord"), "--focus", "deskhand-queries"], env=X.env(),
+                          timeout=60)
+                self.assertEqual(f.returncode, 0, f.stderr)
+                try:
+                    term.expect(rb"Type a task")
+                    term.expect(rb"> ")
+                    term.type("go\n")
+                    term.expect(rb"Perform this action\?")
+                    term.type("d\n")
+                    term.expect(rb"window:")
+                    term.expect(rb"Perform this action\?")
+                    term.type("e\n")
+                    term.expect(rb"Perform this action\?")
+                    term.type("y\n")
+                    term.expect(rb"ok")
+                    term.expect(rb"> ")
+                finally:
+                    term.finish()
+        finally:
+            trace.stop()
+        ev = r.audit_events()
+        check_audit(self, ev)
+        self.assertEqual([e["event"] for e in ev if e["event"] in ("proposed", "executed")],
+                         ["proposed", "proposed", "executed"])
+        # QueryClientIds is X-Resource's request 4; one per proposal.
+        self.assertEqual(trace.count(r"X-Resource-Request\(\d+,4\)"), 2)
+
+
 def json_text(o):
     return json.dumps(o)
 

@@ -9,7 +9,7 @@ back. Not registered in meson (it rebuilds the tree); run by hand:
 import subprocess, sys, os
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 os.chdir(TOP)
-H = "agent/console/http.c"; C = "agent/console/console.c"; J = "agent/console/page/console.js"; T = "agent/ui/terminal.c"
+H = "agent/console/http.c"; C = "agent/console/console.c"; J = "agent/console/page/console.js"; T = "agent/ui/terminal_input.c"
 M = [
  ("host allowlist", H, "\tif (host == NULL)\n\t\treturn false;\n\tchar want[128];", "\tif (host != NULL || host == NULL)\n\t\treturn true;\n\tchar want[128];", "test_console_http.Auth.test_forged_host_is_403"),
  ("exact Origin", H, "if (origin == NULL || strcmp(origin, own) != 0)", "if (0)", "test_console_http.StateChanges.test_forged_origin_is_403"),

@@ -22,7 +22,7 @@ static void translate(const struct conv_block *b)
 	char err[512] = "";
 	char *final = NULL;
 	cJSON *args = NULL;
-	bool qwen = strcmp(b->toolset, "qwen") == 0;
+	bool qwen = b->dialect == &agent_dialect_qwen;
 	const char *action = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(b->args, "action"));
 	if (qwen ? agent_qwen_final(b->args, &final) : agent_uitars_final(action, &final)) {
 		fuzz_check(final != NULL, "a final call without its text");
@@ -51,7 +51,7 @@ static void translate(const struct conv_block *b)
 /* Every call made in text is translated as the gate would. */
 static void translate_call(const struct conv_block *b)
 {
-	if (b->toolset != NULL && b->args != NULL)
+	if (b->dialect != &agent_dialect_deskhand && b->args != NULL)
 		translate(b);
 }
 
@@ -71,10 +71,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t i = 0; t.msg && i < t.msg->n_blocks; i++) {
 			const struct conv_block *b = &t.msg->blocks[i];
 			if (b->type == CONV_TOOL_CALL && f == MODEL_FAMILY_UITARS)
-				fuzz_check(b->toolset && strcmp(b->toolset, "uitars") == 0, "toolset");
+				fuzz_check(b->dialect == &agent_dialect_uitars, "toolset");
 			if (b->type == CONV_TOOL_CALL && strcmp(b->name, "computer_use") == 0)
-				fuzz_check(f == MODEL_FAMILY_UITARS || (b->toolset &&
-				           strcmp(b->toolset, "qwen") == 0), "computer_use without qwen");
+				fuzz_check(f == MODEL_FAMILY_UITARS || b->dialect == &agent_dialect_qwen,
+				           "computer_use without qwen");
 		}
 		fuzz_next_request(&t, translate_call);
 	}

@@ -96,8 +96,8 @@ static void on_tool_call(void *user, const struct conv_block *call)
 	cJSON_AddItemToObject(o, "args", call->args ? cJSON_Duplicate(call->args, true)
 	                                            : cJSON_CreateNull());
 	cJSON_AddStringToObject(o, "args_error", call->args_error);
-	if (call->toolset)
-		cJSON_AddStringToObject(o, "toolset", call->toolset);
+	if (call->dialect->name)
+		cJSON_AddStringToObject(o, "toolset", call->dialect->name);
 	emit(o);
 }
 

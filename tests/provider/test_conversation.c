@@ -157,7 +157,8 @@ static void test_vendor_items_round_trip(void **state)
 	assert_int_equal(file_version(p), 1);
 	struct conv_message *m = conv_add_message(c, CONV_ASSISTANT);
 	assert_true(conv_msg_add_vendor(m, "anthropic", raw, "thought"));
-	struct conv_call_extra x = {"computer", "anthropic", call_raw, "[{\"id\":\"c1\"}]"};
+	struct conv_call_extra x = {agent_dialect_find("computer"), "anthropic", call_raw,
+	                            "[{\"id\":\"c1\"}]"};
 	assert_true(conv_msg_add_tool_call_ex(m, "toolu_1", "left_click", "{\"coordinate\":[1,2]}", &x));
 	struct conv_message *t = conv_add_message(c, CONV_TOOL);
 	assert_true(conv_msg_add_tool_result_ex(t, "toolu_1", "OK", false, NULL, "[{\"id\":\"c1\"}]"));
@@ -173,7 +174,7 @@ static void test_vendor_items_round_trip(void **state)
 	assert_string_equal(v->vendor, "anthropic");
 	assert_memory_equal(v->raw, raw, sizeof(raw));
 	assert_string_equal(v->text, "thought");
-	assert_string_equal(k->toolset, "computer");
+	assert_string_equal(k->dialect->name, "computer");
 	assert_string_equal(k->vendor, "anthropic");
 	assert_memory_equal(k->raw, call_raw, sizeof(call_raw));
 	assert_string_equal(k->checks, "[{\"id\":\"c1\"}]");

@@ -767,10 +767,11 @@ static void toolset_turn(struct conv *c, bool with_image)
 	assert_true(conv_msg_add_vendor(a, "anthropic", think_raw, "Look"));
 	assert_true(conv_msg_add_text(a, "Clicking."));
 	assert_true(conv_msg_add_vendor(a, "anthropic", redacted_raw, NULL));
-	struct conv_call_extra x = {.toolset = "computer", .vendor = "anthropic", .raw = use_raw};
+	struct conv_call_extra x = {.dialect = &agent_dialect_anthropic, .vendor = "anthropic",
+	                            .raw = use_raw};
 	assert_true(conv_msg_add_tool_call_ex(a, "toolu_1", "left_click", "{\"coordinate\":[5,6]}",
 	                                      &x));
-	struct conv_call_extra y = {.toolset = "computer"};
+	struct conv_call_extra y = {.dialect = &agent_dialect_anthropic};
 	assert_true(conv_msg_add_tool_call_ex(a, "toolu_2", "key", "{\"text\":\"a\"}", &y));
 	struct conv_message *t = conv_add_message(c, CONV_TOOL);
 	assert_true(conv_msg_add_tool_result(t, "toolu_1", "done", false, NULL));

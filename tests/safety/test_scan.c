@@ -1,5 +1,5 @@
 /*
- * agent/scan: the built-in rules against the attacks issue 5 names (with
+ * agent/safety/scan: the built-in rules against the attacks issue 5 names (with
  * the line each finding must point at), everyday code that must pass,
  * normalisation (comments, continuations, joined calls, docstrings),
  * hostile bytes, rule-file errors, user extensions, and the regex limits.
@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "agent/safety/scan.h"
+#include "config.h"
 
 static agent_scan_rules *rules;
 
@@ -650,6 +651,28 @@ static void load_with_lookup(void **state)
 	unsetenv("XDG_CONFIG_HOME");
 }
 
+/*
+ * Run from its build, not installed, deskhand reads the rules of its own
+ * source tree: the search path names where they live (agent/safety/rules),
+ * not where they lived before the rooms.
+ */
+static void rules_from_the_source_tree(void **state)
+{
+	(void)state;
+	struct stat st;
+	if (stat(DESKHAND_DATADIR "/scan-rules.json", &st) == 0)
+		skip(); /* installed: the data directory's copy comes first */
+	const char *src = DESKHAND_SRCDIR "/agent/safety/rules/scan-rules.json";
+	assert_int_equal(stat(src, &st), 0);
+	if ((st.st_uid != 0 && st.st_uid != geteuid()) || (st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+		skip(); /* a checkout others can write: the compiled-in copy stands in */
+	agent_scan_rules *r = agent_scan_rules_load(NULL, false);
+	assert_non_null(r);
+	assert_string_equal(agent_scan_rules_origin(r), src);
+	assert_true(agent_scan_rules_count(r) >= 50);
+	agent_scan_rules_destroy(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -667,6 +690,7 @@ int main(void)
 		cmocka_unit_test(requires_and_file_scope),
 		cmocka_unit_test(regex_limits_are_findings),
 		cmocka_unit_test(load_with_lookup),
+		cmocka_unit_test(rules_from_the_source_tree),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

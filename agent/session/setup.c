@@ -1,0 +1,373 @@
+/*
+ * agent/session/setup — what one session opens, in order, and closes: the
+ * provider, the conversation (resumed or new), the audit log, deskhand's
+ * own files out of the code's reach, the desktop (display and session
+ * bus) with the model's tools over it, the gate given all it needs once,
+ * the console, and the prompt the model is told.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+#include "agent/session/agent-internal.h"
+#include "agent/session/bus.h"
+#include "agent/session/prompt.h"
+#include "agent/util/textutil.h"
+
+static const char *const languages[] = {"python", "shell", "javascript", "ruby", "r"};
+
+static bool build_prompt(agent_session *s)
+{
+	struct utsname u;
+	char osdesc[256] = "Linux, X11";
+	if (uname(&u) == 0)
+		snprintf(osdesc, sizeof(osdesc), "%s %s %s, X11", u.sysname, u.release, u.machine);
+	const char *avail[5];
+	size_t n = 0;
+	for (size_t i = 0; i < sizeof(languages) / sizeof(languages[0]); i++) {
+		exec_lang l;
+		if (exec_lang_from_name(languages[i], &l) && exec_lang_installed(l))
+			avail[n++] = languages[i];
+	}
+	char sandbox[160];
+	snprintf(sandbox, sizeof(sandbox), "%s", s->opt->sandbox);
+	if (strcmp(s->opt->sandbox, "strict") == 0)
+		snprintf(sandbox, sizeof(sandbox),
+		         "strict (no network; writes only in the workspace and a private /tmp)");
+	else if (strcmp(s->opt->sandbox, "standard") == 0)
+		snprintf(sandbox, sizeof(sandbox),
+		         "standard (no display or session bus, no credentials in the environment)");
+	const vision_view *view = agent_tools_view(s->tools);
+	struct prompt_env env = {
+		.os = osdesc,
+		.languages = avail,
+		.n_languages = n,
+		.sandbox = sandbox,
+		.computer = s->display != NULL,
+		.screen_width = view->model_w,
+		.screen_height = view->model_h,
+		.coord_width = vision_coord_w(view),
+		.coord_height = vision_coord_h(view),
+		.family = provider_family(s->provider),
+	};
+	s->system_prompt = prompt_system(&env);
+	if (s->system_prompt == NULL || !prompt_tools(&env, &s->declared)) {
+		agent_term_error(s->term, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+static bool open_conversation(agent_session *s)
+{
+	const char *path = s->opt->conversation;
+	char *owned = NULL;
+	if (path != NULL && access(path, F_OK) == 0) {
+		s->conv = conv_load(path);
+		if (s->conv == NULL) {
+			agent_term_error(s->term, "%s", conv_error());
+			return false;
+		}
+		agent_term_notice(s->term, "resuming %s (%zu messages)", path, s->conv->n_messages);
+		return true;
+	}
+	if (path == NULL) {
+		char *dir = conv_default_dir();
+		if (dir == NULL) {
+			agent_term_error(s->term, "%s", conv_error());
+			return false;
+		}
+		owned = conv_new_path(dir);
+		free(dir);
+		if (owned == NULL) {
+			agent_term_error(s->term, "out of memory");
+			return false;
+		}
+		path = owned;
+	}
+	s->conv = conv_create(path);
+	free(owned);
+	if (s->conv == NULL) {
+		agent_term_error(s->term, "out of memory");
+		return false;
+	}
+	return true;
+}
+
+static bool open_audit(agent_session *s)
+{
+	char *path = NULL;
+	if (s->opt->audit != NULL) {
+		path = strdup(s->opt->audit);
+	} else {
+		/* One audit log per conversation, named after its file. */
+		const char *base = strrchr(s->conv->path, '/');
+		base = base != NULL ? base + 1 : s->conv->path;
+		char id[256];
+		snprintf(id, sizeof(id), "%s", base);
+		char *dot = strrchr(id, '.');
+		if (dot != NULL)
+			*dot = '\0';
+		path = agent_audit_default_path(id);
+	}
+	if (path == NULL) {
+		agent_term_error(s->term, "audit log: %s", agent_audit_error());
+		return false;
+	}
+	s->audit = agent_audit_open(path);
+	if (s->audit == NULL) {
+		agent_term_error(s->term, "audit log %s: %s", path, agent_audit_error());
+		free(path);
+		return false;
+	}
+	free(path);
+	/* Someone edited the history: say so every time, and never extend it. */
+	if (agent_audit_set_aside(s->audit) != NULL)
+		agent_term_warning(s->term, "THE AUDIT LOG FAILS VERIFICATION: %s. It is kept as it is; "
+		                   "this session logs to %s", agent_audit_set_aside(s->audit),
+		                   agent_audit_path(s->audit));
+	return true;
+}
+
+static bool open_desktop(agent_session *s)
+{
+	s->display = os_display_open(NULL);
+	if (s->display == NULL) {
+		agent_term_error(s->term, "%s (--os needs an X display)", os_error());
+		return false;
+	}
+	char bus[1024];
+	if (agent_session_bus(s->display, bus, sizeof(bus)) != AGENT_BUS_FOUND)
+		agent_term_notice(s->term, "%s", bus);
+	return true;
+}
+
+static bool start_provider(agent_session *s)
+{
+	struct provider_settings ps = {
+		.model = s->opt->model,
+		.base_url = s->opt->api_base,
+		.api_key = s->opt->api_key,
+		.script = s->opt->script,
+		.store = s->opt->store,
+		.api = s->opt->api == NULL ? PROVIDER_API_AUTO
+		       : strcmp(s->opt->api, "chat") == 0 ? PROVIDER_API_CHAT : PROVIDER_API_RESPONSES,
+		.computer_tool = s->opt->computer_tool,
+		.think = s->opt->think,
+	};
+	if (!provider_kind_parse(s->opt->provider, &ps.kind)) {
+		agent_term_error(s->term, "unknown provider %s", s->opt->provider);
+		return false;
+	}
+	s->provider = provider_create(&ps);
+	if (s->provider == NULL) {
+		agent_term_error(s->term, "%s", provider_error());
+		return false;
+	}
+	return true;
+}
+
+/*
+ * What deskhand reads at its next start or keeps as evidence — its
+ * configuration and scanner rules, its data (conversations, audit logs,
+ * history), the files named on the command line — is hidden from the code
+ * (executors/sandbox.h: sandbox_plan_hide). The two directories are created
+ * now if missing, so that code cannot create them first and plant a
+ * config.json for the next run.
+ */
+static void own_files_setup(agent_session *s)
+{
+	char dir[4096];
+	int n = 0;
+	static const agent_dir_kind kinds[] = {AGENT_DIR_CONFIG, AGENT_DIR_DATA};
+	for (size_t k = 0; k < 2; k++) {
+		if (!agent_own_dir(kinds[k], dir, sizeof(dir)) || !agent_make_dirs(dir)) {
+			agent_term_warning(s->term, "cannot create deskhand's %s directory (%s): "
+			                   "code may be able to plant files there",
+			                   kinds[k] == AGENT_DIR_CONFIG ? "configuration" : "data",
+			                   strerror(errno));
+			continue;
+		}
+		s->hidden[n++] = strdup(dir);
+	}
+	const char *files[] = {
+		s->opt->config_path, agent_audit_path(s->audit),
+		agent_audit_head_path(s->audit), s->conv->path,
+		s->opt->script,
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		if (files[i] != NULL && n < AGENT_HIDDEN_MAX)
+			s->hidden[n++] = strdup(files[i]);
+	s->hidden[n] = NULL;
+	/* Previews of `d` go beside the conversation, which keeps this path. */
+	char *slash = strrchr(s->conv->path, '/');
+	s->conv_dir = slash != NULL ? strndup(s->conv->path, (size_t)(slash - s->conv->path))
+	                            : strdup(".");
+}
+
+/* The key given with --api-key: out of deskhand's own /proc/PID/cmdline
+ * once read (it was visible to every local user until now). */
+static void wipe_api_key(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		char *a = argv[i], *key = NULL;
+		if (strcmp(a, "--") == 0)
+			break;
+		if (strcmp(a, "--api-key") == 0 || strcmp(a, "--api_key") == 0)
+			key = i + 1 < argc ? argv[++i] : NULL;
+		else if (strncmp(a, "--api-key=", 10) == 0 || strncmp(a, "--api_key=", 10) == 0)
+			key = a + 10;
+		if (key != NULL)
+			memset(key, 'x', strlen(key));
+	}
+}
+
+/*
+ * How the model points (--grounding, else its family's own convention by
+ * name): Qwen2.5-VL and UI-TARS answer in pixels of an image sized by
+ * smart_resize (their smallest areas 3136 and 100*28*28), Qwen3-VL on a
+ * 0..999 grid, the rest in the pixels of the fitted image.
+ */
+static void grounding_setup(agent_session *s, vision_shot_opts *vo)
+{
+	enum model_family f = model_family_of(provider_model(s->provider));
+	const char *gr = s->opt->grounding;
+	/* Gemini points on a 0..999 grid whatever the image size. */
+	if (provider_kind_of(s->provider) == PROVIDER_GEMINI)
+		gr = "relative-1000";
+	if (gr == NULL)
+		gr = f == MODEL_FAMILY_QWEN25_VL || f == MODEL_FAMILY_UITARS ? "smart-resize"
+		     : f == MODEL_FAMILY_QWEN3_VL ? "relative-1000" : "pixels";
+	vo->grounding = strcmp(gr, "smart-resize") == 0 ? VISION_GROUND_SMART_RESIZE
+	                : strcmp(gr, "relative-1000") == 0 ? VISION_GROUND_RELATIVE
+	                : VISION_GROUND_PIXELS;
+	vo->min_pixels = f == MODEL_FAMILY_UITARS ? 100L * 28 * 28 : 3136;
+	vo->relative = 1000;
+}
+
+/*
+ * The model's tools over the desktop. The monitor is chosen once
+ * (--monitor, else the pointer's) and kept: the model's picture must not
+ * jump to another monitor because a click near an edge left the pointer
+ * there.
+ */
+static bool open_tools(agent_session *s)
+{
+	agent_tools_config cfg = {
+		.display = s->display,
+		.settle_ms = (int)s->opt->settle_ms,
+		.marks = s->opt->marks,
+		.cancel = &agent_cancel,
+	};
+	vision_shot_opts_init(&cfg.shot);
+	cfg.shot.max_w = (int)s->opt->screen_max_w;
+	cfg.shot.max_h = (int)s->opt->screen_max_h;
+	cfg.shot.monitor = (int)s->opt->monitor;
+	cfg.shot.grid = s->opt->grid;
+	grounding_setup(s, &cfg.shot);
+	s->tools = agent_tools_create(&cfg);
+	if (s->tools == NULL)
+		agent_term_error(s->term, "%s", agent_tools_error());
+	return s->tools != NULL;
+}
+
+/* What the gate needs of the session, handed over once (agent/safety/gate.h). */
+static bool open_gate(agent_session *s)
+{
+	agent_gate_config cfg = {
+		.term = s->term,
+		.audit = s->audit,
+		.tools = s->tools,
+		.preview_dir = s->conv_dir,
+		.cancel = &agent_cancel,
+		.exec_for_signals = &agent_exec_for_signals,
+		.workspace = s->opt->workspace,
+		.hidden = (const char *const *)s->hidden,
+		.max_output = (size_t)s->opt->max_output,
+		.settings = s->settings,
+	};
+	if (!sandbox_profile_from_name(s->opt->sandbox, &cfg.sandbox)) {
+		agent_term_error(s->term, "unknown sandbox profile %s", s->opt->sandbox);
+		return false;
+	}
+	s->gate = agent_gate_create(&cfg);
+	if (s->gate == NULL)
+		agent_term_error(s->term, "out of memory");
+	return s->gate != NULL;
+}
+
+void session_startup(agent_session *s, int argc, char **argv)
+{
+	const agent_options *opt = s->opt;
+	agent_policy_settings requested = {
+		.auto_run = opt->auto_run,
+		.os_auto_approve = opt->os_auto_approve,
+	};
+	if (!agent_policy_safe_mode_parse(opt->safe_mode, &requested.safe_mode))
+		requested.safe_mode = AGENT_POLICY_SAFE_ASK;
+	agent_policy_startup start = agent_policy_settings_startup(&requested);
+	s->settings = start.settings;
+	if (start.banner != NULL)
+		agent_term_warning(s->term, "%s", start.banner);
+	if (opt->api_key_from_flag) {
+		wipe_api_key(argc, argv);
+		agent_term_warning(s->term, "--api-key on a command line is visible to other "
+		                   "local users (ps) while deskhand starts: prefer the provider's "
+		                   "environment variable or \"api_key\" in the config file");
+	}
+	for (size_t i = 0; i < start.n_notices; i++)
+		agent_term_notice(s->term, "%s", start.notices[i]);
+}
+
+/* A resumed conversation must be the file deskhand last saved. */
+static void check_resumed(agent_session *s)
+{
+	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = NULL;
+	if (s->conv->n_messages == 0 || !session_conv_digest(s->conv->path, &real, hex))
+		return;
+	const char *want = agent_audit_conversation_digest(s->audit, real);
+	if (want != NULL && strcmp(want, hex) != 0)
+		agent_term_warning(s->term, "THE CONVERSATION FILE %s WAS CHANGED since deskhand last "
+		                   "saved it (its SHA-256 is not the one the audit log records): "
+		                   "messages in it may be forged", s->conv->path);
+	free(real);
+}
+
+bool session_open(agent_session *s)
+{
+	if (!start_provider(s) || !open_conversation(s) || !open_audit(s))
+		return false;
+	own_files_setup(s);
+	if (!agent_audit_session(s->audit, s->conv->path, &s->settings)) {
+		agent_term_error(s->term, "audit log %s: %s", agent_audit_path(s->audit),
+		                 agent_audit_error());
+		return false;
+	}
+	check_resumed(s);
+	if (s->opt->os && !open_desktop(s))
+		return false;
+	if (!open_tools(s) || !open_gate(s))
+		return false;
+	if (s->opt->console != NULL && !session_console_open(s))
+		return false;
+	return build_prompt(s);
+}
+
+void session_finish(agent_session *s)
+{
+	session_console_close(s);
+	provider_destroy(s->provider);
+	conv_destroy(s->conv);
+	provider_tools_clear(&s->declared);
+	free(s->system_prompt);
+	agent_gate_destroy(s->gate);
+	agent_tools_destroy(s->tools);
+	agent_audit_close(s->audit);
+	os_display_close(s->display);
+	for (size_t i = 0; s->hidden[i] != NULL; i++)
+		free(s->hidden[i]);
+	free(s->conv_dir);
+}

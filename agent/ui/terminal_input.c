@@ -1,0 +1,310 @@
+/*
+ * agent/ui/terminal_input — what the person types: lines through the line
+ * editor (or plain lines off a terminal), input that must not count
+ * (typed ahead of a question, or by deskhand's own action) discarded, and
+ * questions answered here or in the console, whichever answers first. See
+ * terminal.h.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <termios.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+#include "agent/ui/terminal-internal.h"
+#include "config.h"
+
+#if DESKHAND_HAVE_LIBEDIT
+#include <editline/readline.h>
+#endif
+
+/* Discards what waits on the terminal; returns how many bytes it was. */
+static int discard_pending(agent_term *t)
+{
+	int pending = 0;
+	if (!t->tty_in || t->json)
+		return 0;
+	if (ioctl(STDIN_FILENO, FIONREAD, &pending) != 0 || pending <= 0)
+		return 0;
+	if (tcflush(STDIN_FILENO, TCIFLUSH) != 0)
+		return 0;
+	return pending;
+}
+
+/*
+ * A question counts only keys pressed after it appeared: text typed ahead
+ * for the next task, a "y" among it, must never answer a confirmation.
+ */
+static void discard_typeahead(agent_term *t)
+{
+	int pending = discard_pending(t);
+	if (pending > 0)
+		agent_term_notice(t, "%d typed-ahead character%s discarded: a question takes "
+		                  "only keys pressed after it appears", pending,
+		                  pending == 1 ? "" : "s");
+}
+
+/* Input that deskhand's own action typed into its own terminal. */
+static void discard_action_input(agent_term *t)
+{
+	int pending = discard_pending(t);
+	if (pending > 0)
+		agent_term_notice(t, "%d character%s discarded: they reached this terminal while "
+		                  "deskhand's own action ran, so they were not typed by you",
+		                  pending, pending == 1 ? "" : "s");
+}
+
+void agent_term_discard_action_input(agent_term *t)
+{
+	if (t == NULL || !t->tty_in || t->json)
+		return;
+	discard_action_input(t);
+	t->discard_at_read = true;
+}
+
+static char *read_plain_line(void)
+{
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n = getline(&line, &cap, stdin);
+	if (n < 0) {
+		free(line);
+		return NULL;
+	}
+	if (n > 0 && line[n - 1] == '\n')
+		line[--n] = '\0';
+	if (n > 0 && line[n - 1] == '\r')
+		line[--n] = '\0';
+	return line;
+}
+
+char *agent_term_read_line(agent_term *t, const char *prompt)
+{
+	agent_term_spinner_stop(t);
+	agent_term_text_end(t);
+	if (t->discard_at_read) {
+		t->discard_at_read = false;
+		discard_action_input(t);
+	}
+#if DESKHAND_HAVE_LIBEDIT
+	if (t->tty_in && !t->json) {
+		char *line = readline(prompt);
+		term_tty_hold(t);
+		if (line != NULL && line[0] != '\0')
+			add_history(line);
+		return line;
+	}
+#endif
+	if (t->tty_in && !t->json) {
+		fputs(prompt, stdout);
+		fflush(stdout);
+	}
+	return read_plain_line();
+}
+
+static void trim(char *s)
+{
+	size_t n = strlen(s);
+	while (n > 0 && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+	size_t lead = strspn(s, " \t");
+	memmove(s, s + lead, strlen(s + lead) + 1);
+	for (char *p = s; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
+}
+
+/* The answers a question may take, by key and by word. */
+static const struct {
+	char key;
+	const char *word;
+	const char *label;
+	agent_term_answer answer;
+} ask_opts[] = {
+	{'y', "yes", "y=run", AGENT_ANSWER_YES},
+	{'n', "no", "n=deny", AGENT_ANSWER_NO},
+	{'e', "edit", "e=edit", AGENT_ANSWER_EDIT},
+	{'d', "details", "d=details", AGENT_ANSWER_DETAILS},
+	{'s', "scan", "s=scan", AGENT_ANSWER_SCAN},
+};
+#define ASK_OPTS (sizeof(ask_opts) / sizeof(ask_opts[0]))
+
+enum waited { WAITED_INPUT, WAITED_REMOTE, WAITED_INTERRUPT };
+
+/*
+ * With a remote attached: waits until standard input has a line to read
+ * or the remote has an answer, or Ctrl-C. The end of standard input is
+ * seen by the reader, which then stops offering it here.
+ *
+ * Ctrl-C is seen by its flag, looked at before each wait and at least
+ * every WAIT_CANCEL_MS: a SIGINT that came just before poll, or that
+ * another thread (the console's) took, interrupts no poll here, and a
+ * question waiting for it would wait for ever.
+ */
+#define WAIT_CANCEL_MS 200
+static enum waited wait_terminal_or_remote(agent_term *t)
+{
+	for (;;) {
+		if (t->remote.cancel != NULL && *t->remote.cancel)
+			return WAITED_INTERRUPT;
+		struct pollfd fds[2] = {
+			{.fd = t->remote.fd, .events = POLLIN},
+			{.fd = t->stdin_ended ? -1 : STDIN_FILENO, .events = POLLIN},
+		};
+		int n = poll(fds, 2, WAIT_CANCEL_MS);
+		if (n == 0 || (n < 0 && errno == EINTR))
+			continue; /* the flag is looked at above; another signal: wait on */
+		if (n < 0 || (fds[0].revents & POLLIN))
+			return WAITED_REMOTE;
+		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
+			return WAITED_INPUT;
+	}
+}
+
+/* One line for the question, from the line editor or plain input; NULL at end of input. */
+static char *ask_read_line(agent_term *t, const char *prompt)
+{
+	if (!t->json && t->tty_in)
+		return agent_term_read_line(t, prompt);
+	if (!t->json) {
+		agent_term_spinner_stop(t);
+		agent_term_text_end(t);
+		fputs(prompt, stdout);
+		fputc('\n', stdout);
+		fflush(stdout);
+	}
+	return read_plain_line();
+}
+
+/* The answer a line gives; *known: it was one of the choices. */
+static agent_term_answer parse_answer(char *line, const char *choices, bool *known)
+{
+	trim(line);
+	agent_term_answer ans = AGENT_ANSWER_NO;
+	*known = false;
+	for (size_t i = 0; i < ASK_OPTS; i++) {
+		if (strchr(choices, ask_opts[i].key) == NULL)
+			continue;
+		if ((line[0] == ask_opts[i].key && line[1] == '\0') ||
+		    strcmp(line, ask_opts[i].word) == 0) {
+			ans = ask_opts[i].answer;
+			*known = true;
+		}
+	}
+	return ans;
+}
+
+/*
+ * The terminal's own answer. *remote_first: the remote's fd turned readable
+ * first (the returned answer is then meaningless).
+ */
+static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const char *choices,
+                                      bool *remote_first)
+{
+	*remote_first = false;
+	for (int attempt = 0; attempt < 10; attempt++) {
+		char *line;
+		if (t->have_remote) {
+			/* Asked here and in the console at once: the prompt first, then
+			 * whichever answers. */
+			if (!t->json && !t->stdin_ended) {
+				agent_term_spinner_stop(t);
+				agent_term_text_end(t);
+				fputs(prompt, stdout);
+				fputs(t->tty_in ? "" : "\n", stdout);
+				fflush(stdout);
+			}
+			enum waited w = wait_terminal_or_remote(t);
+			if (w == WAITED_INTERRUPT)
+				return AGENT_ANSWER_NONE;  /* Ctrl-C: no answer, which is a no */
+			if (w == WAITED_REMOTE) {
+				*remote_first = true;
+				return AGENT_ANSWER_NONE;
+			}
+			line = t->tty_in && !t->json ? agent_term_read_line(t, "") : read_plain_line();
+		} else {
+			line = ask_read_line(t, prompt);
+		}
+		if (line == NULL && t->have_remote) {
+			/* The terminal cannot answer any more; the console still can. */
+			t->stdin_ended = true;
+			agent_term_notice(t, "the terminal's input ended: the question waits for "
+			                  "an answer in the console");
+			attempt--;
+			continue;
+		}
+		if (line == NULL)
+			return AGENT_ANSWER_NONE;  /* end of input is a no */
+		bool known;
+		agent_term_answer ans = parse_answer(line, choices, &known);
+		free(line);
+		/* Off a terminal, only a clear yes approves: anything else denies. */
+		if (!t->tty_in || t->json)
+			return ans == AGENT_ANSWER_YES ? AGENT_ANSWER_YES : AGENT_ANSWER_NO;
+		if (known)
+			return ans;
+		fputs("please answer with one of the letters shown\n", stderr);
+	}
+	return AGENT_ANSWER_NO;
+}
+
+static const char *answer_word(agent_term_answer a)
+{
+	for (size_t i = 0; i < ASK_OPTS; i++)
+		if (ask_opts[i].answer == a)
+			return ask_opts[i].word;
+	return "no";
+}
+
+agent_term_answer agent_term_ask_ex(agent_term *t, const char *id, const char *question,
+                                    const char *choices, const agent_term_ask_info *info)
+{
+	t->answered_from[0] = '\0';
+	free(t->edit_text);
+	t->edit_text = NULL;
+	if (t->json) {
+		cJSON *ev = term_event("confirmation");
+		cJSON_AddStringToObject(ev, "id", id);
+		term_add_text(ev, "question", question, strlen(question));
+		cJSON_AddStringToObject(ev, "choices", choices);
+		term_emit(t, ev);
+	}
+	char menu[80] = "";
+	for (const char *c = choices; *c; c++)
+		for (size_t i = 0; i < ASK_OPTS; i++)
+			if (ask_opts[i].key == *c) {
+				if (menu[0] != '\0')
+					strcat(menu, " ");
+				strcat(menu, ask_opts[i].label);
+			}
+	if (!t->json && t->tty_in)
+		discard_typeahead(t);
+	char prompt[512];
+	char *shown = agent_show_dup(question, AGENT_SHOW_LINES);
+	snprintf(prompt, sizeof(prompt), "%s [%s] ", shown ? shown : "?", menu);
+	free(shown);
+	if (!t->have_remote) {
+		bool unused;
+		return ask_terminal(t, prompt, choices, &unused);
+	}
+	t->remote.open(t->remote.ctx, id, question, choices, info);
+	bool remote_first;
+	agent_term_answer a = ask_terminal(t, prompt, choices, &remote_first);
+	char who[sizeof(t->answered_from)] = "";
+	if (remote_first && a == AGENT_ANSWER_NONE)
+		a = AGENT_ANSWER_NO; /* what the terminal would say if it had the last word */
+	if (t->remote.settle(t->remote.ctx, &a, &t->edit_text, who, sizeof(who))) {
+		snprintf(t->answered_from, sizeof(t->answered_from), "%s", who);
+		agent_term_notice(t, "answered in the %s: %s", who, answer_word(a));
+	}
+	return a;
+}
+
+agent_term_answer agent_term_ask(agent_term *t, const char *id,
+                                 const char *question, const char *choices)
+{
+	return agent_term_ask_ex(t, id, question, choices, NULL);
+}
