@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "base/base.h"
 #include "executors/exec.h"
 
 /* Records a reason for exec_error(); returns false. */
@@ -143,9 +144,6 @@ struct exec_session {
 	bool own_intr;
 };
 
-/* Milliseconds of CLOCK_MONOTONIC. */
-long long exec_now_ms(void);
-
 /* CLOCK_BOOTTIME in clock ticks, rounded down as /proc's start times are. */
 unsigned long long exec_boot_ticks(void);
 
@@ -179,17 +177,6 @@ void exec_session_kill(exec_session *s);
 _Noreturn void exec_supervisor_main(const exec_session *s, int sup, int code_r,
                                     int ctl_w, int out_w, int err_w);
 
-/* What is read of a process in /proc/PID/stat (exec_proc.c). */
-struct exec_proc_info {
-	pid_t ppid;
-	pid_t pgrp;
-	unsigned long long start;     /* clock ticks since boot */
-};
-
-/* Reads /proc/PID/stat without stdio (the supervisor uses it); false when
- * the process is gone. */
-bool exec_proc_info_read(pid_t pid, struct exec_proc_info *out);
-
 /* Calls fn for every process listed in this pid namespace's /proc;
  * async-signal-safe. */
 void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg);
@@ -197,7 +184,7 @@ void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg);
 /*
  * Seen from deskhand's side (exec_proc.c): exec_note_interpreter finds the
  * interpreter once it started and counts its threads once its driver waits
- * (until `deadline`, exec_now_ms); exec_interp_idle is 1 when its main
+ * (until `deadline`, base_now_ms); exec_interp_idle is 1 when its main
  * thread waits for the next block, 0 when not, -1 when this kernel does not
  * tell; exec_interp_threads its thread count, -1 unknown;
  * exec_block_processes the session's processes besides the interpreter

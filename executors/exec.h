@@ -54,6 +54,8 @@
  *
  * Error convention: functions that can fail return false or NULL and leave
  * the reason in exec_error() (per thread). Nothing here exits or prints.
+ *
+ * May call: base/, executors/sandbox.h.
  */
 #ifndef DESKHAND_EXEC_H
 #define DESKHAND_EXEC_H

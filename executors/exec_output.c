@@ -7,11 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "executors/exec.h"
 
 /* One incremental UTF-8 decoder per stream (WHATWG rules: one U+FFFD per
  * maximal invalid subpart, no overlongs, no surrogates, nothing past
- * U+10FFFF). */
+ * U+10FFFF). Not base_utf8_next: bytes arrive split anywhere, and each
+ * is judged as it comes. */
 struct utf8_decoder {
 	uint32_t cp;
 	int need;
@@ -54,30 +56,6 @@ void exec_output_destroy(exec_output *o)
 	free(o);
 }
 
-static size_t utf8_encode(uint32_t cp, char *out)
-{
-	if (cp < 0x80) {
-		out[0] = (char)cp;
-		return 1;
-	}
-	if (cp < 0x800) {
-		out[0] = (char)(0xC0 | cp >> 6);
-		out[1] = (char)(0x80 | (cp & 0x3F));
-		return 2;
-	}
-	if (cp < 0x10000) {
-		out[0] = (char)(0xE0 | cp >> 12);
-		out[1] = (char)(0x80 | (cp >> 6 & 0x3F));
-		out[2] = (char)(0x80 | (cp & 0x3F));
-		return 3;
-	}
-	out[0] = (char)(0xF0 | cp >> 18);
-	out[1] = (char)(0x80 | (cp >> 12 & 0x3F));
-	out[2] = (char)(0x80 | (cp >> 6 & 0x3F));
-	out[3] = (char)(0x80 | (cp & 0x3F));
-	return 4;
-}
-
 static void emit(exec_output *o, uint32_t cp)
 {
 	o->total++;
@@ -92,7 +70,7 @@ static void emit(exec_output *o, uint32_t cp)
 			o->head = h;
 			o->head_cap = cap;
 		}
-		o->head_len += utf8_encode(cp, o->head + o->head_len);
+		o->head_len += (size_t)base_utf8_encode(cp, o->head + o->head_len);
 		o->head_chars++;
 		return;
 	}
@@ -188,7 +166,7 @@ char *exec_output_text(exec_output *o, size_t *len_out, size_t *head_len_out,
 	memcpy(text + n, note, note_len);
 	n += note_len;
 	for (size_t i = 0; i < o->tail_count; i++)
-		n += utf8_encode(o->tail[(o->tail_start + i) % o->tail_max], text + n);
+		n += (size_t)base_utf8_encode(o->tail[(o->tail_start + i) % o->tail_max], text + n);
 	text[n] = '\0';
 	if (len_out)
 		*len_out = n;

@@ -30,61 +30,6 @@ static bool parse_pid(const char *name, pid_t *out)
 	return true;
 }
 
-/* Reads /proc/PID/stat without stdio; false when the process is gone. */
-bool exec_proc_info_read(pid_t pid, struct exec_proc_info *out)
-{
-	char path[40] = "/proc/", buf[1024];
-	size_t n = 6;
-	char digits[16];
-	int d = 0;
-	do {
-		digits[d++] = (char)('0' + pid % 10);
-		pid /= 10;
-	} while (pid > 0);
-	while (d > 0)
-		path[n++] = digits[--d];
-	memcpy(path + n, "/stat", 6);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return false;
-	buf[len] = '\0';
-	const char *p = strrchr(buf, ')');       /* the name may contain anything */
-	if (p == NULL || p[1] != ' ')
-		return false;
-	/* Fields after the name, counted as proc(5) does: 3 state, 4 ppid,
-	 * 5 pgrp, ..., 22 starttime. */
-	p += 2;
-	for (int field = 3; field <= 22; field++) {
-		unsigned long long v = 0;
-		bool digits_only = *p != '\0' && *p != ' ';
-		for (; *p != '\0' && *p != ' '; p++) {
-			if (*p >= '0' && *p <= '9')
-				v = v * 10 + (unsigned long long)(*p - '0');
-			else
-				digits_only = false;
-		}
-		if (*p == ' ')
-			p++;
-		else if (field < 22)
-			return false;
-		if (field == 4 || field == 5 || field == 22) {
-			if (!digits_only)
-				return false;
-			if (field == 4)
-				out->ppid = (pid_t)v;
-			else if (field == 5)
-				out->pgrp = (pid_t)v;
-			else
-				out->start = v;
-		}
-	}
-	return true;
-}
-
 /* Calls fn for every process listed in this pid namespace's /proc. */
 void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
 {
@@ -123,8 +68,8 @@ void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg)
 static void find_interp(pid_t pid, void *arg)
 {
 	exec_session *s = arg;
-	struct exec_proc_info info;
-	if (s->interp_pid == 0 && exec_proc_info_read(pid, &info) && info.ppid == s->sup_pid)
+	base_proc_info info;
+	if (s->interp_pid == 0 && base_proc_stat(pid, &info) && info.ppid == s->sup_pid)
 		s->interp_pid = pid;
 }
 
@@ -161,14 +106,8 @@ int exec_interp_idle(const exec_session *s)
 		return -1;
 	char path[64], buf[256];
 	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)s->interp_pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (base_read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
 		return -1;
-	ssize_t len = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (len <= 0)
-		return -1;
-	buf[len] = '\0';
 	char *end;
 	long nr = strtol(buf, &end, 10);
 	if (end == buf)
@@ -218,7 +157,7 @@ void exec_note_interpreter(exec_session *s, long long deadline)
 	exec_each_process(find_interp, s);
 	if (s->interp_pid == 0)
 		return;
-	while (exec_interp_idle(s) == 0 && exec_now_ms() < deadline) {
+	while (exec_interp_idle(s) == 0 && base_now_ms() < deadline) {
 		struct timespec ts = {0, 2 * 1000 * 1000};
 		nanosleep(&ts, NULL);
 	}
@@ -235,8 +174,8 @@ struct session_procs {
 static void collect_proc(pid_t pid, void *arg)
 {
 	struct session_procs *sp = arg;
-	struct exec_proc_info info;
-	if (sp->n < sizeof(sp->p) / sizeof(sp->p[0]) && exec_proc_info_read(pid, &info)) {
+	base_proc_info info;
+	if (sp->n < sizeof(sp->p) / sizeof(sp->p[0]) && base_proc_stat(pid, &info)) {
 		sp->p[sp->n].pid = pid;
 		sp->p[sp->n].ppid = info.ppid;
 		sp->p[sp->n].start = info.start;

@@ -3,28 +3,13 @@
  * reading the driver's end-of-block reports.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/random.h>
 
 #include "executors/exec-internal.h"
 
-static _Thread_local char exec_err_buf[512];
-
-const char *exec_error(void)
-{
-	return exec_err_buf;
-}
-
-bool exec_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(exec_err_buf, sizeof(exec_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+BASE_ERROR_TEXT(, exec_err, exec_error, exec_fail)
 
 bool exec_marker_new(char out[EXEC_MARKER_LEN + 1])
 {

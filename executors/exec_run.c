@@ -92,7 +92,7 @@ static void drain_output(struct run_state *rs, bool wait_eof, long long deadline
 		}
 		if (n == 0)
 			return;
-		long long left = wait_eof ? deadline - exec_now_ms() : 0;
+		long long left = wait_eof ? deadline - base_now_ms() : 0;
 		int r = poll(p, (nfds_t)n, left > 0 ? (int)left : 0);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -241,7 +241,7 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 	long long until = b->interrupting ? b->grace_end : b->deadline;
 	if (s->watch != NULL && b->next_watch < until)
 		until = b->next_watch;
-	long long left = until - exec_now_ms();
+	long long left = until - base_now_ms();
 	if (b->got_marker && left > SETTLE_POLL_MS)
 		left = SETTLE_POLL_MS;      /* reported: look again whether it is so */
 	int r = poll(p, (nfds_t)n, left > 0 ? (int)left : 0);
@@ -273,7 +273,7 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 		while (read(s->intr_r, junk, sizeof(junk)) > 0)
 			;
 		if (!b->interrupting) {
-			start_interrupt(s, b, exec_now_ms());
+			start_interrupt(s, b, base_now_ms());
 			b->interrupted = true;
 		}
 	}
@@ -293,7 +293,7 @@ static void run_block(exec_session *s, struct run_state *rs, struct block *b)
 			b->done = true;
 			break;
 		}
-		long long now = exec_now_ms();
+		long long now = base_now_ms();
 		if (s->watch != NULL && now >= b->next_watch) {
 			b->next_watch = now + EXEC_WATCH_MS;
 			if (s->watch(s->watch_user)) {
@@ -320,7 +320,7 @@ static void settle_block(exec_session *s, struct run_state *rs, struct block *b,
 	} else if (b->ended) {
 		/* The interpreter is gone; the supervisor is taking the rest of
 		 * the session down. Read what they wrote until the pipes close. */
-		drain_output(rs, true, exec_now_ms() + DRAIN_MS);
+		drain_output(rs, true, base_now_ms() + DRAIN_MS);
 		if (!b->have_wstatus) {
 			/* The supervisor itself died; its status is all there is. */
 			siginfo_t si;
@@ -337,7 +337,7 @@ static void settle_block(exec_session *s, struct run_state *rs, struct block *b,
 		 * what it started in the background goes too. */
 		drain_output(rs, false, 0);
 		exec_session_terminate(s);
-		drain_output(rs, true, exec_now_ms() + DRAIN_MS);
+		drain_output(rs, true, base_now_ms() + DRAIN_MS);
 		exec_session_kill(s);
 	}
 }
@@ -438,7 +438,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	 * exec_supervisor.c). */
 	take_earlier_output(s, &rs);
 	b.since = exec_boot_ticks();
-	b.deadline = exec_now_ms() + s->timeout_ms;
+	b.deadline = base_now_ms() + s->timeout_ms;
 	run_block(s, &rs, &b);
 
 	char how[96] = "", msg[300], left_running[300] = "";

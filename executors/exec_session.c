@@ -45,13 +45,6 @@ extern char **environ;
 
 #define READY_TIMEOUT_MS 30000  /* from clone to a successful execve */
 
-long long exec_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 unsigned long long exec_boot_ticks(void)
 {
 	struct timespec ts;
@@ -207,7 +200,7 @@ static void setup_failed(const exec_session *s, struct sup_msg *m)
 static bool await_interpreter(exec_session *s, long long deadline)
 {
 	for (;;) {
-		long long left = deadline - exec_now_ms();
+		long long left = deadline - base_now_ms();
 		if (left <= 0)
 			return exec_fail("the %s interpreter did not start within %d s",
 			                 exec_lang_name(s->lang), READY_TIMEOUT_MS / 1000);
@@ -250,7 +243,7 @@ bool exec_session_start(exec_session *s)
 		exec_supervisor_main(s, sp.sup[1], sp.code[0], sp.ctl[1], sp.out[1], sp.err[1]);
 	if (!adopt_supervisor(s, pid, &sp))
 		return false;
-	long long deadline = exec_now_ms() + READY_TIMEOUT_MS;
+	long long deadline = base_now_ms() + READY_TIMEOUT_MS;
 	if (!await_interpreter(s, deadline)) {
 		exec_session_kill(s);
 		return false;

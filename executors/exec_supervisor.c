@@ -115,8 +115,8 @@ static _Noreturn void interpreter_main(const exec_session *s, int st_w)
 
 static void kill_if_child(pid_t pid, void *arg)
 {
-	struct exec_proc_info info;
-	if (exec_proc_info_read(pid, &info) && info.ppid == *(const pid_t *)arg)
+	base_proc_info info;
+	if (base_proc_stat(pid, &info) && info.ppid == *(const pid_t *)arg)
 		kill(pid, SIGKILL);
 }
 
@@ -135,8 +135,8 @@ struct block_group {
 static void interrupt_if_foreground(pid_t pid, void *arg)
 {
 	const struct block_group *b = arg;
-	struct exec_proc_info info;
-	if (pid != b->interp && exec_proc_info_read(pid, &info) && info.pgrp == b->interp &&
+	base_proc_info info;
+	if (pid != b->interp && base_proc_stat(pid, &info) && info.pgrp == b->interp &&
 	    info.start >= b->since)
 		kill(pid, SIGINT);
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include <sys/syscall.h>
 
+#include "base/base.h"
 #include "executors/sandbox.h"
 
 /* True when `path` is `dir` or lies beneath it (both absolute). */

@@ -6,7 +6,6 @@
 #include <limits.h>
 #include <linux/filter.h>
 #include <seccomp.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,21 +19,7 @@
 
 #include "executors/sandbox-internal.h"
 
-static _Thread_local char sandbox_err_buf[512];
-
-const char *sandbox_error(void)
-{
-	return sandbox_err_buf;
-}
-
-bool sandbox_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(sandbox_err_buf, sizeof(sandbox_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+BASE_ERROR_TEXT(, sandbox_err, sandbox_error, sandbox_fail)
 
 /* ---- names ----------------------------------------------------------- */
 
@@ -594,7 +579,7 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
 		goto fail;
 	}
 	if (!sandbox_seccomp_program(&p->seccomp)) {
-		char msg[512];
+		char msg[sizeof(base_error_text)];
 		snprintf(msg, sizeof(msg), "%s", sandbox_error());
 		sandbox_fail("the %s profile needs its seccomp filter: %s",
 		             sandbox_profile_name(profile), msg);

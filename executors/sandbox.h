@@ -55,6 +55,9 @@
  *
  * Error convention: functions that can fail return false or NULL and leave
  * the reason in sandbox_error() (per thread). Nothing here exits or prints.
+ *
+ * May call: base/, libseccomp, the kernel (namespaces, Landlock, seccomp:
+ * only executors/ knows them).
  */
 #ifndef DESKHAND_SANDBOX_H
 #define DESKHAND_SANDBOX_H

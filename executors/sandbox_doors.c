@@ -280,12 +280,8 @@ static int net_ruleset_for(const sandbox_plan *p)
  * process_vm_readv, which fails with EFAULT instead of crashing). */
 static bool arg_area_is_ours(unsigned long start, unsigned long end)
 {
-	char want[256], got[256];
-	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t n = read(fd, want, sizeof(want));
-	close(fd);
+	char want[257], got[256];
+	ssize_t n = base_read_small(AT_FDCWD, "/proc/self/cmdline", want, sizeof(want));
 	if (n <= 0 || (unsigned long)n > end - start)
 		return false;
 	struct iovec local = {got, (size_t)n}, remote = {(void *)start, (size_t)n};
@@ -297,31 +293,13 @@ static bool arg_area_is_ours(unsigned long start, unsigned long end)
  * /proc/PID/cmdline and /proc/PID/environ. */
 static void plan_arg_area(sandbox_plan *p)
 {
-	char buf[2048];
-	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return;
-	buf[n] = '\0';
-	char *s = strrchr(buf, ')');
-	if (s == NULL)
-		return;
-	int field = 2;
-	unsigned long v[4];
-	int got = 0;
-	char *save = NULL;
-	for (char *tok = strtok_r(s + 1, " ", &save); tok != NULL && got < 4;
-	     tok = strtok_r(NULL, " ", &save))
-		if (++field >= 48)
-			v[got++] = strtoul(tok, NULL, 10);
-	if (got == 4 && v[0] < v[1] && v[2] <= v[3] && arg_area_is_ours(v[0], v[1])) {
-		p->arg_start = v[0];
-		p->arg_end = v[1];
-		p->env_start = v[2];
-		p->env_end = v[3];
+	base_proc_info self;
+	if (base_proc_stat(0, &self) && self.arg_start < self.arg_end &&
+	    self.env_start <= self.env_end && arg_area_is_ours(self.arg_start, self.arg_end)) {
+		p->arg_start = self.arg_start;
+		p->arg_end = self.arg_end;
+		p->env_start = self.env_start;
+		p->env_end = self.env_end;
 	}
 }
 

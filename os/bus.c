@@ -23,9 +23,9 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "os/os-internal.h"
 #include "os/os.h"
 
@@ -245,12 +245,9 @@ static _Noreturn void daemon_child(const char *exe, char **argv, char **env, int
 static bool read_address(int fd, char *addr, size_t size)
 {
 	size_t got = 0;
-	struct timespec t0, now;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	int64_t deadline = base_now_ns() + BUS_START_MS * BASE_NS_PER_MS;
 	for (;;) {
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		long left = BUS_START_MS - ((now.tv_sec - t0.tv_sec) * 1000 +
-		                            (now.tv_nsec - t0.tv_nsec) / 1000000);
+		long left = base_ms_until(deadline);
 		struct pollfd p = {fd, POLLIN, 0};
 		if (left <= 0 || poll(&p, 1, (int)left) == 0)
 			return os_fail("dbus-daemon printed no address within %d s", BUS_START_MS / 1000);
@@ -355,8 +352,7 @@ static bool reaped_within(long ms)
 			return true;
 		if (waited >= ms)
 			return false;
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
+		base_sleep_ms(10, NULL);
 	}
 }
 

@@ -1,6 +1,7 @@
 /*
  * Screen capture: MIT-SHM with one reused segment, XGetImage as the
  * fallback, and the conversion of the server's pixel layout to BGRX.
+ * (Capture straight into PNG is capture_png.c; the images, image.c.)
  *
  * Why one segment: creating and attaching a segment costs two round trips
  * and a kernel call per capture; settle detection captures many times a
@@ -16,68 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ipc.h>
-#include <sys/mman.h>
 #include <sys/shm.h>
-#include <unistd.h>
 
-#ifndef MADV_POPULATE_READ
-#define MADV_POPULATE_READ 22
-#endif
-
-#include "os/os-internal.h"
-
-struct os_capture_state {
-	bool probed;            /* visual checked, SHM decided */
-	bool use_shm;
-	Visual *visual;
-	int depth;
-
-	XShmSegmentInfo seg;    /* valid while seg_attached */
-	size_t seg_size;
-	bool seg_attached;
-	bool seg_verified;      /* the server was seen writing into it */
-	XImage *shm_img;        /* header over seg, for the last region size */
-
-	XImage *get_img;        /* last XGetImage result, kept for borrowing */
-
-	os_image view;          /* what os_capture_borrow hands out */
-	uint8_t *conv;          /* conversion buffer behind view */
-	size_t conv_cap;
-};
-
-/* ---- images ---------------------------------------------------------- */
-
-os_image *os_image_create(int width, int height)
-{
-	if (width <= 0 || height <= 0 || width > (INT32_MAX / 4) ||
-	    (size_t)height > SIZE_MAX / ((size_t)width * 4)) {
-		os_fail("bad image size %dx%d", width, height);
-		return NULL;
-	}
-	os_image *img = calloc(1, sizeof(*img));
-	if (img == NULL)
-		goto oom;
-	img->width = width;
-	img->height = height;
-	img->stride = width * 4;
-	img->pixels = calloc((size_t)height, (size_t)img->stride);
-	if (img->pixels == NULL) {
-		free(img);
-		goto oom;
-	}
-	return img;
-oom:
-	os_fail("out of memory for a %dx%d image", width, height);
-	return NULL;
-}
-
-void os_image_destroy(os_image *img)
-{
-	if (img == NULL)
-		return;
-	free(img->pixels);
-	free(img);
-}
+#include "os/capture-internal.h"
 
 /* ---- pixel conversion ------------------------------------------------ */
 
@@ -260,7 +202,7 @@ static bool env_no_shm(void)
 }
 
 /* Creates the state on first use and checks that the screen is capturable. */
-static struct os_capture_state *capture_state(os_display *d)
+struct os_capture_state *os_capture_state_of(os_display *d)
 {
 	if (d->capture != NULL)
 		return d->capture;
@@ -317,13 +259,13 @@ void os_capture_trim(os_display *d, size_t max_bytes)
 
 bool os_capture_uses_shm(os_display *d)
 {
-	struct os_capture_state *st = capture_state(d);
+	struct os_capture_state *st = os_capture_state_of(d);
 	return st != NULL && st->use_shm;
 }
 
 /* ---- grabbing -------------------------------------------------------- */
 
-static bool region_resolve(os_display *d, const os_rect *region, os_rect *out)
+bool os_capture_region(os_display *d, const os_rect *region, os_rect *out)
 {
 	int sw, sh;
 	os_screen_size(d, &sw, &sh);
@@ -380,12 +322,8 @@ static bool shm_ensure(os_display *d, struct os_capture_state *st, size_t need)
 	return true;
 }
 
-/*
- * The header over the segment for a grab of r, the segment grown to fit;
- * NULL with os_error() set when SHM cannot be used.
- */
-static XImage *shm_prepare(os_display *d, struct os_capture_state *st,
-                           const os_rect *r)
+XImage *os_capture_shm_prepare(os_display *d, struct os_capture_state *st,
+                               const os_rect *r)
 {
 	if (st->shm_img == NULL || st->shm_img->width != r->width ||
 	    st->shm_img->height != r->height) {
@@ -422,7 +360,7 @@ static XImage *shm_prepare(os_display *d, struct os_capture_state *st,
  * with a pattern no screen row has all along (if one ever does, we merely
  * fall back to XGetImage).
  */
-static bool shm_get_rows(os_display *d, struct os_capture_state *st,
+bool os_capture_shm_rows(os_display *d, struct os_capture_state *st,
                          XImage *img, const os_rect *r, int y, int n)
 {
 	char *base = img->data;
@@ -455,12 +393,12 @@ static bool shm_get_rows(os_display *d, struct os_capture_state *st,
 static XImage *grab_shm(os_display *d, struct os_capture_state *st,
                         const os_rect *r)
 {
-	XImage *img = shm_prepare(d, st, r);
+	XImage *img = os_capture_shm_prepare(d, st, r);
 	if (img == NULL)
 		return NULL;
 	bool fresh = !st->seg_verified;
 	os_x_trap_begin(d);
-	bool ok = shm_get_rows(d, st, img, r, 0, r->height);
+	bool ok = os_capture_shm_rows(d, st, img, r, 0, r->height);
 	if (os_x_trap_end(d, "XShmGetImage") != 0 || !ok)
 		return NULL;
 	/*
@@ -469,7 +407,7 @@ static XImage *grab_shm(os_display *d, struct os_capture_state *st,
 	 * Older kernels refuse: harmless.
 	 */
 	if (fresh)
-		madvise(st->seg.shmaddr, st->seg_size, MADV_POPULATE_READ);
+		os_mem_populate(st->seg.shmaddr, st->seg_size, false);
 	return img;
 }
 
@@ -495,9 +433,7 @@ static XImage *grab_get(os_display *d, struct os_capture_state *st,
 	return img;
 }
 
-/* After a failed SHM grab: false when the display died, else switches it to
- * XGetImage for good. */
-static bool shm_give_up(os_display *d, struct os_capture_state *st)
+bool os_capture_shm_give_up(os_display *d, struct os_capture_state *st)
 {
 	if (os_display_dead(d))
 		return false;
@@ -518,7 +454,7 @@ static XImage *grab(os_display *d, struct os_capture_state *st, const os_rect *r
 		XImage *img = grab_shm(d, st, r);
 		if (img != NULL)
 			return img;
-		if (!shm_give_up(d, st))
+		if (!os_capture_shm_give_up(d, st))
 			return NULL;
 	}
 	XImage *img = grab_get(d, st, r);
@@ -527,7 +463,7 @@ static XImage *grab(os_display *d, struct os_capture_state *st, const os_rect *r
 	return img;
 }
 
-static bool image_supported(const XImage *img)
+bool os_capture_supported(const XImage *img)
 {
 	int bpp = img->bits_per_pixel;
 	if (bpp != 16 && bpp != 24 && bpp != 32)
@@ -543,9 +479,8 @@ static bool image_is_bgrx(const XImage *img, const Visual *v)
 	       v->blue_mask == 0xfful;
 }
 
-/* Converts rows [y0, y1) of img into the same rows of dst. */
-static void convert_rows(const XImage *img, const Visual *v, uint8_t *dst,
-                         int dst_stride, int y0, int y1)
+void os_capture_convert_rows(const XImage *img, const Visual *v, uint8_t *dst,
+                             int dst_stride, int y0, int y1)
 {
 	for (int y = y0; y < y1; y++)
 		os_pixels_convert_row((const uint8_t *)img->data +
@@ -559,14 +494,14 @@ static void convert_rows(const XImage *img, const Visual *v, uint8_t *dst,
 static XImage *capture_raw(os_display *d, const os_rect *region,
                            struct os_capture_state **stp)
 {
-	struct os_capture_state *st = capture_state(d);
+	struct os_capture_state *st = os_capture_state_of(d);
 	if (st == NULL)
 		return NULL;
 	os_rect r = {0, 0, 0, 0};
-	if (!region_resolve(d, region, &r))
+	if (!os_capture_region(d, region, &r))
 		return NULL;
 	XImage *img = grab(d, st, &r);
-	if (img == NULL || !image_supported(img))
+	if (img == NULL || !os_capture_supported(img))
 		return NULL;
 	*stp = st;
 	return img;
@@ -609,7 +544,7 @@ const os_image *os_capture_borrow(os_display *d, const os_rect *region)
 	if (img == NULL || !view_point(st, img, &convert))
 		return NULL;
 	if (convert)
-		convert_rows(img, st->visual, st->conv, st->view.stride, 0,
+		os_capture_convert_rows(img, st->visual, st->conv, st->view.stride, 0,
 		             img->height);
 	return &st->view;
 }
@@ -629,201 +564,9 @@ os_image *os_capture(os_display *d, const os_rect *region)
 			memcpy(out->pixels + (size_t)y * (size_t)out->stride,
 			       img->data + (size_t)y * (size_t)img->bytes_per_line, row);
 	} else {
-		convert_rows(img, st->visual, out->pixels, out->stride, 0,
+		os_capture_convert_rows(img, st->visual, out->pixels, out->stride, 0,
 		             img->height);
 	}
 	return out;
 }
 
-/* ---- capture straight into PNG ---------------------------------------- */
-
-/*
- * A first capture goes in horizontal strips through a segment one strip
- * high, each strip copied (or converted) into the conversion buffer and fed
- * to the PNG encoder, which compresses the bands already there on the other
- * cores while the server copies the next strip. Why a small segment: every
- * page of a fresh segment costs the server a page fault on its first write,
- * and in a VM where faults are costly those 2,000 faults were most of a
- * screenshot (a full-screen segment: 25 ms). A strip's segment costs 170
- * faults, paid on the first strip; the buffer it is copied into is mapped
- * in one call (MADV_POPULATE_WRITE), without a fault per page. Each strip
- * costs a round trip (~0.1 ms), hence a few only.
- */
-#define STRIPS 12
-#define STRIP_MIN_ROWS 32
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
-
-struct strips {
-	os_display *d;
-	struct os_capture_state *st;
-	XImage *img;            /* header over the segment, one strip high */
-	os_rect r;
-	int rows;               /* per strip */
-	int done;               /* rows [0, done) are in st->conv */
-	bool trapped;           /* one X error trap over all the strips */
-	bool warm;              /* a whole-screen segment is mapped: no strips */
-};
-
-/* Closes the trap strips_start opened; false on an X error. */
-static bool strips_untrap(struct strips *s)
-{
-	if (!s->trapped)
-		return true;
-	s->trapped = false;
-	return os_x_trap_end(s->d, "XShmGetImage") == 0;
-}
-
-/* Grabs the strip at row y into the segment and copies it into st->conv. */
-static bool strips_grab(struct strips *s, int y)
-{
-	int left = s->r.height - y;
-	int n = left < s->rows ? left : s->rows;
-	os_rect part = {s->r.x, s->r.y + y, s->r.width, n};
-	bool ok = shm_get_rows(s->d, s->st, s->img, &part, 0, n);
-	if ((!ok || y + n == s->r.height) && !strips_untrap(s))
-		return false;
-	if (!ok)
-		return false;
-	/*
-	 * SysV segments have no fault-around: each page would fault on its
-	 * first read (170 faults). The first strip wrote every page of it.
-	 */
-	if (y == 0)
-		madvise(s->st->seg.shmaddr, s->st->seg_size, MADV_POPULATE_READ);
-	const XImage *img = s->img;
-	const Visual *v = s->st->visual;
-	for (int i = 0; i < n; i++)
-		os_pixels_convert_row((const uint8_t *)img->data +
-		                      (size_t)i * (size_t)img->bytes_per_line,
-		                      s->st->conv + (size_t)(y + i) *
-		                      (size_t)s->st->view.stride, img->width,
-		                      img->bits_per_pixel, img->byte_order == MSBFirst,
-		                      (uint32_t)v->red_mask, (uint32_t)v->green_mask,
-		                      (uint32_t)v->blue_mask);
-	s->done = y + n;
-	if (s->done == s->r.height)
-		os_trace("captured");
-	return true;
-}
-
-static bool strips_fill(void *ctx, int *ready)
-{
-	struct strips *s = ctx;
-	if (*ready >= s->done && !strips_grab(s, s->done))
-		return false;
-	*ready = s->done;
-	return true;
-}
-
-/*
- * Points st->view at the conversion buffer, grown to fit r and mapped in
- * one call when it grew (older kernels refuse: then the copy faults).
- */
-static bool strips_view(struct os_capture_state *st, const os_rect *r)
-{
-	size_t need = (size_t)r->width * 4 * (size_t)r->height;
-	if (need > st->conv_cap) {
-		free(st->conv);
-		st->conv_cap = 0;
-		st->conv = malloc(need);
-		if (st->conv == NULL)
-			return os_fail("out of memory for a %dx%d capture", r->width,
-			               r->height);
-		st->conv_cap = need;
-		uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-		uintptr_t a = ((uintptr_t)st->conv + page - 1) & ~(page - 1);
-		uintptr_t e = ((uintptr_t)st->conv + need) & ~(page - 1);
-		if (e > a)
-			madvise((void *)a, e - a, MADV_POPULATE_WRITE);
-	}
-	st->view = (os_image){.width = r->width, .height = r->height,
-	                      .stride = r->width * 4, .pixels = st->conv};
-	return true;
-}
-
-/*
- * Prepares the segment and grabs the first strip, which verifies it; false
- * with s->warm set when a single grab is better, else with os_error() set
- * when SHM cannot be used (the caller falls back).
- */
-static bool strips_start(struct strips *s)
-{
-	struct os_capture_state *st = s->st;
-	/*
-	 * A whole-screen segment used before is mapped on both sides: one
-	 * grab takes ~1.5 ms, less than the round trips and copies of strips.
-	 */
-	s->warm = st->seg_verified && st->shm_img != NULL &&
-	          st->seg_size >= (size_t)st->shm_img->bytes_per_line *
-	                          (size_t)s->r.height;
-	if (s->warm)
-		return false;
-	s->rows = (s->r.height + STRIPS - 1) / STRIPS;
-	if (s->rows < STRIP_MIN_ROWS)
-		s->rows = STRIP_MIN_ROWS;
-	if (s->rows > s->r.height)
-		s->rows = s->r.height;
-	os_rect strip = {s->r.x, s->r.y, s->r.width, s->rows};
-	s->img = shm_prepare(s->d, st, &strip);
-	if (s->img == NULL || !image_supported(s->img) ||
-	    !strips_view(st, &s->r))
-		return false;
-	os_trace("attached");
-	os_x_trap_begin(s->d);
-	s->trapped = true;
-	bool ok = strips_grab(s, 0);
-	os_trace("first-strip");
-	return ok;
-}
-
-/* Both writers: to `path` when not NULL, else to fd. */
-static bool capture_png(os_display *d, const os_rect *region, const char *path,
-                        int fd, const os_png_options *opt)
-{
-	struct os_capture_state *st = capture_state(d);
-	if (st == NULL)
-		return false;
-	struct strips s = {.d = d, .st = st};
-	if (!region_resolve(d, region, &s.r))
-		return false;
-	os_png_feed feed = {strips_fill, &s};
-	os_png_feed *fed = NULL;
-	const os_image *img = NULL;
-	if (st->use_shm) {
-		if (strips_start(&s)) {
-			img = &st->view;
-			fed = &feed;
-		} else if (!s.warm && !shm_give_up(d, st)) {
-			return false;
-		}
-	}
-	if (img == NULL && (img = os_capture_borrow(d, region)) == NULL)
-		return false;
-	bool ok = path != NULL ? os_png_write_file_fed(img, path, opt, fed)
-	                       : os_png_write_fd_fed(img, fd, opt, fed);
-	/* Still open when the encoder gave up before the last strip. */
-	if (s.trapped) {
-		char why[512];
-		snprintf(why, sizeof(why), "%s", os_error());
-		strips_untrap(&s);
-		os_fail("%s", why);
-	}
-	return ok;
-}
-
-bool os_capture_png_file(os_display *d, const os_rect *region,
-                         const char *path, const os_png_options *opt)
-{
-	if (path == NULL || path[0] == '\0')
-		return os_fail("cannot write PNG: empty file name");
-	return capture_png(d, region, path, -1, opt);
-}
-
-bool os_capture_png_fd(os_display *d, const os_rect *region, int fd,
-                       const os_png_options *opt)
-{
-	return capture_png(d, region, NULL, fd, opt);
-}

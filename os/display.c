@@ -9,23 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "os/os-internal.h"
 
-static _Thread_local char os_err_buf[512];
-
-const char *os_error(void)
-{
-	return os_err_buf;
-}
-
-bool os_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(os_err_buf, sizeof(os_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+BASE_ERROR_TEXT(, os_err, os_error, os_fail)
 
 /*
  * Xlib calls the error handler from inside whatever request flushed the

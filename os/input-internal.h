@@ -1,15 +1,15 @@
 /*
- * Private to os/input.c and os/type.c: the input state kept on the display
- * (XTest availability, temporary keymap bindings to undo), keymap
- * snapshots, and the signal guard that keeps keys and the keymap from being
- * left changed when SIGINT/SIGTERM/SIGHUP arrive mid-action.
+ * Private to os/input.c, mouse.c, combo.c, type.c and peer.c: the input
+ * state kept on the display (XTest availability, temporary keymap bindings
+ * to undo), keymap snapshots, and the signal guard that keeps keys and the
+ * keymap from being left changed when SIGINT/SIGTERM/SIGHUP arrive
+ * mid-action.
  */
 #ifndef DESKHAND_OS_INPUT_INTERNAL_H
 #define DESKHAND_OS_INPUT_INTERNAL_H
 
 #include <signal.h>
 #include <stdint.h>
-#include <time.h>
 
 #include "os/keys.h"
 #include "os/os-internal.h"
@@ -83,7 +83,7 @@ struct os_input_state {
 	bool xkb_failed;        /* for this typing call: core protocol */
 	struct os_input_orig orig[256];
 	unsigned long use_epoch[256][2];
-	struct timespec use_time[256][2];
+	int64_t use_time[256][2];   /* base_now_ns */
 	unsigned long epoch;
 	unsigned long handled;
 	struct os_peer peer;
@@ -162,12 +162,21 @@ void os_input_bind_flush(os_display *d);
 /* Marks the keycodes a run of bindings may cross: empty in the keymap. */
 void os_input_mark_spare(os_display *d, const uint8_t *spare, int n);
 /*
+ * The spare keycodes of km (empty, so free to bind) into spare[], at most
+ * 256, marked on d as ones a run of bindings may cross; returns how many.
+ */
+int os_input_spares(os_display *d, const os_keymap *km, uint8_t spare[256]);
+/*
  * Settles every bound keycode (os_input_settle), then writes their
  * original (empty) entries back in one change, syncs and forgets the XKB
  * map (a later call fetches it again: the user may switch layouts). Returns false (os_error) on an X
  * error or a lost connection.
  */
 bool os_input_restore(os_display *d);
+
+/* Syncs so that the events have reached the server; false when the
+ * connection is lost. */
+bool os_input_sync(os_display *d);
 
 /* Sleeps `ms` milliseconds, or less when a guarded signal arrives. */
 void os_input_sleep_ms(int ms);

@@ -1,18 +1,17 @@
 /*
- * os/input — synthetic mouse and keyboard through XTest: pointer motion,
- * buttons, drags and wheel clicks; key combinations pressed in order and
- * released in reverse; the shared pieces of keyboard input (input state on
- * the display, keymap snapshots, temporary spare-keycode bindings and their
- * undoing, the signal guard). Unicode text typing lives in type.c.
+ * os/input — what synthetic input through XTest shares: the input state on
+ * the display, keymap snapshots, temporary spare-keycode bindings and
+ * their undoing once the client has read its keystrokes, and the signal
+ * guard. The mouse lives in mouse.c, key combinations in combo.c, Unicode
+ * text typing in type.c.
  */
 #include <X11/Xlib.h>
 #include <X11/XKBlib.h>
-#include <X11/keysym.h>
 #include <X11/extensions/XTest.h>
-#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "os/input-internal.h"
 
 /* ---- time and signals -------------------------------------------------- */
@@ -58,46 +57,15 @@ void os_input_signals_end(struct os_signal_guard *g)
 		raise(sig);
 }
 
-static struct timespec os_input_now(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t;
-}
-
-static struct timespec os_input_add_ms(struct timespec t, int ms)
-{
-	t.tv_sec += ms / 1000;
-	t.tv_nsec += (long)(ms % 1000) * 1000000L;
-	if (t.tv_nsec >= 1000000000L) {
-		t.tv_sec++;
-		t.tv_nsec -= 1000000000L;
-	}
-	return t;
-}
-
-static bool os_input_before(const struct timespec *a, const struct timespec *b)
-{
-	return a->tv_sec < b->tv_sec ||
-	       (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
-}
-
 /* Returns early only when `interruptible` and a guarded signal arrived. */
-static void sleep_until(const struct timespec *until, bool interruptible)
+static void sleep_until(int64_t until, bool interruptible)
 {
-	for (;;) {
-		int rc = clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, until, NULL);
-		if (rc != EINTR)
-			return;
-		if (interruptible && signal_caught != 0)
-			return;
-	}
+	base_sleep_until(until, interruptible ? &signal_caught : NULL);
 }
 
 void os_input_sleep_ms(int ms)
 {
-	struct timespec until = os_input_add_ms(os_input_now(), ms);
-	sleep_until(&until, true);
+	sleep_until(base_now_ns() + ms * BASE_NS_PER_MS, true);
 }
 
 /* ---- state, keymap, bindings ------------------------------------------- */
@@ -336,7 +304,7 @@ void os_input_epoch_end(os_display *d)
 {
 	struct os_input_state *st = d->input;
 	st->epoch++;
-	struct timespec now = os_input_now();
+	int64_t now = base_now_ns();
 	for (int c = 0; c < 256; c++)
 		for (int col = 0; col < 2; col++)
 			if (st->use_epoch[c][col] == st->epoch)
@@ -354,32 +322,29 @@ static bool peer_wait_idle(os_display *d)
 	 */
 	XSync(d->dpy, False);
 	XSync(d->dpy, False);
-	struct timespec now = os_input_now();
-	struct timespec deadline = os_input_add_ms(now, OS_PEER_WAIT_MS);
-	struct timespec quiet_since = {0, 0};
+	int64_t now = base_now_ns();
+	int64_t deadline = now + OS_PEER_WAIT_MS * BASE_NS_PER_MS;
+	int64_t quiet_since = 0;
 	bool quiet = false;
 	unsigned long long quiet_switches = 0;
-		for (;;) {
+	for (;;) {
 		unsigned long long sw;
 		int idle = os_peer_idle(&st->peer, &sw);
-		now = os_input_now();
+		now = base_now_ns();
 		if (idle < 0)
 			return false;
 		if (idle == 0 || !quiet || sw != quiet_switches) {
 			quiet = idle > 0;
 			quiet_since = now;
 			quiet_switches = sw;
-		} else {
-			struct timespec until = os_input_add_ms(quiet_since, OS_PEER_QUIET_MS);
-			if (!os_input_before(&now, &until))
-				return true;
+		} else if (now >= quiet_since + OS_PEER_QUIET_MS * BASE_NS_PER_MS) {
+			return true;
 		}
-		if (!os_input_before(&now, &deadline))
+		if (now >= deadline)
 			return true;    /* a client that never rests: bounded, go on */
 		/* Keep the server dispatching: its pass flushes the client's output. */
 		XSync(d->dpy, False);
-		struct timespec step = os_input_add_ms(now, 1);
-		sleep_until(&step, false);
+		sleep_until(now + BASE_NS_PER_MS, false);
 	}
 }
 
@@ -404,7 +369,7 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 {
 	struct os_input_state *st = d->input;
 	unsigned long need = 0;
-	struct timespec last = {0, 0};
+	int64_t last = 0;
 	for (int i = 0; i < n; i++) {
 		for (int col = 0; col < 2; col++) {
 			if (!(cols[i] & (1 << col)))
@@ -412,7 +377,7 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 			unsigned long e = st->use_epoch[codes[i]][col];
 			if (e > need)
 				need = e;
-			if (os_input_before(&last, &st->use_time[codes[i]][col]))
+			if (last < st->use_time[codes[i]][col])
 				last = st->use_time[codes[i]][col];
 		}
 	}
@@ -424,8 +389,7 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 		return;
 	}
 	st->have_peer = false;
-	struct timespec until = os_input_add_ms(last, type_guard_ms());
-	sleep_until(&until, false);
+	sleep_until(last + type_guard_ms() * BASE_NS_PER_MS, false);
 }
 
 void os_input_drain(os_display *d)
@@ -465,23 +429,7 @@ bool os_input_restore(os_display *d)
 	return os_x_trap_end(d, "restoring the keymap") == 0;
 }
 
-/* ---- mouse ------------------------------------------------------------- */
-
-static bool mouse_ready(os_display *d)
-{
-	return os_input_state(d) != NULL;
-}
-
-static bool valid_button(os_button b)
-{
-	if (b != OS_BUTTON_LEFT && b != OS_BUTTON_MIDDLE && b != OS_BUTTON_RIGHT &&
-	    b != OS_BUTTON_BACK && b != OS_BUTTON_FORWARD)
-		return os_fail("unknown mouse button %d", (int)b);
-	return true;
-}
-
-/* Syncs so that the events have reached the server before returning. */
-static bool input_sync(os_display *d)
+bool os_input_sync(os_display *d)
 {
 	if (os_display_dead(d))
 		return false;
@@ -489,318 +437,11 @@ static bool input_sync(os_display *d)
 	return !os_display_dead(d);
 }
 
-bool os_mouse_move(os_display *d, int x, int y)
+int os_input_spares(os_display *d, const os_keymap *km, uint8_t spare[256])
 {
-	if (!os_point_on_screen(d, x, y) || !mouse_ready(d))
-		return false;
-	XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
-	return input_sync(d);
+	int n = os_keymap_spare(km, spare, 256);
+	if (n > 256)
+		n = 256;
+	os_input_mark_spare(d, spare, n);
+	return n;
 }
-
-bool os_mouse_click(os_display *d, os_button b, int count)
-{
-	if (!valid_button(b))
-		return false;
-	if (count < 1 || count > 10)
-		return os_fail("click count %d is out of range (1..10)", count);
-	if (!mouse_ready(d))
-		return false;
-	/*
-	 * All pairs go out in one burst: the server stamps them within the same
-	 * few milliseconds, well inside any toolkit's multi-click interval.
-	 */
-	for (int i = 0; i < count; i++) {
-		XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
-		XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
-	}
-	return input_sync(d);
-}
-
-bool os_mouse_button(os_display *d, os_button b, bool down)
-{
-	if (!valid_button(b) || !mouse_ready(d))
-		return false;
-	XTestFakeButtonEvent(d->dpy, (unsigned)b, down ? True : False, CurrentTime);
-	return input_sync(d);
-}
-
-#define DRAG_STEPS 12
-#define DRAG_STEP_MS 4
-
-bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
-{
-	int xy[4] = {x1, y1, x2, y2};
-	return os_mouse_drag_path(d, xy, 2, b);
-}
-
-/* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
-static bool drag_segment(os_display *d, int x0, int y0, int x1, int y1)
-{
-	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
-		os_input_sleep_ms(DRAG_STEP_MS);
-		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
-		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
-		XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
-		XFlush(d->dpy);
-	}
-	return os_input_signal_caught() == 0;
-}
-
-bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
-{
-	if (n < 2 || n > 1024)
-		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
-	if (!valid_button(b))
-		return false;
-	for (int k = 0; k < n; k++)
-		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
-			return false;
-	if (!mouse_ready(d))
-		return false;
-	struct os_signal_guard g;
-	os_input_signals_begin(&g);
-	XTestFakeMotionEvent(d->dpy, d->screen, xy[0], xy[1], CurrentTime);
-	XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
-	XFlush(d->dpy);
-	/*
-	 * Toolkits start a drag after the pointer has moved a few pixels with
-	 * the button held; several paced steps per segment also let them
-	 * scroll or highlight on the way, as with a hand on the mouse.
-	 */
-	for (int k = 1; k < n; k++)
-		if (!drag_segment(d, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]))
-			break;
-	/* Released even when interrupted: a button is never left held. */
-	XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
-	bool ok = input_sync(d);
-	int sig = os_input_signal_caught();
-	os_input_signals_end(&g);
-	if (ok && sig != 0)
-		return os_fail("drag interrupted by signal %d", sig);
-	return ok;
-}
-
-bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)
-{
-	static const unsigned buttons[] = {
-		[OS_SCROLL_UP] = 4, [OS_SCROLL_DOWN] = 5,
-		[OS_SCROLL_LEFT] = 6, [OS_SCROLL_RIGHT] = 7,
-	};
-	if ((int)dir < 0 || (int)dir > OS_SCROLL_RIGHT)
-		return os_fail("unknown scroll direction %d", (int)dir);
-	if (amount < 1 || amount > 1000)
-		return os_fail("scroll amount %d is out of range (1..1000)", amount);
-	if (!mouse_ready(d))
-		return false;
-	for (int i = 0; i < amount; i++) {
-		XTestFakeButtonEvent(d->dpy, buttons[dir], True, CurrentTime);
-		XTestFakeButtonEvent(d->dpy, buttons[dir], False, CurrentTime);
-	}
-	return input_sync(d);
-}
-
-/* ---- key combinations -------------------------------------------------- */
-
-/* One key to press: its keycode, and whether Shift must be held for it. */
-struct combo_key {
-	uint8_t code;
-	bool shift;
-};
-
-/*
- * The keys for a combination, in press order, Shift inserted before a key
- * that sits in the shifted column (xdotool's "ctrl++" is ctrl+shift+equal)
- * unless Shift is already held. Keysyms missing from the keymap are bound to
- * spare keycodes when `allow_bind`; the caller restores them.
- */
-static bool combo_keys(os_display *d, const os_combo *c, bool allow_bind,
-                       uint8_t *press, int *npress)
-{
-	struct os_input_state *st = os_input_state(d);
-	if (st == NULL)
-		return false;
-	if (c->count < 1 || c->count > OS_COMBO_MAX)
-		return os_fail("empty key combination");
-	os_keymap km;
-	if (!os_input_keymap(d, &km))
-		return false;
-	uint8_t spare[256];
-	int nspare = os_keymap_spare(&km, spare, 256);
-	if (nspare > 256)
-		nspare = 256;
-	os_input_mark_spare(d, spare, nspare);
-	int used_spare = 0;
-	bool ok = false;
-	bool shift_held = false;
-	int n = 0;
-	for (int i = 0; i < c->count; i++) {
-		uint32_t ks = c->keysyms[i];
-		bool shift = false;
-		int code = os_keymap_find(&km, ks, &shift);
-		if (code == 0) {
-			if (!allow_bind) {
-				os_fail("key 0x%x is not in the keymap; holding or releasing "
-				        "it needs a key of the keymap", ks);
-				goto out;
-			}
-			if (used_spare >= nspare) {
-				os_fail("key 0x%x is not in the keymap and no unused keycode "
-				        "is left to bind it to", ks);
-				goto out;
-			}
-			code = spare[used_spare++];
-			uint32_t syms[2] = {ks, ks};
-			os_input_bind(d, (uint8_t)code, syms);
-			shift = false;
-		}
-		if (shift && !shift_held) {
-			if (st->shift_code == 0) {
-				os_fail("the keymap has no Shift key for key 0x%x", ks);
-				goto out;
-			}
-			press[n++] = (uint8_t)st->shift_code;
-			shift_held = true;
-		}
-		if (ks == XK_Shift_L || ks == XK_Shift_R) {
-			if (shift_held && code == st->shift_code)
-				continue;   /* already down for an earlier key */
-			shift_held = true;
-		}
-		press[n++] = (uint8_t)code;
-	}
-	*npress = n;
-	ok = true;
-out:
-	if (used_spare > 0)
-		os_input_bind_flush(d);
-	free((void *)km.syms);
-	if (used_spare > 0) {
-		/* Bindings must be in place before the first press reaches a client. */
-		XSync(d->dpy, False);
-		os_input_find_peer(d);
-	}
-	return ok;
-}
-
-static void mark_used(os_display *d, const uint8_t *codes, int n)
-{
-	for (int i = 0; i < n; i++)
-		if (d->input->bound[codes[i]]) {
-			os_input_used(d, codes[i], 0);
-			os_input_used(d, codes[i], 1);
-		}
-	os_input_epoch_end(d);
-}
-
-static void release_reverse(os_display *d, const uint8_t *press, int n)
-{
-	for (int i = n - 1; i >= 0; i--)
-		XTestFakeKeyEvent(d->dpy, press[i], False, CurrentTime);
-}
-
-/* Shared by combo and hold: press all, wait hold_ms, release in reverse. */
-static bool key_press_release(os_display *d, const os_combo *c, int hold_ms)
-{
-	uint8_t press[2 * OS_COMBO_MAX];
-	int n = 0;
-	struct os_signal_guard g;
-	os_input_signals_begin(&g);
-	bool ok = combo_keys(d, c, true, press, &n);
-	if (ok) {
-		for (int i = 0; i < n; i++)
-			XTestFakeKeyEvent(d->dpy, press[i], True, CurrentTime);
-		if (hold_ms > 0) {
-			XFlush(d->dpy);
-			os_input_sleep_ms(hold_ms);
-		}
-		release_reverse(d, press, n);
-		ok = input_sync(d);
-		mark_used(d, press, n);
-	}
-	bool restored = os_input_restore(d);
-	int sig = os_input_signal_caught();
-	os_input_signals_end(&g);
-	if (ok && !restored)
-		return false;
-	if (ok && sig != 0)
-		return os_fail("interrupted by signal %d", sig);
-	return ok;
-}
-
-bool os_key_combo(os_display *d, const os_combo *c)
-{
-	return key_press_release(d, c, 0);
-}
-
-bool os_key_hold(os_display *d, const os_combo *c, int ms)
-{
-	if (ms < 0)
-		return os_fail("hold time %d ms is negative", ms);
-	return key_press_release(d, c, ms);
-}
-
-bool os_key_down(os_display *d, const os_combo *c)
-{
-	uint8_t press[2 * OS_COMBO_MAX];
-	int n = 0;
-	if (!combo_keys(d, c, false, press, &n))
-		return false;
-	for (int i = 0; i < n; i++)
-		XTestFakeKeyEvent(d->dpy, press[i], True, CurrentTime);
-	return input_sync(d);
-}
-
-bool os_key_up(os_display *d, const os_combo *c)
-{
-	uint8_t press[2 * OS_COMBO_MAX];
-	int n = 0;
-	if (!combo_keys(d, c, false, press, &n))
-		return false;
-	release_reverse(d, press, n);
-	return input_sync(d);
-}
-
-/* ---- parsing ----------------------------------------------------------- */
-
-bool os_key_parse(const char *text, os_combo *out)
-{
-	memset(out, 0, sizeof(*out));
-	size_t len = strlen(text);
-	if (len == 0)
-		return os_fail("empty key combination");
-	size_t i = 0;
-	while (i < len) {
-		size_t start = i, end;
-		if (text[i] == '+') {
-			end = i + 1;    /* a '+' where a name starts is the key itself */
-		} else {
-			end = i;
-			while (end < len && text[end] != '+')
-				end++;
-		}
-		char part[64];
-		if (end - start >= sizeof(part))
-			return os_fail("key name '%.*s...' in '%s' is too long", 20,
-			               text + start, text);
-		memcpy(part, text + start, end - start);
-		part[end - start] = '\0';
-		uint32_t ks = os_keysym_from_name(part);
-		if (ks == 0)
-			return os_fail("unknown key name '%s' in '%s'", part, text);
-		if (out->count == OS_COMBO_MAX)
-			return os_fail("too many keys in '%s' (at most %d)", text,
-			               OS_COMBO_MAX);
-		out->keysyms[out->count++] = ks;
-		i = end;
-		if (i == len)
-			break;
-		if (text[i] != '+')
-			return os_fail("expected '+' after '%s' in '%s'", part, text);
-		i++;
-		if (i == len)
-			return os_fail("'%s' ends with '+' but no key after it "
-			               "(write ctrl++ or ctrl+plus for the plus key)", text);
-	}
-	return true;
-}
-

@@ -49,8 +49,21 @@ bool os_display_dead(os_display *d);
  * (X-Resource; clients on this machine); 0 when unknown. */
 int os_x_window_pid(os_display *d, Window w);
 
+/* The input focus as the server has it: a window, PointerRoot or None
+ * (read inside a trap: a failure reads as None). */
+Window os_x_focus(os_display *d);
+
 /* Checks that (x,y) lies on the root window; sets os_error() otherwise. */
 bool os_point_on_screen(os_display *d, int x, int y);
+
+/*
+ * os/image.c: maps the pages of [p, p + len) in one call (readable, or
+ * writable when `write`), where touching them one by one would cost a
+ * page fault per 4 KiB: memory the X server has just written into a fresh
+ * shared segment, or a fresh buffer about to be filled (in a VM each
+ * fault is costly: ~2,000 for a 1920x1080 capture). Best effort.
+ */
+void os_mem_populate(const void *p, size_t len, bool write);
 
 /*
  * Rows of an image that arrive over time: a capture in strips, so that the

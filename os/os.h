@@ -13,6 +13,9 @@
  * Error convention: functions that can fail return false or NULL and leave a
  * human-readable reason in os_error() (per thread, valid until the next os_
  * call on that thread). Nothing here ever exits the process or prints.
+ *
+ * May call: base/, Xlib and its extensions (XTest, XShm, RandR, XKB,
+ * X-Resource), libxkbcommon's keysym tables, libpng, zlib, ISA-L.
  */
 #ifndef DESKHAND_OS_H
 #define DESKHAND_OS_H
@@ -303,16 +306,6 @@ bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms);
  * (Tab). Fails with os_error() naming the first bad byte or character.
  */
 bool os_type_check(const char *utf8, size_t len);
-/*
- * One strict UTF-8 sequence at s, of the n bytes there: its length (1..4)
- * with the code point in *cp, or 0 when it is not valid UTF-8 (overlong, a
- * surrogate, above U+10FFFF, truncated, or n == 0). The project's one
- * decoder: os/ types and reads window titles with it, vision/ reads OCR
- * text, agent/ checks the text of models and tools.
- */
-size_t os_utf8_next(const char *s, size_t n, uint32_t *cp);
-/* Encodes one code point (<= U+10FFFF) as UTF-8 into buf[4]; returns bytes. */
-int os_utf8_encode(uint32_t cp, char buf[4]);
 
 /* ---- windows ------------------------------------------------------- */
 

@@ -14,11 +14,10 @@
 #include <X11/Xlib.h>
 #include <X11/extensions/XRes.h>
 #include <limits.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "os/os-internal.h"
 
 #define MAX_DEPTH 32
@@ -111,11 +110,7 @@ size_t os_keys_owners(os_display *d, int *pids, size_t max)
 	size_t n = 0;
 	if (os_display_dead(d))
 		return 0;
-	Window focus = None;
-	int revert;
-	os_x_trap_begin(d);
-	XGetInputFocus(d->dpy, &focus, &revert);
-	os_x_trap_end(d, "reading the input focus");
+	Window focus = os_x_focus(d);
 	if (focus == PointerRoot || focus == None || focus == d->root) {
 		/* Keys follow the pointer: they reach whatever is under it. */
 		int x, y;
@@ -145,21 +140,11 @@ size_t os_keys_owners(os_display *d, int *pids, size_t max)
 
 #define MAX_CLIENTS 512
 
-/* pid's parent, from /proc/PID/stat (after the name, which may hold ')'); 0: unknown. */
+/* pid's parent; 0: unknown. */
 static int parent_of(int pid)
 {
-	char path[64], stat[512];
-	snprintf(path, sizeof(path), "/proc/%d/stat", pid);
-	FILE *f = fopen(path, "re");
-	size_t n = f != NULL ? fread(stat, 1, sizeof(stat) - 1, f) : 0;
-	if (f != NULL)
-		fclose(f);
-	stat[n] = '\0';
-	char *end = strrchr(stat, ')');
-	int ppid = 0;
-	if (end == NULL || sscanf(end + 1, " %*c %d", &ppid) != 1)
-		ppid = 0;
-	return ppid;
+	base_proc_info pi;
+	return base_proc_stat(pid, &pi) ? pi.ppid : 0;
 }
 
 /* The nearest ancestor of this process that is a client of d; 0: none. */

@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "os/input-internal.h"
 
 struct diag {
@@ -165,14 +166,8 @@ static bool is_relay(int pid)
 	                                     "x11vnc", "Xephyr"};
 	char path[64], comm[64];
 	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (base_read_small(AT_FDCWD, path, comm, sizeof(comm)) <= 0)
 		return true;
-	ssize_t n = read(fd, comm, sizeof(comm) - 1);
-	close(fd);
-	if (n <= 0)
-		return true;
-	comm[n] = '\0';
 	comm[strcspn(comm, "\n")] = '\0';
 	for (size_t i = 0; i < sizeof(relays) / sizeof(relays[0]); i++)
 		if (strcmp(comm, relays[i]) == 0)
@@ -331,14 +326,8 @@ static bool threads_scan(int pid, bool *busy, unsigned long long *switches)
 			continue;
 		char name[300], buf[2048];
 		snprintf(name, sizeof(name), "%s/status", de->d_name);
-		int fd = openat(dirfd(dir), name, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
+		if (base_read_small(dirfd(dir), name, buf, sizeof(buf)) <= 0)
 			continue;
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
 		const char *st = strstr(buf, "\nState:");
 		if (st != NULL) {
 			st += strlen("\nState:");

@@ -7,8 +7,8 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
 
+#include "base/base.h"
 #include "os/os.h"
 
 void os_trace(const char *what)
@@ -20,8 +20,7 @@ void os_trace(const char *what)
 	}
 	if (!on)
 		return;
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	fprintf(stderr, "deskhand-trace %s %lld.%09ld\n", what, (long long)t.tv_sec,
-	        t.tv_nsec);
+	int64_t t = base_now_ns();
+	fprintf(stderr, "deskhand-trace %s %lld.%09lld\n", what, (long long)(t / 1000000000),
+	        (long long)(t % 1000000000));
 }

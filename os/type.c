@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "os/input-internal.h"
 
 /* Decodes and checks the text; on success *out is malloc'ed (caller frees). */
@@ -228,7 +229,7 @@ static bool run_plan_guarded(os_display *d, const os_type_plan *plan, int delay_
 	size_t typed = 0;
 	bool ok = run_plan(d, plan, delay_ms, &typed);
 	os_trace("typed");
-	char reason[512];
+	char reason[sizeof(base_error_text)];
 	if (!ok)
 		snprintf(reason, sizeof(reason), "%s", os_error());
 	bool restored = os_input_restore(d);
@@ -277,10 +278,7 @@ static bool type_codepoints(os_display *d, const uint32_t *cps, size_t n, int de
 		return false;
 	os_trace("keymap");
 	uint8_t spare[256];
-	int nspare = os_keymap_spare(&km, spare, 256);
-	if (nspare > 256)
-		nspare = 256;
-	os_input_mark_spare(d, spare, nspare);
+	int nspare = os_input_spares(d, &km, spare);
 	os_type_plan plan = {0};
 	bool ok = os_type_plan_make(&km, spare, nspare, cps, n, &plan);
 	os_trace("plan");

@@ -12,8 +12,8 @@
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/base.h"
 #include "os/os-internal.h"
 
 enum {
@@ -118,11 +118,11 @@ static char *text_to_utf8(const unsigned char *s, size_t n, bool latin1)
 	size_t o = 0;
 	for (size_t i = 0; i < end;) {
 		if (latin1) {
-			o += (size_t)os_utf8_encode(s[i++], out + o);
+			o += (size_t)base_utf8_encode(s[i++], out + o);
 			continue;
 		}
 		uint32_t cp;
-		size_t l = os_utf8_next((const char *)s + i, end - i, &cp);
+		size_t l = base_utf8_next((const char *)s + i, end - i, &cp);
 		if (l == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3;
@@ -343,14 +343,20 @@ static Window *ewmh_windows(os_display *d, const Atom *a, size_t *n)
 	return out;
 }
 
-/* The focused window when no manager says which is active. */
-static Window focus_window(os_display *d)
+Window os_x_focus(os_display *d)
 {
-	Window focus = 0;
+	Window focus = None;
 	int revert;
 	os_x_trap_begin(d);
 	XGetInputFocus(d->dpy, &focus, &revert);
 	os_x_trap_end(d, "reading the input focus");
+	return focus;
+}
+
+/* The focused window when no manager says which is active. */
+static Window focus_window(os_display *d)
+{
+	Window focus = os_x_focus(d);
 	return focus == PointerRoot ? 0 : focus;
 }
 
@@ -457,7 +463,7 @@ bool os_window_activate(os_display *d, uint32_t id)
 			return false;
 		if (now == w)
 			return true;
-		nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+		base_sleep_ms(10, NULL);
 	}
 	return os_fail("the window manager did not activate window 0x%x within "
 	               "5 seconds", id);

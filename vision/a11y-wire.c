@@ -1,7 +1,9 @@
 /*
  * The AT-SPI2 calls of one tree read, several in flight at once (see
- * a11y-wire.h). The interfaces are the documented org.a11y.atspi ones
- * (Accessible, Component, Text, Value, Cache).
+ * a11y-wire.h): the read's nodes, sending and answering its calls, the
+ * toolkit's cache, and the read's start and end. What the walk asks of a
+ * node is a11y-wire-ask.c's. The interfaces are the documented
+ * org.a11y.atspi ones (Accessible, Component, Text, Value, Cache).
  */
 #include "config.h"
 
@@ -12,82 +14,19 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "vision/a11y-wire.h"
-
-#define IF_ACC "org.a11y.atspi.Accessible"
-#define IF_COMP "org.a11y.atspi.Component"
-#define IF_TEXT "org.a11y.atspi.Text"
-#define IF_VALUE "org.a11y.atspi.Value"
-#define IF_PROPS "org.freedesktop.DBus.Properties"
-#define ROOT_PATH "/org/a11y/atspi/accessible/root"
-#define NULL_PATH "/org/a11y/atspi/null"
-/* A toolkit's cache bigger than this is read only this far. */
-#define WIRE_ITEMS_MAX 20000
-/* A node with more children than this keeps no list of them here: they
- * are asked one by one (and an application's count is not an allocation). */
-#define WIRE_KIDS_MAX 4096
-/* Child slots of all lists of one read: past it a node keeps only the
- * children linked (20,000 cached parents claiming 4,096 children each
- * would otherwise cost 320 MB). */
-#define WIRE_SLOTS_MAX (1 << 20)
-/* Box coordinates and sizes are clamped to this, so that the walk's sums
- * (x + width, plus a window's offset) stay within an int. */
-#define WIRE_COORD_MAX (1 << 28)
-
-enum { KID_UNKNOWN = -1, KID_NONE = -2 }; /* a child not asked yet; asked, none */
-enum { HAS_COMP = 1, HAS_TEXT = 2, HAS_VALUE = 4, IFACES_KNOWN = 8 };
-
-/* A call sent: libdbus's pending call, or in a detached read the reply
- * the answering function gave at once (see a11y_wire_new_detached). */
-typedef struct wcall {
-	DBusPendingCall *pending;
-	DBusMessage *reply;
-} wcall;
-
-typedef struct wnode {
-	char *key;       /* "bus path": the table's key, owned */
-	const char *bus; /* into key */
-	const char *path;
-	char *name;      /* NULL until known */
-	uint32_t states[2];
-	int role;
-	int count;       /* children; -1 unknown */
-	int *kids;       /* count entries (KID_*, or a node); NULL: none known */
-	GHashTable *far; /* the same for a node of more than WIRE_KIDS_MAX children */
-	bool props;      /* role, name, states and count known */
-	bool box_known;
-	bool has_box;
-	bool box_failed; /* the box call had no answer: no Component (or no time) */
-	unsigned ifaces;
-	os_rect box;
-	wcall *box_call;
-	wcall *kids_call; /* GetChildren sent ahead */
-} wnode;
-
-struct a11y_wire {
-	DBusConnection *app_conn; /* to the application (its own socket when libatspi has one) */
-	DBusConnection *bus_conn; /* the accessibility bus, for nodes of other applications */
-	char *bus;                /* the application's unique name */
-	struct timespec deadline;
-	wnode *nodes;
-	int count, cap;
-	GHashTable *index;        /* key -> node number + 1 */
-	int calls;
-	int slots;                /* child slots allocated (WIRE_SLOTS_MAX) */
-	a11y_wire_answer_fn *answer_fn; /* detached: answers every call */
-	void *answer_ctx;
-};
+#include "base/base.h"
+#include "vision/a11y-wire-internal.h"
 
 /* ---- nodes ---------------------------------------------------------- */
 
 /*
  * The node of (bus, path), added when new; -1 when out of memory, for
- * NULL_PATH or for a bus name that is not one (libdbus aborts the process
+ * WIRE_NULL_PATH or for a bus name that is not one (libdbus aborts the process
  * when a call is addressed to it, and the name is the application's).
  */
 static int node_of(a11y_wire *w, const char *bus, const char *path)
 {
-	if (strcmp(path, NULL_PATH) == 0 || !dbus_validate_bus_name(bus, NULL))
+	if (strcmp(path, WIRE_NULL_PATH) == 0 || !dbus_validate_bus_name(bus, NULL))
 		return -1;
 	char *key = g_strconcat(bus, " ", path, NULL);
 	gpointer found = g_hash_table_lookup(w->index, key);
@@ -97,7 +36,7 @@ static int node_of(a11y_wire *w, const char *bus, const char *path)
 	}
 	if (w->count == w->cap) {
 		int cap = w->cap ? w->cap * 2 : 256;
-		wnode *nodes = realloc(w->nodes, (size_t)cap * sizeof(*nodes));
+		a11y_wnode *nodes = realloc(w->nodes, (size_t)cap * sizeof(*nodes));
 		if (nodes == NULL) {
 			g_free(key);
 			return -1;
@@ -105,15 +44,15 @@ static int node_of(a11y_wire *w, const char *bus, const char *path)
 		w->nodes = nodes;
 		w->cap = cap;
 	}
-	wnode *nd = &w->nodes[w->count];
-	*nd = (wnode){.key = key, .bus = key, .path = key + strlen(bus) + 1, .count = -1};
+	a11y_wnode *nd = &w->nodes[w->count];
+	*nd = (a11y_wnode){.key = key, .bus = key, .path = key + strlen(bus) + 1, .count = -1};
 	key[strlen(bus)] = '\0'; /* bus and path in one allocation: "bus\0path" */
 	char *hkey = g_strconcat(bus, " ", path, NULL);
 	g_hash_table_insert(w->index, hkey, GINT_TO_POINTER(w->count + 1));
 	return w->count++;
 }
 
-static void call_drop(wcall *c)
+static void call_drop(a11y_wcall *c)
 {
 	if (c == NULL)
 		return;
@@ -126,7 +65,7 @@ static void call_drop(wcall *c)
 	free(c);
 }
 
-static void node_free(wnode *nd)
+static void node_free(a11y_wnode *nd)
 {
 	call_drop(nd->box_call);
 	call_drop(nd->kids_call);
@@ -139,23 +78,14 @@ static void node_free(wnode *nd)
 
 /* ---- calls ---------------------------------------------------------- */
 
-static long ms_left(const a11y_wire *w)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (w->deadline.tv_sec - now.tv_sec) * 1000L +
-	       (w->deadline.tv_nsec - now.tv_nsec) / 1000000L;
-}
-
-static DBusMessage *msg_new(const wnode *nd, const char *iface, const char *member)
+DBusMessage *a11y_wire_msg_new(const a11y_wnode *nd, const char *iface, const char *member)
 {
 	return dbus_message_new_method_call(nd->bus, nd->path, iface, member);
 }
 
-/* A property's Get. */
-static DBusMessage *msg_get(const wnode *nd, const char *iface, const char *prop)
+DBusMessage *a11y_wire_msg_get(const a11y_wnode *nd, const char *iface, const char *prop)
 {
-	DBusMessage *m = msg_new(nd, IF_PROPS, "Get");
+	DBusMessage *m = a11y_wire_msg_new(nd, WIRE_IF_PROPS, "Get");
 	if (m != NULL && !dbus_message_append_args(m, DBUS_TYPE_STRING, &iface, DBUS_TYPE_STRING,
 	                                           &prop, DBUS_TYPE_INVALID)) {
 		dbus_message_unref(m);
@@ -164,15 +94,14 @@ static DBusMessage *msg_get(const wnode *nd, const char *iface, const char *prop
 	return m;
 }
 
-/* Sends m (consumed) to nd; NULL when past the deadline or out of memory. */
-static wcall *send(a11y_wire *w, const wnode *nd, DBusMessage *m)
+a11y_wcall *a11y_wire_send(a11y_wire *w, const a11y_wnode *nd, DBusMessage *m)
 {
-	wcall *call = m != NULL ? calloc(1, sizeof(*call)) : NULL;
+	a11y_wcall *call = m != NULL ? calloc(1, sizeof(*call)) : NULL;
 	if (call != NULL && w->answer_fn != NULL) {
 		dbus_message_set_serial(m, (dbus_uint32_t)w->calls + 1); /* as sending would */
 		call->reply = w->answer_fn(w->answer_ctx, m);
 	} else if (call != NULL) {
-		long left = ms_left(w);
+		long left = base_ms_until(w->deadline);
 		DBusConnection *c = strcmp(nd->bus, w->bus) == 0 ? w->app_conn : w->bus_conn;
 		if (left <= 0 || !dbus_connection_send_with_reply(c, m, &call->pending, (int)left))
 			call->pending = NULL;
@@ -189,7 +118,7 @@ static wcall *send(a11y_wire *w, const wnode *nd, DBusMessage *m)
 }
 
 /* c's answer (c consumed); NULL for none, an error or a time-out. */
-static DBusMessage *answer(wcall *c)
+DBusMessage *a11y_wire_answer(a11y_wcall *c)
 {
 	if (c == NULL)
 		return NULL;
@@ -208,7 +137,7 @@ static DBusMessage *answer(wcall *c)
 }
 
 /* The first argument of r (unreffed) as a basic value of `type`, through a variant. */
-static bool arg_basic(DBusMessage *r, int type, void *out)
+bool a11y_wire_arg_basic(DBusMessage *r, int type, void *out)
 {
 	if (r == NULL)
 		return false;
@@ -231,8 +160,7 @@ static bool arg_basic(DBusMessage *r, int type, void *out)
 	return ok;
 }
 
-/* A reference (so) at `it` as a node; -1 for the null object or another type. */
-static int ref_at(a11y_wire *w, DBusMessageIter *it)
+int a11y_wire_ref_at(a11y_wire *w, DBusMessageIter *it)
 {
 	if (dbus_message_iter_get_arg_type(it) != DBUS_TYPE_STRUCT)
 		return -1;
@@ -250,8 +178,7 @@ static int ref_at(a11y_wire *w, DBusMessageIter *it)
 	return node_of(w, bus[0] ? bus : w->bus, path);
 }
 
-/* The reply's single reference (unreffed); -1 for none. */
-static int arg_ref(a11y_wire *w, DBusMessage *r)
+int a11y_wire_arg_ref(a11y_wire *w, DBusMessage *r)
 {
 	if (r == NULL)
 		return -1;
@@ -262,7 +189,7 @@ static int arg_ref(a11y_wire *w, DBusMessage *r)
 			dbus_message_iter_recurse(&it, &v);
 			it = v;
 		}
-		n = ref_at(w, &it);
+		n = a11y_wire_ref_at(w, &it);
 	}
 	dbus_message_unref(r);
 	return n;
@@ -270,7 +197,7 @@ static int arg_ref(a11y_wire *w, DBusMessage *r)
 
 /* ---- the toolkit's cache ------------------------------------------ */
 
-static void read_states(DBusMessageIter *it, uint32_t states[2])
+void a11y_wire_read_states(DBusMessageIter *it, uint32_t states[2])
 {
 	DBusMessageIter a;
 	states[0] = states[1] = 0;
@@ -286,32 +213,31 @@ static void read_states(DBusMessageIter *it, uint32_t states[2])
 static unsigned read_ifaces(DBusMessageIter *it)
 {
 	DBusMessageIter a;
-	unsigned f = IFACES_KNOWN;
+	unsigned f = WIRE_IFACES_KNOWN;
 	dbus_message_iter_recurse(it, &a);
 	while (dbus_message_iter_get_arg_type(&a) == DBUS_TYPE_STRING) {
 		const char *s;
 		dbus_message_iter_get_basic(&a, &s);
-		f |= strcmp(s, IF_COMP) == 0 ? HAS_COMP : strcmp(s, IF_TEXT) == 0 ? HAS_TEXT
-		   : strcmp(s, IF_VALUE) == 0 ? HAS_VALUE : 0;
+		f |= strcmp(s, WIRE_IF_COMP) == 0 ? WIRE_HAS_COMP : strcmp(s, WIRE_IF_TEXT) == 0 ? WIRE_HAS_TEXT
+		   : strcmp(s, WIRE_IF_VALUE) == 0 ? WIRE_HAS_VALUE : 0;
 		dbus_message_iter_next(&a);
 	}
 	return f;
 }
 
-static int kid_get(const wnode *p, int i)
+int a11y_wire_kid_get(const a11y_wnode *p, int i)
 {
 	if (p->kids != NULL)
 		return p->kids[i];
 	gpointer v = p->far ? g_hash_table_lookup(p->far, GINT_TO_POINTER(i + 1)) : NULL;
-	return v != NULL ? GPOINTER_TO_INT(v) - 3 : KID_UNKNOWN;
+	return v != NULL ? GPOINTER_TO_INT(v) - 3 : WIRE_KID_UNKNOWN;
 }
 
-/* Records child `index` of `parent`: node n, or KID_NONE. */
-static void link_kid(a11y_wire *w, int parent, int index, int n)
+void a11y_wire_link_kid(a11y_wire *w, int parent, int index, int n)
 {
 	if (parent < 0 || index < 0)
 		return;
-	wnode *p = &w->nodes[parent];
+	a11y_wnode *p = &w->nodes[parent];
 	if (p->count <= 0 || index >= p->count)
 		return;
 	if (p->count > WIRE_KIDS_MAX || (p->kids == NULL && p->count > WIRE_SLOTS_MAX - w->slots)) {
@@ -327,7 +253,7 @@ static void link_kid(a11y_wire *w, int parent, int index, int n)
 			return;
 		w->slots += p->count;
 		for (int i = 0; i < p->count; i++)
-			p->kids[i] = KID_UNKNOWN;
+			p->kids[i] = WIRE_KID_UNKNOWN;
 	}
 	p->kids[index] = n;
 }
@@ -343,13 +269,13 @@ static bool cache_item(a11y_wire *w, DBusMessageIter *item, int *n, int *parent,
 		return false;
 	DBusMessageIter s;
 	dbus_message_iter_recurse(item, &s);
-	*n = ref_at(w, &s);
+	*n = a11y_wire_ref_at(w, &s);
 	dbus_message_iter_next(&s); /* the application */
 	dbus_message_iter_next(&s);
-	*parent = ref_at(w, &s);
+	*parent = a11y_wire_ref_at(w, &s);
 	if (*n < 0)
 		return true;
-	wnode *nd = &w->nodes[*n];
+	a11y_wnode *nd = &w->nodes[*n];
 	const char *name;
 	dbus_uint32_t role;
 	dbus_message_iter_next(&s);
@@ -364,7 +290,7 @@ static bool cache_item(a11y_wire *w, DBusMessageIter *item, int *n, int *parent,
 	dbus_message_iter_get_basic(&s, &role);
 	dbus_message_iter_next(&s);
 	dbus_message_iter_next(&s); /* the description */
-	read_states(&s, nd->states);
+	a11y_wire_read_states(&s, nd->states);
 	free(nd->name);
 	nd->name = strdup(name);
 	nd->role = (int)role;
@@ -376,8 +302,8 @@ static bool cache_item(a11y_wire *w, DBusMessageIter *item, int *n, int *parent,
 /* Reads the toolkit's cache; an application without one leaves the table as it was. */
 static void read_cache(a11y_wire *w)
 {
-	wnode *root = &w->nodes[0];
-	DBusMessage *r = answer(send(w, root, dbus_message_new_method_call(
+	a11y_wnode *root = &w->nodes[0];
+	DBusMessage *r = a11y_wire_answer(a11y_wire_send(w, root, dbus_message_new_method_call(
 		root->bus, "/org/a11y/atspi/cache", "org.a11y.atspi.Cache", "GetItems")));
 	DBusMessageIter it, a;
 	if (r == NULL || !dbus_message_iter_init(r, &it) ||
@@ -396,7 +322,7 @@ static void read_cache(a11y_wire *w)
 	/* Parents' counts are all known now: place each child. */
 	for (int i = 0; i < k; i++)
 		if (links[3 * i] >= 0 && links[3 * i + 1] >= 0)
-			link_kid(w, links[3 * i + 1], links[3 * i + 2], links[3 * i]);
+			a11y_wire_link_kid(w, links[3 * i + 1], links[3 * i + 2], links[3 * i]);
 	free(links);
 out:
 	if (r != NULL)
@@ -408,7 +334,7 @@ static a11y_wire *wire_start(a11y_wire *w, const char *bus, bool cache)
 {
 	w->bus = strdup(bus);
 	w->index = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
-	if (w->bus == NULL || node_of(w, w->bus, ROOT_PATH) != 0) {
+	if (w->bus == NULL || node_of(w, w->bus, WIRE_ROOT_PATH) != 0) {
 		a11y_wire_destroy(w);
 		return NULL;
 	}
@@ -417,7 +343,7 @@ static a11y_wire *wire_start(a11y_wire *w, const char *bus, bool cache)
 	return w;
 }
 
-a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache)
+a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, bool cache)
 {
 	a11y_wire *w = calloc(1, sizeof(*w));
 	if (w == NULL)
@@ -425,7 +351,7 @@ a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, 
 	AtspiApplication *a = app->parent.app;
 	w->bus_conn = dbus_connection_ref(atspi_get_a11y_bus());
 	w->app_conn = dbus_connection_ref(a != NULL && a->bus != NULL ? a->bus : w->bus_conn);
-	w->deadline = *deadline;
+	w->deadline = deadline;
 	return wire_start(w, a != NULL && a->bus_name != NULL ? a->bus_name : "", cache);
 }
 
@@ -472,334 +398,6 @@ int a11y_wire_root(const a11y_wire *w)
 int a11y_wire_calls(const a11y_wire *w)
 {
 	return w->calls;
-}
-
-/* ---- properties ----------------------------------------------------- */
-
-static void states_from(DBusMessage *r, uint32_t states[2])
-{
-	DBusMessageIter it;
-	states[0] = states[1] = 0;
-	if (r != NULL && dbus_message_iter_init(r, &it))
-		read_states(&it, states);
-	if (r != NULL)
-		dbus_message_unref(r);
-}
-
-void a11y_wire_props(a11y_wire *w, const int *ns, int k)
-{
-	wcall **p = calloc((size_t)(k > 0 ? k : 1) * 4, sizeof(*p));
-	if (p == NULL)
-		return;
-	for (int j = 0; j < k; j++) {
-		const wnode *nd = &w->nodes[ns[j]];
-		if (nd->props)
-			continue;
-		p[4 * j] = send(w, nd, msg_new(nd, IF_ACC, "GetState"));
-		p[4 * j + 1] = send(w, nd, msg_new(nd, IF_ACC, "GetRole"));
-		p[4 * j + 2] = send(w, nd, msg_get(nd, IF_ACC, "Name"));
-		p[4 * j + 3] = send(w, nd, msg_get(nd, IF_ACC, "ChildCount"));
-	}
-	for (int j = 0; j < k; j++) {
-		wnode *nd = &w->nodes[ns[j]];
-		/* A node listed twice was asked twice: both answers are taken. */
-		bool sent = p[4 * j] || p[4 * j + 1] || p[4 * j + 2] || p[4 * j + 3];
-		if (nd->props && !sent)
-			continue;
-		dbus_uint32_t role = 0;
-		dbus_int32_t count = 0;
-		states_from(answer(p[4 * j]), nd->states);
-		if (!arg_basic(answer(p[4 * j + 1]), DBUS_TYPE_UINT32, &role))
-			role = ATSPI_ROLE_INVALID;
-		free(nd->name);
-		nd->name = NULL;
-		if (!arg_basic(answer(p[4 * j + 2]), DBUS_TYPE_STRING, &nd->name))
-			nd->name = NULL;
-		if (!arg_basic(answer(p[4 * j + 3]), DBUS_TYPE_INT32, &count) || count < 0)
-			count = 0;
-		nd->role = (int)role;
-		if (nd->count != count) {
-			free(nd->kids);
-			nd->kids = NULL;
-			if (nd->far != NULL)
-				g_hash_table_destroy(nd->far);
-			nd->far = NULL;
-		}
-		nd->count = count;
-		nd->props = true;
-	}
-	free(p);
-}
-
-AtspiRole a11y_wire_role(const a11y_wire *w, int n)
-{
-	return (AtspiRole)w->nodes[n].role;
-}
-
-const char *a11y_wire_name(const a11y_wire *w, int n)
-{
-	return w->nodes[n].name ? w->nodes[n].name : "";
-}
-
-bool a11y_wire_has(const a11y_wire *w, int n, AtspiStateType s)
-{
-	unsigned b = (unsigned)s;
-	return b < 64 && (w->nodes[n].states[b / 32] >> (b % 32) & 1u);
-}
-
-int a11y_wire_child_count(const a11y_wire *w, int n)
-{
-	return w->nodes[n].count > 0 ? w->nodes[n].count : 0;
-}
-
-/* ---- children ------------------------------------------------------- */
-
-/* n's children in one call (GetChildren). */
-static void list_children(a11y_wire *w, int n)
-{
-	wcall *p = w->nodes[n].kids_call;
-	w->nodes[n].kids_call = NULL;
-	if (p == NULL)
-		p = send(w, &w->nodes[n], msg_new(&w->nodes[n], IF_ACC, "GetChildren"));
-	DBusMessage *r = answer(p);
-	DBusMessageIter it, a;
-	int count = w->nodes[n].count, i = 0;
-	if (r != NULL && dbus_message_iter_init(r, &it) &&
-	    dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_ARRAY) {
-		dbus_message_iter_recurse(&it, &a);
-		for (; i < count && dbus_message_iter_get_arg_type(&a) == DBUS_TYPE_STRUCT; i++) {
-			int kid = ref_at(w, &a);
-			link_kid(w, n, i, kid >= 0 ? kid : KID_NONE);
-			dbus_message_iter_next(&a);
-		}
-	}
-	for (; i < count; i++)
-		link_kid(w, n, i, KID_NONE);
-	if (r != NULL)
-		dbus_message_unref(r);
-}
-
-void a11y_wire_want_children(a11y_wire *w, int n, int list_max)
-{
-	wnode *nd = &w->nodes[n];
-	if (nd->kids_call != NULL || nd->count <= 0 || nd->count > list_max)
-		return;
-	for (int i = 0; i < nd->count; i++)
-		if (kid_get(nd, i) == KID_UNKNOWN) {
-			nd->kids_call = send(w, nd, msg_new(nd, IF_ACC, "GetChildren"));
-			return;
-		}
-}
-
-static DBusMessage *msg_child_at(const wnode *nd, int i)
-{
-	DBusMessage *m = msg_new(nd, IF_ACC, "GetChildAtIndex");
-	dbus_int32_t idx = i;
-	if (m != NULL && !dbus_message_append_args(m, DBUS_TYPE_INT32, &idx, DBUS_TYPE_INVALID)) {
-		dbus_message_unref(m);
-		m = NULL;
-	}
-	return m;
-}
-
-void a11y_wire_children(a11y_wire *w, int n, int from, int to, int list_max)
-{
-	int count = a11y_wire_child_count(w, n);
-	to = to < count ? to : count;
-	from = from > 0 ? from : 0;
-	bool missing = false;
-	for (int i = from; i < to && !missing; i++)
-		missing = kid_get(&w->nodes[n], i) == KID_UNKNOWN;
-	if (!missing)
-		return;
-	if (count <= list_max) {
-		list_children(w, n);
-		return;
-	}
-	wcall **p = calloc((size_t)(to - from), sizeof(*p));
-	if (p == NULL)
-		return;
-	for (int i = from; i < to; i++)
-		if (kid_get(&w->nodes[n], i) == KID_UNKNOWN)
-			p[i - from] = send(w, &w->nodes[n], msg_child_at(&w->nodes[n], i));
-	for (int i = from; i < to; i++) {
-		if (kid_get(&w->nodes[n], i) != KID_UNKNOWN)
-			continue;
-		int kid = arg_ref(w, answer(p[i - from]));
-		link_kid(w, n, i, kid >= 0 ? kid : KID_NONE);
-	}
-	free(p);
-}
-
-int a11y_wire_child(a11y_wire *w, int n, int i, int list_max)
-{
-	if (i < 0 || i >= a11y_wire_child_count(w, n))
-		return -1;
-	if (kid_get(&w->nodes[n], i) == KID_UNKNOWN)
-		a11y_wire_children(w, n, i, i + 1, list_max);
-	int kid = kid_get(&w->nodes[n], i);
-	return kid >= 0 ? kid : -1;
-}
-
-/* ---- boxes and hit tests ------------------------------------------ */
-
-void a11y_wire_want_box(a11y_wire *w, int n)
-{
-	wnode *nd = &w->nodes[n];
-	if (nd->box_known || nd->box_call != NULL)
-		return;
-	if ((nd->ifaces & IFACES_KNOWN) && !(nd->ifaces & HAS_COMP)) {
-		nd->box_known = true;
-		return;
-	}
-	DBusMessage *m = msg_new(nd, IF_COMP, "GetExtents");
-	dbus_uint32_t screen = ATSPI_COORD_TYPE_SCREEN;
-	if (m != NULL && !dbus_message_append_args(m, DBUS_TYPE_UINT32, &screen, DBUS_TYPE_INVALID)) {
-		dbus_message_unref(m);
-		m = NULL;
-	}
-	nd->box_call = send(w, nd, m);
-	if (nd->box_call == NULL)
-		nd->box_known = true;
-}
-
-static int clamp(int v, int lo, int hi)
-{
-	return v < lo ? lo : v > hi ? hi : v;
-}
-
-bool a11y_wire_box(a11y_wire *w, int n, os_rect *out)
-{
-	a11y_wire_want_box(w, n);
-	wnode *nd = &w->nodes[n];
-	if (!nd->box_known) {
-		DBusMessage *r = answer(nd->box_call);
-		nd->box_call = NULL;
-		nd->box_known = true;
-		DBusMessageIter it, s;
-		dbus_int32_t v[4];
-		if (r != NULL && dbus_message_iter_init(r, &it) &&
-		    dbus_message_iter_get_arg_type(&it) == DBUS_TYPE_STRUCT) {
-			dbus_message_iter_recurse(&it, &s);
-			int i = 0;
-			for (; i < 4 && dbus_message_iter_get_arg_type(&s) == DBUS_TYPE_INT32; i++) {
-				dbus_message_iter_get_basic(&s, &v[i]);
-				dbus_message_iter_next(&s);
-			}
-			nd->has_box = i == 4 && v[2] > 0 && v[3] > 0;
-			if (nd->has_box)
-				nd->box = (os_rect){clamp(v[0], -WIRE_COORD_MAX, WIRE_COORD_MAX),
-				                    clamp(v[1], -WIRE_COORD_MAX, WIRE_COORD_MAX),
-				                    clamp(v[2], 1, WIRE_COORD_MAX),
-				                    clamp(v[3], 1, WIRE_COORD_MAX)};
-		}
-		if (r != NULL)
-			dbus_message_unref(r);
-		nd->box_failed = r == NULL;
-	}
-	*out = nd->box;
-	return nd->has_box;
-}
-
-bool a11y_wire_has_component(const a11y_wire *w, int n)
-{
-	const wnode *nd = &w->nodes[n];
-	if (nd->ifaces & IFACES_KNOWN)
-		return nd->ifaces & HAS_COMP;
-	return !nd->box_failed;
-}
-
-void a11y_wire_hits(a11y_wire *w, int n, const int *xs, const int *ys, int k, int *idx)
-{
-	wcall **p = calloc((size_t)(k > 0 ? k : 1) * 2, sizeof(*p));
-	int *hit = calloc((size_t)(k > 0 ? k : 1), sizeof(*hit));
-	for (int j = 0; j < k; j++)
-		idx[j] = -1;
-	if (p == NULL || hit == NULL)
-		goto out;
-	const wnode *c = &w->nodes[n];
-	for (int j = 0; j < k; j++) {
-		DBusMessage *m = msg_new(c, IF_COMP, "GetAccessibleAtPoint");
-		dbus_int32_t x = xs[j], y = ys[j];
-		dbus_uint32_t screen = ATSPI_COORD_TYPE_SCREEN;
-		if (m != NULL && !dbus_message_append_args(m, DBUS_TYPE_INT32, &x, DBUS_TYPE_INT32, &y,
-		                                           DBUS_TYPE_UINT32, &screen, DBUS_TYPE_INVALID)) {
-			dbus_message_unref(m);
-			m = NULL;
-		}
-		p[j] = send(w, c, m);
-	}
-	for (int j = 0; j < k; j++)
-		hit[j] = arg_ref(w, answer(p[j]));
-	/* The second wave: each hit's parent and index there. */
-	for (int j = 0; j < k; j++) {
-		if (hit[j] < 0)
-			continue;
-		const wnode *h = &w->nodes[hit[j]];
-		p[2 * j] = send(w, h, msg_get(h, IF_ACC, "Parent"));
-		p[2 * j + 1] = send(w, h, msg_new(h, IF_ACC, "GetIndexInParent"));
-	}
-	for (int j = 0; j < k; j++) {
-		if (hit[j] < 0)
-			continue;
-		int parent = arg_ref(w, answer(p[2 * j]));
-		dbus_int32_t i = -1;
-		if (!arg_basic(answer(p[2 * j + 1]), DBUS_TYPE_INT32, &i))
-			i = -1;
-		/* One node per (bus, path): the same object; and an index that
-		 * is one of its children (the walk adds to it). */
-		if (parent == n && i >= 0 && i < a11y_wire_child_count(w, n))
-			idx[j] = i;
-	}
-out:
-	free(p);
-	free(hit);
-}
-
-/* ---- text ----------------------------------------------------------- */
-
-/* Cuts valid UTF-8 s after its first max characters. */
-static void utf8_cut(char *s, int max)
-{
-	int chars = 0;
-	for (char *c = s; *c; c++) {
-		if (((unsigned char)*c & 0xc0) != 0x80 && chars++ == max) {
-			*c = '\0';
-			return;
-		}
-	}
-}
-
-char *a11y_wire_short_text(a11y_wire *w, int n, int max)
-{
-	const wnode *nd = &w->nodes[n];
-	bool known = nd->ifaces & IFACES_KNOWN;
-	dbus_int32_t chars = 0;
-	bool text = (!known || (nd->ifaces & HAS_TEXT)) &&
-	            arg_basic(answer(send(w, nd, msg_get(nd, IF_TEXT, "CharacterCount"))),
-	                      DBUS_TYPE_INT32, &chars);
-	if (text) {
-		char *s = NULL;
-		dbus_int32_t from = 0, to = chars < max ? chars : max;
-		DBusMessage *m = chars > 0 ? msg_new(nd, IF_TEXT, "GetText") : NULL;
-		if (m != NULL && !dbus_message_append_args(m, DBUS_TYPE_INT32, &from, DBUS_TYPE_INT32,
-		                                           &to, DBUS_TYPE_INVALID)) {
-			dbus_message_unref(m);
-			m = NULL;
-		}
-		if (!arg_basic(answer(send(w, nd, m)), DBUS_TYPE_STRING, &s))
-			s = NULL;
-		if (s != NULL)
-			utf8_cut(s, max); /* what was asked, whatever came */
-		return s ? s : strdup("");
-	}
-	double val = 0;
-	char buf[64] = "";
-	if ((!known || (nd->ifaces & HAS_VALUE)) &&
-	    arg_basic(answer(send(w, nd, msg_get(nd, IF_VALUE, "CurrentValue"))), DBUS_TYPE_DOUBLE,
-	              &val))
-		snprintf(buf, sizeof(buf), "%g", val);
-	return strdup(buf);
 }
 
 #endif /* DESKHAND_HAVE_ATSPI */

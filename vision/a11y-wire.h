@@ -26,13 +26,13 @@
  * application's: hostile, passed on as they came (valid UTF-8, which
  * libdbus checks).
  * Owns: the nodes of one read. Borrows the connections (libatspi's).
- * May call: libdbus, libatspi's public structures. Not thread-safe.
+ * May call: base/, libdbus, libatspi's public structures. Not thread-safe.
  */
 #ifndef DESKHAND_VISION_A11Y_WIRE_H
 #define DESKHAND_VISION_A11Y_WIRE_H
 
 #include <stdbool.h>
-#include <time.h>
+#include <stdint.h>
 
 #include <atspi/atspi.h>
 
@@ -42,12 +42,12 @@ typedef struct a11y_wire a11y_wire;
 
 /*
  * A read of the application whose root is `app` (a child of libatspi's
- * desktop), every call ending by `deadline` (CLOCK_MONOTONIC). Asks the
+ * desktop), every call ending by `deadline` (base_now_ns's clock). Asks the
  * toolkit's cache once when `cache` (false for a toolkit whose cache is
  * known not to be its tree). NULL when out of memory (or libatspi's bus
  * name for it is not one).
  */
-a11y_wire *a11y_wire_new(AtspiAccessible *app, const struct timespec *deadline, bool cache);
+a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, bool cache);
 void a11y_wire_destroy(a11y_wire *w); /* NULL: no-op */
 
 /*

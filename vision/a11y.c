@@ -1,8 +1,8 @@
 /*
- * The accessibility tree (see a11y.h): libatspi finds the bus and the
- * applications; the nodes of one application are read through
- * a11y-wire.c, which asks the toolkit's cache first and sends the rest in
- * waves.
+ * The accessibility tree (see a11y.h): libatspi finds the bus (through
+ * a11y-conn.c) and the applications; the nodes of one application are
+ * read through a11y-wire.c, which asks the toolkit's cache first and sends
+ * the rest in waves. The marks drawn from a read are marks.c's.
  *
  * Cost: every D-Bus call costs the application a dispatch, so the walk
  * asks each node only what it must (a node that is not SHOWING costs its
@@ -15,98 +15,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
+#include "base/base.h"
 #include "config.h"
 #include "vision/a11y.h"
 #include "vision/vision-internal.h"
-
-/* ---- set-of-marks (no libatspi needed) ------------------------------- */
-
-#define MARKS_MAX 2000
-
-typedef struct mark_box {
-	int x, y, w, h;
-} mark_box;
-
-static bool boxes_meet(mark_box a, mark_box b)
-{
-	return a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
-}
-
-/* A screen box in the image's pixels (view: screen -> model image). */
-static mark_box to_image(const vision_view *v, os_rect r)
-{
-	long x0 = (long)(r.x - v->screen_x) * v->model_w / v->screen_w;
-	long y0 = (long)(r.y - v->screen_y) * v->model_h / v->screen_h;
-	long x1 = (long)(r.x + r.width - v->screen_x) * v->model_w / v->screen_w;
-	long y1 = (long)(r.y + r.height - v->screen_y) * v->model_h / v->screen_h;
-	return (mark_box){(int)x0, (int)y0, (int)(x1 - x0 > 1 ? x1 - x0 : 1),
-	                  (int)(y1 - y0 > 1 ? y1 - y0 : 1)};
-}
-
-static void outline(os_image *img, mark_box b)
-{
-	const vision_rgb c = {230, 0, 180};
-	vision_fill_rect(img, b.x, b.y, b.w, 1, c, 256);
-	vision_fill_rect(img, b.x, b.y + b.h - 1, b.w, 1, c, 256);
-	vision_fill_rect(img, b.x, b.y, 1, b.h, c, 256);
-	vision_fill_rect(img, b.x + b.w - 1, b.y, 1, b.h, c, 256);
-}
-
-/* The first free place for a w x h label at box b; false when none. */
-static bool place(const os_image *img, mark_box b, int w, int h, const mark_box *used,
-                  size_t n, mark_box *out)
-{
-	const mark_box tries[] = {
-		{b.x, b.y - h, w, h}, {b.x, b.y, w, h}, {b.x, b.y + b.h, w, h},
-		{b.x - w, b.y, w, h}, {b.x + b.w - w, b.y + b.h - h, w, h},
-	};
-	for (size_t t = 0; t < sizeof(tries) / sizeof(tries[0]); t++) {
-		mark_box c = tries[t];
-		if (c.x < 0 || c.y < 0 || c.x + w > img->width || c.y + h > img->height)
-			continue;
-		bool free_place = true;
-		for (size_t i = 0; i < n && free_place; i++)
-			free_place = !boxes_meet(c, used[i]);
-		if (free_place) {
-			*out = c;
-			return true;
-		}
-	}
-	return false;
-}
-
-size_t vision_draw_marks(os_image *img, const vision_view *view, const vision_elements *e,
-                         size_t *unlabelled)
-{
-	*unlabelled = 0;
-	size_t n = e->count < MARKS_MAX ? e->count : MARKS_MAX;
-	mark_box *used = calloc(n ? n : 1, sizeof(*used));
-	if (used == NULL) {
-		*unlabelled = e->count;
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		outline(img, to_image(view, e->items[i].box));
-	size_t placed = 0;
-	for (size_t i = 0; i < n; i++) {
-		char id[16];
-		snprintf(id, sizeof(id), "%d", e->items[i].id);
-		int w, h;
-		vision_label_size(id, 1, &w, &h);
-		mark_box at;
-		if (place(img, to_image(view, e->items[i].box), w, h, used, placed, &at)) {
-			vision_draw_label(img, at.x, at.y, id, 1);
-			used[placed++] = at;
-		} else {
-			(*unlabelled)++;
-		}
-	}
-	*unlabelled += e->count - n;
-	free(used);
-	return placed;
-}
 
 void vision_element_centre(const vision_element *el, int *x, int *y)
 {
@@ -135,6 +48,16 @@ void vision_elements_destroy(vision_elements *e)
 	free(e);
 }
 
+/* An empty list. Ownership: the caller's (vision_elements_destroy); NULL
+ * with vision_error() when out of memory. */
+static vision_elements *elements_new(void)
+{
+	vision_elements *e = calloc(1, sizeof(*e));
+	if (e == NULL)
+		vision_fail("out of memory");
+	return e;
+}
+
 static void note(vision_elements *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void note(vision_elements *e, const char *fmt, ...)
 {
@@ -148,98 +71,9 @@ static void note(vision_elements *e, const char *fmt, ...)
 
 #if DESKHAND_HAVE_ATSPI
 #include <atspi/atspi.h>
-#include <dbus/dbus.h>
 
+#include "vision/a11y-internal.h"
 #include "vision/a11y-wire.h"
-
-/* ---- the connection ------------------------------------------------- */
-
-static int conn_state; /* 0 not tried, 1 up, -1 failed (reason in conn_why) */
-static char conn_why[200];
-static char glib_last[120];
-
-/* libatspi reports through g_warning; deskhand prints nothing from vision/. */
-static void glib_quiet(const gchar *domain, GLogLevelFlags level, const gchar *msg,
-                       gpointer data)
-{
-	(void)domain;
-	(void)level;
-	(void)data;
-	snprintf(glib_last, sizeof(glib_last), "%s", msg ? msg : "");
-}
-
-/*
- * An AT_SPI_BUS address on the root window that nobody answers (left by an
- * at-spi-bus-launcher that did not end cleanly) wins over the session bus
- * in libatspi, and in Qt 5, which connects to it, fails, and never tries
- * again. Asking the session bus for the accessibility bus activates the
- * launcher if it is not running (it publishes a fresh address as it
- * starts, for the applications started from then on); deskhand uses the
- * answer itself through AT_SPI_BUS_ADDRESS (which the sandbox drops).
- */
-static void skip_stale_root_address(os_display *d)
-{
-	char where[64];
-	if (getenv("AT_SPI_BUS_ADDRESS") != NULL || !os_bus_find(NULL, where, sizeof(where)))
-		return; /* set by hand, or no session bus to ask */
-	if (!os_bus_root_stale(d))
-		return;
-	DBusError err;
-	dbus_error_init(&err);
-	DBusConnection *c = dbus_bus_get_private(DBUS_BUS_SESSION, &err);
-	DBusMessage *m = NULL, *r = NULL;
-	if (c == NULL)
-		goto out;
-	dbus_connection_set_exit_on_disconnect(c, FALSE);
-	m = dbus_message_new_method_call("org.a11y.Bus", "/org/a11y/bus", "org.a11y.Bus",
-	                                 "GetAddress");
-	if (m != NULL)
-		r = dbus_connection_send_with_reply_and_block(c, m, VISION_A11Y_TIMEOUT_MS * 3, &err);
-	const char *addr = NULL;
-	if (r != NULL && dbus_message_get_args(r, &err, DBUS_TYPE_STRING, &addr, DBUS_TYPE_INVALID) &&
-	    os_bus_address_reachable(addr))
-		setenv("AT_SPI_BUS_ADDRESS", addr, 1);
-out:
-	if (r != NULL)
-		dbus_message_unref(r);
-	if (m != NULL)
-		dbus_message_unref(m);
-	if (c != NULL) {
-		dbus_connection_close(c);
-		dbus_connection_unref(c);
-	}
-	dbus_error_free(&err);
-}
-
-static bool conn_up(os_display *d)
-{
-	if (conn_state == 1)
-		return true;
-	if (conn_state == -1)
-		return false;
-	conn_state = -1;
-	g_log_set_default_handler(glib_quiet, NULL);
-	/* Checked first: with no bus, libdbus would autolaunch a session bus
-	 * of its own through X11, which deskhand must not do behind the user's
-	 * back (it starts one itself and says so: os_bus_start). */
-	char where[64];
-	if (!os_bus_find(d, where, sizeof(where))) {
-		snprintf(conn_why, sizeof(conn_why),
-		         "no accessibility bus (no session D-Bus, no AT_SPI_BUS on the root window)");
-		return false;
-	}
-	/* Not autolaunching: DBUS_SESSION_BUS_ADDRESS or the socket is there. */
-	setenv("DBUS_AUTOLAUNCH", "0", 0);
-	skip_stale_root_address(d);
-	int r = atspi_init();
-	if (r != 0 && r != 1) {
-		snprintf(conn_why, sizeof(conn_why), "the accessibility bus is unreachable%s%s",
-		         glib_last[0] ? ": " : "", glib_last);
-		return false;
-	}
-	conn_state = 1;
-	return true;
-}
 
 /* ---- one walk ------------------------------------------------------- */
 
@@ -247,7 +81,7 @@ typedef struct walk {
 	vision_elements *e;
 	size_t cap;
 	os_rect screen;
-	struct timespec deadline;
+	int64_t deadline;   /* base_now_ns */
 	int max_nodes;
 	int pid;
 	a11y_wire *net; /* the application being read: its nodes are ints */
@@ -257,18 +91,10 @@ typedef struct walk {
 	int dx, dy;
 } walk;
 
-static long ms_left(const walk *w)
-{
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (w->deadline.tv_sec - now.tv_sec) * 1000L +
-	       (w->deadline.tv_nsec - now.tv_nsec) / 1000000L;
-}
-
 /* Every call waits at most what is left of the wall-time cap. */
 static bool time_ok(walk *w)
 {
-	long left = ms_left(w);
+	long left = base_ms_until(w->deadline);
 	if (left <= 0) {
 		w->e->partial = true;
 		note(w->e, "partial: the time cap ran out (an application answers slowly "
@@ -494,19 +320,31 @@ static bool wants_box(const walk *w, int n, int depth, bool boxed)
 }
 
 /*
+ * Children [from, to) of n (those that are there, at most `max`) into
+ * kids, asked in one wave (one call when n has at most `max` children);
+ * returns how many.
+ */
+static int children_of(walk *w, int n, int from, int to, int max, int *kids)
+{
+	int k = 0;
+	a11y_wire_children(w->net, n, from, to, max);
+	for (int i = from; i < to && k < max; i++) {
+		int kid = a11y_wire_child(w->net, n, i, max);
+		if (kid >= 0)
+			kids[k++] = kid;
+	}
+	return k;
+}
+
+/*
  * Children [from, to) of n asked about in waves: their properties in one
  * (what the toolkit's cache lacked), then the boxes the SHOWING ones need
  * in another, so the walk that follows finds them answered.
  */
 static void ask_ahead(walk *w, int n, int from, int to, int depth, bool boxed)
 {
-	int kids[VISION_A11Y_BIG], k = 0;
-	a11y_wire_children(w->net, n, from, to, VISION_A11Y_BIG);
-	for (int i = from; i < to && k < VISION_A11Y_BIG; i++) {
-		int kid = a11y_wire_child(w->net, n, i, VISION_A11Y_BIG);
-		if (kid >= 0)
-			kids[k++] = kid;
-	}
+	int kids[VISION_A11Y_BIG];
+	int k = children_of(w, n, from, to, VISION_A11Y_BIG, kids);
 	a11y_wire_props(w->net, kids, k);
 	for (int j = 0; j < k; j++) {
 		if (!shown(w, kids[j]))
@@ -717,16 +555,11 @@ static bool toolkit_gtk4(AtspiAccessible *app)
  */
 static int gtk4_frame(walk *w, os_rect win)
 {
-	int root = a11y_wire_root(w->net), kids[VISION_A11Y_MAX_CHILDREN], k = 0;
+	int root = a11y_wire_root(w->net), kids[VISION_A11Y_MAX_CHILDREN];
 	a11y_wire_props(w->net, &root, 1);
 	int n = a11y_wire_child_count(w->net, root);
 	n = n < VISION_A11Y_MAX_CHILDREN ? n : VISION_A11Y_MAX_CHILDREN;
-	a11y_wire_children(w->net, root, 0, n, VISION_A11Y_MAX_CHILDREN);
-	for (int i = 0; i < n; i++) {
-		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
-		if (f >= 0)
-			kids[k++] = f;
-	}
+	int k = children_of(w, root, 0, n, VISION_A11Y_MAX_CHILDREN, kids);
 	a11y_wire_props(w->net, kids, k);
 	int found = -1;
 	for (int j = 0; j < k && found < 0; j++)
@@ -748,7 +581,7 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 	w->gtk4 = toolkit_gtk4(app);
 	w->dx = w->dy = 0;
 	/* GTK 4.8's own cache is not the tree (its root lists no windows). */
-	w->net = a11y_wire_new(app, &w->deadline, !w->gtk4);
+	w->net = a11y_wire_new(app, w->deadline, !w->gtk4);
 	if (w->net == NULL) {
 		vision_fail("out of memory");
 		return STEP_FAIL;
@@ -822,27 +655,20 @@ static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
 
 vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt)
 {
-	vision_elements *e = calloc(1, sizeof(*e));
-	if (e == NULL) {
-		vision_fail("out of memory");
+	vision_elements *e = elements_new();
+	if (e == NULL)
 		return NULL;
-	}
 	walk w = {.e = e};
 	w.max_nodes = opt && opt->max_nodes > 0 ? opt->max_nodes : VISION_A11Y_MAX_NODES;
 	int timeout = opt && opt->timeout_ms > 0 ? opt->timeout_ms : VISION_A11Y_TIMEOUT_MS;
-	clock_gettime(CLOCK_MONOTONIC, &w.deadline);
-	w.deadline.tv_sec += timeout / 1000;
-	w.deadline.tv_nsec += (long)(timeout % 1000) * 1000000L;
-	if (w.deadline.tv_nsec >= 1000000000L) {
-		w.deadline.tv_sec++;
-		w.deadline.tv_nsec -= 1000000000L;
-	}
+	w.deadline = base_now_ns() + timeout * BASE_NS_PER_MS;
 	bool all = opt && opt->all_windows;
 	os_rect win = {0, 0, 0, 0};
 	int pid = -1;
 	os_screen_size(d, &w.screen.width, &w.screen.height);
-	if (!conn_up(d)) {
-		note(e, "%s", conn_why);
+	const char *why;
+	if (!vision_a11y_connect(d, &why)) {
+		note(e, "%s", why);
 		return e;
 	}
 	if (!all && !active_window(d, &win, &pid, e))
@@ -853,7 +679,7 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 		goto fail;
 	/* A call that waited out the cap failed like a missing interface:
 	 * the walk ended "complete" with a hole where the hung app was. */
-	if (ms_left(&w) <= 0) {
+	if (base_ms_until(w.deadline) <= 0) {
 		e->partial = true;
 		note(e, "partial: the time cap (%d ms) ran out (an application answers slowly "
 		        "or hangs)", timeout);
@@ -867,8 +693,9 @@ fail:
 bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
                        size_t why_size)
 {
-	if (!conn_up(d)) {
-		snprintf(why, why_size, "%s", conn_why);
+	const char *down;
+	if (!vision_a11y_connect(d, &down)) {
+		snprintf(why, why_size, "%s", down);
 		return false;
 	}
 	atspi_set_timeout(1000, 1000);
@@ -910,11 +737,9 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 {
 	(void)d;
 	(void)opt;
-	vision_elements *e = calloc(1, sizeof(*e));
-	if (e == NULL) {
-		vision_fail("out of memory");
+	vision_elements *e = elements_new();
+	if (e == NULL)
 		return NULL;
-	}
 	note(e, "deskhand was built without AT-SPI (libatspi2.0-dev)");
 	return e;
 }

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/base.h"
 #include "config.h"
 #include "vision/vision-internal.h"
 
@@ -277,7 +278,7 @@ static bool text_read(TessBaseAPI *api, ocr_text *t, locale_t loc)
 		size_t n = strlen(sym);
 		while (ok && n > 0) {
 			uint32_t cp;
-			size_t len = os_utf8_next((const char *)s, n, &cp);
+			size_t len = base_utf8_next((const char *)s, n, &cp);
 			if (len == 0) {
 				cp = 0xfffd;
 				len = 1;
@@ -308,7 +309,7 @@ static uint32_t *query_fold(const char *text, size_t *qn, locale_t loc)
 	size_t k = 0;
 	while (n > 0) {
 		uint32_t cp;
-		size_t len = os_utf8_next((const char *)s, n, &cp);
+		size_t len = base_utf8_next((const char *)s, n, &cp);
 		if (len == 0) {
 			free(q);
 			vision_fail("the text to find is not valid UTF-8");
@@ -351,7 +352,7 @@ static bool add_match(match_list *l, const ocr_text *t, size_t s, size_t e,
 	size_t tl = 0;
 	for (size_t i = s; i < e; i++) {
 		const ocr_char *c = &t->chars[i];
-		tl += (size_t)os_utf8_encode(c->cp, txt + tl);
+		tl += (size_t)base_utf8_encode(c->cp, txt + tl);
 		if (c->x1 < 0)
 			continue;
 		if (x1 < 0) {

@@ -9,10 +9,9 @@
  * speed; no copy of the previous picture is kept. Checks are scheduled on
  * absolute deadlines so that capture time does not stretch the interval.
  */
-#include <errno.h>
-#include <time.h>
 #include <xxhash.h>
 
+#include "base/base.h"
 #include "vision/vision-internal.h"
 
 /*
@@ -91,20 +90,6 @@ uint64_t vision_image_hash(const os_image *img)
 	return h;
 }
 
-static int64_t now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void sleep_until(int64_t t)
-{
-	struct timespec ts = {.tv_sec = t / 1000000000, .tv_nsec = t % 1000000000};
-	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-		;
-}
-
 /* One picture's hash, captured in strips (as shots are): every row counts.
  * With `frame`, the picture is also scaled into it on the way. */
 static bool check(os_display *d, const os_rect *r, uint64_t *hash, os_image *frame)
@@ -157,9 +142,9 @@ bool vision_settle_framed(os_display *d, const os_rect *region,
 		os_screen_size(d, &r.width, &r.height);
 	}
 	*result = (vision_settle_result){0};
-	int64_t start = now_ns();
-	int64_t interval = (int64_t)opts->interval_ms * 1000000;
-	int64_t cap = start + (int64_t)opts->cap_ms * 1000000;
+	int64_t start = base_now_ns();
+	int64_t interval = opts->interval_ms * BASE_NS_PER_MS;
+	int64_t cap = start + opts->cap_ms * BASE_NS_PER_MS;
 	uint64_t prev = 0, cur = 0;
 	if (!check(d, &r, &prev, NULL))
 		return false;
@@ -168,11 +153,11 @@ bool vision_settle_framed(os_display *d, const os_rect *region,
 	int64_t next = start + interval;
 	for (;;) {
 		if (next > cap) {
-			if (now_ns() >= cap)
+			if (base_now_ns() >= cap)
 				break;
 			next = cap;
 		}
-		sleep_until(next);
+		base_sleep_until(next, NULL);
 		os_image *f = frame_for(frame, stable, opts);
 		if (!check(d, &r, &cur, f))
 			return false;
@@ -188,14 +173,14 @@ bool vision_settle_framed(os_display *d, const os_rect *region,
 			result->changed = true;
 			prev = cur;
 		}
-		int64_t t = now_ns();
+		int64_t t = base_now_ns();
 		next += interval;
 		if (next < t)
 			next = t;  /* a slow capture: never queue up checks */
 		if (t >= cap)
 			break;
 	}
-	result->waited_ms = (int)((now_ns() - start + 500000) / 1000000);
+	result->waited_ms = (int)((base_now_ns() - start + 500000) / 1000000);
 	return true;
 }
 

@@ -21,22 +21,8 @@ void vision_shot_opts_init(vision_shot_opts *opts)
 os_image *vision_shot(os_display *d, const vision_shot_opts *opts,
                       vision_view *view)
 {
-	vision_shot_opts def;
-	if (opts == NULL) {
-		vision_shot_opts_init(&def);
-		opts = &def;
-	}
-	os_rect mon;
-	vision_view v;
-	if (!vision_monitor(d, opts->monitor, &mon) || !vision_view_for(opts, &mon, &v))
-		return NULL;
-	os_image *img = vision_capture_scaled(d, &mon, v.model_w, v.model_h);
-	if (img == NULL)
-		return NULL;
-	if (opts->grid)
-		vision_grid(img, 0);
-	*view = v;
-	return img;
+	/* The same shot, without the wait (settle.c). */
+	return vision_settled_shot(d, opts, NULL, view);
 }
 
 os_image *vision_capture_scaled(os_display *d, const os_rect *r, int w, int h)

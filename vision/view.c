@@ -5,27 +5,12 @@
  * drift, and the same spans the scaler averages over.
  */
 #include <math.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 
+#include "base/base.h"
 #include "vision/vision-internal.h"
 
-static _Thread_local char vision_err_buf[512];
-
-const char *vision_error(void)
-{
-	return vision_err_buf;
-}
-
-bool vision_fail(const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(vision_err_buf, sizeof(vision_err_buf), fmt, ap);
-	va_end(ap);
-	return false;
-}
+BASE_ERROR_TEXT(, vision_err, vision_error, vision_fail)
 
 bool vision_fail_os(const char *what)
 {

@@ -18,6 +18,9 @@
  * Error convention: functions that can fail return false or NULL and leave
  * a human-readable reason in vision_error() (per thread, valid until the
  * next vision_ call on that thread). Failures of os/ are copied there.
+ *
+ * May call: base/, os/, libxxhash, Tesseract (loaded at run time),
+ * libatspi and libdbus (vision/a11y.h).
  */
 #ifndef DESKHAND_VISION_H
 #define DESKHAND_VISION_H

@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "agent/util/textutil.h"
-#include "os/os.h"
 
 static const char *const c0_names[32] = {
 	"NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "tab", "LF", "VT",
@@ -107,7 +106,7 @@ static void show_whole(agent_buf *out, const char *s, size_t n, unsigned flags)
 	size_t i = 0;
 	while (i < n) {
 		uint32_t cp = 0xFFFD;
-		size_t k = s[i] == '\0' ? 1 : os_utf8_next(s + i, n - i, &cp);
+		size_t k = s[i] == '\0' ? 1 : base_utf8_next(s + i, n - i, &cp);
 		if (s[i] == '\0')
 			cp = 0;
 		if (k == 0) {
@@ -224,7 +223,7 @@ static void typed_body(agent_buf *out, const char *s, size_t n, struct typed_sta
 {
 	for (size_t i = 0; i < n;) {
 		uint32_t cp = 0xFFFD;
-		size_t k = s[i] == '\0' ? 0 : os_utf8_next(s + i, n - i, &cp);
+		size_t k = s[i] == '\0' ? 0 : base_utf8_next(s + i, n - i, &cp);
 		t->chars++;
 		if (cp == ' ' && i + 2 < n && s[i + 1] == ' ' && s[i + 2] == ' ') {
 			size_t run = strspn(s + i, " ");

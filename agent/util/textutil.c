@@ -1,24 +1,20 @@
 /* agent/util/textutil — UTF-8 repair and a string buffer; see textutil.h. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
-#include <unistd.h>
 
 #include "agent/util/textutil.h"
-#include "os/os.h"
 
 size_t agent_utf8_seq(const char *str, size_t n)
 {
 	uint32_t cp;
 	if (n == 0 || str[0] == '\0')
 		return 0;
-	return os_utf8_next(str, n, &cp);
+	return base_utf8_next(str, n, &cp);
 }
 
 bool agent_utf8_valid(const char *s, size_t n)
@@ -162,87 +158,6 @@ char *agent_buf_steal(agent_buf *b)
 	return d;
 }
 
-char *agent_read_fd(int fd, size_t max, size_t *len)
-{
-	size_t cap = 4096, n = 0;
-	char *buf = malloc(cap);
-	if (buf == NULL)
-		goto oom;
-	for (;;) {
-		if (n + 1 >= cap) {
-			char *grown = cap > max ? NULL : realloc(buf, cap * 2);
-			if (grown == NULL) {
-				free(buf);
-				if (cap > max)
-					goto too_big;
-				goto oom;
-			}
-			buf = grown;
-			cap *= 2;
-		}
-		ssize_t k = read(fd, buf + n, cap - n - 1);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			int e = errno;
-			free(buf);
-			errno = e;
-			return NULL;
-		}
-		if (k == 0)
-			break;
-		n += (size_t)k;
-		if (n > max) {
-			free(buf);
-			goto too_big;
-		}
-	}
-	buf[n] = '\0';
-	if (len != NULL)
-		*len = n;
-	return buf;
-too_big:
-	errno = EFBIG;
-	return NULL;
-oom:
-	errno = ENOMEM;
-	return NULL;
-}
-
-char *agent_read_file(const char *path, size_t max, size_t *len)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return NULL;
-	char *text = agent_read_fd(fd, max, len);
-	int e = errno;
-	close(fd);
-	errno = e;
-	return text;
-}
-
-long long agent_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel)
-{
-	long long end = agent_now_ms() + (ms > 0 ? ms : 0);
-	for (;;) {
-		if (cancel != NULL && *cancel)
-			return false;
-		long long left = end - agent_now_ms();
-		if (left <= 0)
-			return true;
-		long step = left < 50 ? (long)left : 50;
-		struct timespec ts = {0, step * 1000000L};
-		nanosleep(&ts, NULL);
-	}
-}
-
 bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size)
 {
 	const char *xdg = getenv(kind == AGENT_DIR_CONFIG ? "XDG_CONFIG_HOME" : "XDG_DATA_HOME");
@@ -290,9 +205,4 @@ bool agent_make_dirs(const char *path)
 		return false;
 	}
 	return true;
-}
-
-void agent_error_vset(agent_error_text *e, const char *fmt, va_list ap)
-{
-	vsnprintf(e->text, sizeof(e->text), fmt, ap);
 }

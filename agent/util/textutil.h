@@ -5,7 +5,8 @@
  * string buffer.
  *
  * The door of agent/util, the room every other room may use. May call:
- * os/'s UTF-8 decoder, nothing else of deskhand's.
+ * base/ (its UTF-8 decoder, clock, file reader and error text), nothing
+ * else of deskhand's.
  */
 #ifndef DESKHAND_AGENT_TEXTUTIL_H
 #define DESKHAND_AGENT_TEXTUTIL_H
@@ -14,6 +15,8 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "base/base.h"
 
 /*
  * Length of the well-formed UTF-8 sequence at s (n > 0 bytes available):
@@ -109,58 +112,19 @@ char *agent_show_dup(const char *s, unsigned flags);
 void agent_show_typed(agent_buf *out, const char *s, size_t n);
 
 /*
- * The one whole-file reader. Reads fd to its end into fresh memory,
- * NUL-terminated (the NUL not counted in *len; len may be NULL). NULL when
- * more than `max` bytes come (errno EFBIG), on a read error (its errno) or
- * out of memory (ENOMEM). EINTR is retried. Ownership: the caller frees.
+ * The whole-file reader, the clock and the cancellable sleep are base's
+ * (base_read_fd, base_read_file, base_now_ms, base_sleep_ms: see
+ * base/base.h for their contracts and ownership); agent/'s rooms still
+ * name them by their old names.
  */
-char *agent_read_fd(int fd, size_t max, size_t *len);
-/* agent_read_fd on `path` opened read-only (close-on-exec); open's errno too. */
-char *agent_read_file(const char *path, size_t max, size_t *len);
+#define agent_read_fd base_read_fd
+#define agent_read_file base_read_file
+#define agent_now_ms base_now_ms
+#define agent_sleep_ms base_sleep_ms
 
-/* The one clock: milliseconds of CLOCK_MONOTONIC. */
-long long agent_now_ms(void);
-/*
- * The one cancellable sleep: `ms` milliseconds by the monotonic clock, in
- * slices of at most 50 ms so that *cancel (may be NULL), set by a signal
- * handler, is noticed soon. False when cancelled.
- */
-bool agent_sleep_ms(long ms, volatile sig_atomic_t *cancel);
-
-/*
- * The one error-text helper: every room of agent/ keeps "the reason for the
- * last failure" per thread this way. At file scope,
- *     AGENT_ERROR_TEXT(static, conv_err, conv_error, conv_fail)
- * defines the buffer `conv_err` (its .text), the room's public
- * `const char *conv_error(void)` (never NULL) and
- * `static bool conv_fail(const char *fmt, ...)`, which formats the reason
- * and returns false, so that `return conv_fail("...")` reads as the
- * failure it is. The first argument is the linkage of the fail function:
- * `static`, or empty for one the room's other files call (declared in its
- * internal header).
- */
-typedef struct agent_error_text {
-	char text[1024];
-} agent_error_text;
-
-void agent_error_vset(agent_error_text *e, const char *fmt, va_list ap)
-	__attribute__((format(printf, 2, 0)));
-
-#define AGENT_ERROR_TEXT(linkage, store, getter, failer)                     \
-	static _Thread_local agent_error_text store;                         \
-	const char *getter(void)                                             \
-	{                                                                    \
-		return store.text;                                           \
-	}                                                                    \
-	__attribute__((format(printf, 1, 2))) linkage bool failer(const char *fmt, ...); \
-	linkage bool failer(const char *fmt, ...)                            \
-	{                                                                    \
-		va_list ap_;                                                 \
-		va_start(ap_, fmt);                                          \
-		agent_error_vset(&store, fmt, ap_);                          \
-		va_end(ap_);                                                 \
-		return false;                                                \
-	}
+/* The one error-text helper is base's (see BASE_ERROR_TEXT in base/base.h):
+ * agent/'s rooms still name it by its old name. */
+#define AGENT_ERROR_TEXT BASE_ERROR_TEXT
 
 /* deskhand's own directories. */
 typedef enum agent_dir_kind {

@@ -4,7 +4,6 @@
  * simplified API), PNG decoding of every colour type and of broken input,
  * atomic file writes, and the conversion of server pixel layouts to BGRX.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <png.h>
 #include <setjmp.h>
@@ -20,6 +19,7 @@
 #include <cmocka.h>
 
 #include "os/os.h"
+#include "tests/lib/testfs.h"
 
 static uint32_t rng_state = 12345;
 
@@ -365,32 +365,10 @@ static void test_png_decode_broken(void **state)
 	free(png);
 }
 
-static char *make_tmpdir(void)
-{
-	const char *base = getenv("TMPDIR");
-	char *dir = malloc(4096);
-	snprintf(dir, 4096, "%s/deskhand-unit-XXXXXX", base ? base : "/tmp");
-	assert_non_null(mkdtemp(dir));
-	return dir;
-}
-
-static int count_entries(const char *dir)
-{
-	DIR *d = opendir(dir);
-	assert_non_null(d);
-	int n = 0;
-	struct dirent *e;
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			n++;
-	closedir(d);
-	return n;
-}
-
 static void test_png_write_file(void **state)
 {
 	(void)state;
-	char *dir = make_tmpdir();
+	char *dir = testfs_tmpdir();
 	char path[4200];
 	snprintf(path, sizeof(path), "%s/shot.png", dir);
 	os_image *img = random_image(31, 17, 4);
@@ -399,7 +377,7 @@ static void test_png_write_file(void **state)
 	assert_non_null(back);
 	assert_same_rgb(img, back);
 	os_image_destroy(back);
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(testfs_count(dir), 1);
 	struct stat st;
 	assert_int_equal(stat(path, &st), 0);
 	mode_t um = umask(022);
@@ -410,7 +388,7 @@ static void test_png_write_file(void **state)
 	os_image broken = {img->pixels, 31, 17, 3};
 	assert_false(os_png_write_file(&broken, path, NULL));
 	assert_non_null(strstr(os_error(), path));
-	assert_int_equal(count_entries(dir), 1);
+	assert_int_equal(testfs_count(dir), 1);
 	back = os_png_read_file(path);
 	assert_non_null(back);
 	assert_same_rgb(img, back);
@@ -430,7 +408,7 @@ static void test_png_write_file(void **state)
 	snprintf(sub, sizeof(sub), "%s/adir", dir);
 	assert_int_equal(mkdir(sub, 0700), 0);
 	assert_false(os_png_write_file(img, sub, NULL));
-	assert_int_equal(count_entries(dir), 2);
+	assert_int_equal(testfs_count(dir), 2);
 
 	/* Reading: missing file, a directory, not a PNG. */
 	assert_null(os_png_read_file(missing));

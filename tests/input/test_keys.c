@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <xkbcommon/xkbcommon.h>
 
+#include "base/base.h"
 #include "os/keys.h"
 #include "os/os.h"
 
@@ -159,7 +160,7 @@ static void test_utf8_valid(void **state)
 		if (cp >= 0xd800 && cp <= 0xdfff)
 			continue;
 		char buf[4];
-		int len = os_utf8_encode(cp, buf);
+		int len = base_utf8_encode(cp, buf);
 		uint32_t back;
 		assert_int_equal(os_utf8_decode(buf, (size_t)len, &back, NULL), 1);
 		assert_int_equal(back, cp);

@@ -42,12 +42,12 @@ RULES.update({sym: {"agent/tools/computer.c", "agent/cli/cmd_input.c", "os/*"}
 
 def product_objects():
     """(source file, object path) of every object in the product: the
-    static libraries of os/, vision/, executors/, agent/ and main."""
+    static libraries of base/, os/, vision/, executors/, agent/ and main."""
     b = h.build_dir()
     objs = []
     # meson names an object after its path with "/" as "_": agent/safety/gate.c
     # in agent/ is safety_gate.c.o; rooms and folders have no "_" in their names.
-    for top in ("os", "vision", "executors", "agent"):
+    for top in ("base", "os", "vision", "executors", "agent"):
         for o in glob.glob(os.path.join(b, top, "*.a.p", "*.o")):
             src = re.sub(r"\.o$", "", os.path.basename(o))
             if top == "agent":

@@ -1,0 +1,195 @@
+/*
+ * base/ — the ground floor every room stands on: the few things os/,
+ * vision/, executors/ and agent/ all need and once each wrote for
+ * themselves. One copy of each:
+ *   - a room's "reason for the last failure", kept per thread
+ *     (BASE_ERROR_TEXT), and base's own (base_error);
+ *   - the monotonic clock, deadlines on it, and sleeps a flag can cut short;
+ *   - the strict UTF-8 decoder and the encoder;
+ *   - reading a whole file, writing a whole buffer, replacing a file
+ *     atomically (and durably);
+ *   - /proc/PID/stat, read after the process name (which may hold ')').
+ *
+ * Owns: nothing that outlives a call, but base's own error text (one per
+ * thread).
+ * May call: libc. Includes nothing of deskhand's; never exits, never
+ * prints.
+ *
+ * Error convention: a function that can fail returns false, NULL or -1
+ * with errno set to the cause. base_atomic_* also leave in base_error() a
+ * sentence naming the step that failed ("cannot create a file in /tmp/:
+ * Permission denied"), written to follow the caller's own words about the
+ * file: os_fail("cannot write PNG to %s: %s", path, base_error()).
+ */
+#ifndef DESKHAND_BASE_H
+#define DESKHAND_BASE_H
+
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* ---- error text ------------------------------------------------------ */
+
+/*
+ * A room's reason for its last failure, one per thread. At file scope,
+ *     BASE_ERROR_TEXT(static, conv_err, conv_error, conv_fail)
+ * defines the buffer `conv_err`, the room's public
+ * `const char *conv_error(void)` (never NULL, "" before any failure) and
+ * `bool conv_fail(const char *fmt, ...)`, which formats the reason, keeps
+ * errno as it was and returns false, so that `return conv_fail("...")`
+ * reads as the failure it is. The first argument is the linkage of the
+ * fail function: `static`, or empty for one the room's other files call
+ * (declared in its internal header). A reason longer than the buffer is
+ * cut.
+ */
+typedef struct base_error_text {
+	char text[1024];
+} base_error_text;
+
+/* Formats into e (vsnprintf); errno is left as it was. */
+void base_error_vset(base_error_text *e, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+#define BASE_ERROR_TEXT(linkage, store, getter, failer)                      \
+	static _Thread_local base_error_text store;                          \
+	const char *getter(void);                                            \
+	const char *getter(void)                                             \
+	{                                                                    \
+		return store.text;                                           \
+	}                                                                    \
+	__attribute__((format(printf, 1, 2))) linkage bool failer(const char *fmt, ...); \
+	linkage bool failer(const char *fmt, ...)                            \
+	{                                                                    \
+		va_list ap_;                                                 \
+		va_start(ap_, fmt);                                          \
+		base_error_vset(&store, fmt, ap_);                           \
+		va_end(ap_);                                                 \
+		return false;                                                \
+	}
+
+/* What base_atomic_* last said on this thread; never NULL. */
+const char *base_error(void);
+
+/* ---- the clock ------------------------------------------------------- */
+
+#define BASE_NS_PER_MS 1000000LL
+
+/* CLOCK_MONOTONIC in nanoseconds: for deadlines and durations, never dates. */
+int64_t base_now_ns(void);
+/* The same in milliseconds. */
+long long base_now_ms(void);
+/* Milliseconds left until `deadline_ns` (base_now_ns's clock); <= 0 once past. */
+long base_ms_until(int64_t deadline_ns);
+/*
+ * Sleeps until `deadline_ns` on the monotonic clock; signals do not cut it
+ * short, unless `cancel` (may be NULL) is set: it is looked at before the
+ * sleep, after every signal and at least every 50 ms (a flag set on
+ * another thread than the one the signal interrupted), and ends the sleep
+ * with false. True when the deadline was reached.
+ */
+bool base_sleep_until(int64_t deadline_ns, volatile sig_atomic_t *cancel);
+/* base_sleep_until `ms` (< 0: 0) from now. */
+bool base_sleep_ms(long ms, volatile sig_atomic_t *cancel);
+
+/* ---- UTF-8 ----------------------------------------------------------- */
+
+/*
+ * One strict UTF-8 sequence at s, of the n bytes there: its length (1..4)
+ * with the code point in *cp, or 0 when it is not valid UTF-8 (overlong, a
+ * surrogate, above U+10FFFF, truncated, or n == 0). NUL is a character
+ * here (length 1); callers that refuse it say so. The project's one
+ * decoder: os/ types and reads window titles with it, vision/ reads OCR
+ * text, agent/ checks the text of models and tools.
+ */
+size_t base_utf8_next(const char *s, size_t n, uint32_t *cp);
+/* Encodes one code point (<= U+10FFFF) into buf[4]; returns its length. */
+int base_utf8_encode(uint32_t cp, char buf[4]);
+
+/* ---- files ----------------------------------------------------------- */
+
+/*
+ * The one whole-file reader. Reads fd to its end into fresh memory,
+ * NUL-terminated (the NUL not counted in *len; len may be NULL). NULL when
+ * more than `max` bytes come (errno EFBIG), on a read error (its errno) or
+ * out of memory (ENOMEM). EINTR is retried. Ownership: the caller frees.
+ */
+char *base_read_fd(int fd, size_t max, size_t *len);
+/* base_read_fd on `path` opened read-only (close-on-exec); open's errno too. */
+char *base_read_file(const char *path, size_t max, size_t *len);
+/*
+ * A small file (/proc's) into the caller's buf: at most size - 1 bytes,
+ * NUL-terminated. `path` is relative to dirfd (AT_FDCWD, or a directory
+ * such as /proc/PID/task). Returns the bytes read, or -1 with errno.
+ * Async-signal-safe (no allocation, no stdio): the sandbox's supervisor
+ * uses it.
+ */
+ssize_t base_read_small(int dirfd, const char *path, char *buf, size_t size);
+
+/*
+ * The one write loop: all of data[0..len) to fd, through short writes and
+ * EINTR. False with errno on an error (EIO when write made no progress);
+ * what was written before stays written.
+ */
+bool base_write_all(int fd, const void *data, size_t len);
+
+/*
+ * Replacing a file so that readers see the old one or the whole new one,
+ * never a part, and a crash does not lose both: the new content goes to
+ * a temporary file ".NAME.XXXXXXXX" in the same directory (created with
+ * `mode`, less the umask, as any new file), which is flushed, renamed
+ * over `path` and whose directory is flushed. On failure nothing is left
+ * behind and an existing `path` is untouched.
+ *
+ *     base_atomic a;
+ *     if (!base_atomic_begin(&a, path, 0666)) ...
+ *     write to a.fd ...; on a failure: base_atomic_abort(&a)
+ *     if (!base_atomic_commit(&a)) ...
+ *
+ * Failures leave errno and base_error() (see above). A directory that
+ * cannot be opened or flushed (no read permission, a filesystem without
+ * it) is not a failure: the rename is as durable as it can be made there.
+ */
+typedef struct base_atomic {
+	int fd;         /* the temporary file: write the new content here */
+	char *tmp;      /* its path; malloc'ed, freed by commit or abort */
+	char *path;     /* a copy of the path it replaces; likewise */
+} base_atomic;
+
+/* Creates the temporary file. After false, a is empty (abort is a no-op). */
+bool base_atomic_begin(base_atomic *a, const char *path, mode_t mode);
+/* Flushes, closes and renames it into place. Ends `a` either way. */
+bool base_atomic_commit(base_atomic *a);
+/* Closes and removes the temporary file. A no-op on an ended `a`. */
+void base_atomic_abort(base_atomic *a);
+/* All of it for data[0..len) in one call. */
+bool base_atomic_replace(const char *path, const void *data, size_t len, mode_t mode);
+
+/* ---- processes ------------------------------------------------------- */
+
+/* What callers read of /proc/PID/stat (fields as proc(5) counts them). */
+typedef struct base_proc_info {
+	char state;                     /* 3: R, S, D, Z, T, ... */
+	int ppid;                       /* 4 */
+	int pgrp;                       /* 5 */
+	int session;                    /* 6 */
+	unsigned long long start;       /* 22: clock ticks after boot */
+	/* 48-51: where the kernel finds /proc/PID/cmdline's and environ's
+	 * strings; all 0 when the kernel does not tell (before Linux 3.5, or
+	 * another process's without ptrace access). */
+	unsigned long arg_start, arg_end, env_start, env_end;
+} base_proc_info;
+
+/*
+ * Reads /proc/PID/stat (pid <= 0: this process's, /proc/self/stat) into
+ * *out. False (errno) when the process is gone or the line is not one:
+ * fewer than 22 fields, or a non-numeric one among those above.
+ * Async-signal-safe (no allocation, no stdio): the supervisor uses it.
+ */
+bool base_proc_stat(int pid, base_proc_info *out);
+/* The parser alone, for one line of /proc/PID/stat's text. */
+bool base_proc_stat_parse(const char *text, base_proc_info *out);
+
+#endif

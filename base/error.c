@@ -1,0 +1,13 @@
+/* base/error — the per-thread error text of every room; see base.h. */
+#include <errno.h>
+#include <stdio.h>
+
+#include "base/base.h"
+
+void base_error_vset(base_error_text *e, const char *fmt, va_list ap)
+{
+	/* The caller may still want errno after reporting with it. */
+	int saved = errno;
+	vsnprintf(e->text, sizeof(e->text), fmt, ap);
+	errno = saved;
+}

@@ -1,0 +1,133 @@
+/*
+ * os/mouse — the pointer through XTest: motion, buttons, clicks, paced
+ * drags (interruptible by the guarded signals, the button always
+ * released) and wheel clicks.
+ */
+#include <X11/Xlib.h>
+#include <X11/extensions/XTest.h>
+
+#include "os/input-internal.h"
+
+static bool mouse_ready(os_display *d)
+{
+	return os_input_state(d) != NULL;
+}
+
+static bool valid_button(os_button b)
+{
+	if (b != OS_BUTTON_LEFT && b != OS_BUTTON_MIDDLE && b != OS_BUTTON_RIGHT &&
+	    b != OS_BUTTON_BACK && b != OS_BUTTON_FORWARD)
+		return os_fail("unknown mouse button %d", (int)b);
+	return true;
+}
+
+bool os_mouse_move(os_display *d, int x, int y)
+{
+	if (!os_point_on_screen(d, x, y) || !mouse_ready(d))
+		return false;
+	XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
+	return os_input_sync(d);
+}
+
+bool os_mouse_click(os_display *d, os_button b, int count)
+{
+	if (!valid_button(b))
+		return false;
+	if (count < 1 || count > 10)
+		return os_fail("click count %d is out of range (1..10)", count);
+	if (!mouse_ready(d))
+		return false;
+	/*
+	 * All pairs go out in one burst: the server stamps them within the same
+	 * few milliseconds, well inside any toolkit's multi-click interval.
+	 */
+	for (int i = 0; i < count; i++) {
+		XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
+		XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
+	}
+	return os_input_sync(d);
+}
+
+bool os_mouse_button(os_display *d, os_button b, bool down)
+{
+	if (!valid_button(b) || !mouse_ready(d))
+		return false;
+	XTestFakeButtonEvent(d->dpy, (unsigned)b, down ? True : False, CurrentTime);
+	return os_input_sync(d);
+}
+
+#define DRAG_STEPS 12
+#define DRAG_STEP_MS 4
+
+bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
+{
+	int xy[4] = {x1, y1, x2, y2};
+	return os_mouse_drag_path(d, xy, 2, b);
+}
+
+/* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
+static bool drag_segment(os_display *d, int x0, int y0, int x1, int y1)
+{
+	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
+		os_input_sleep_ms(DRAG_STEP_MS);
+		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
+		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
+		XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
+		XFlush(d->dpy);
+	}
+	return os_input_signal_caught() == 0;
+}
+
+bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
+{
+	if (n < 2 || n > 1024)
+		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
+	if (!valid_button(b))
+		return false;
+	for (int k = 0; k < n; k++)
+		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
+			return false;
+	if (!mouse_ready(d))
+		return false;
+	struct os_signal_guard g;
+	os_input_signals_begin(&g);
+	XTestFakeMotionEvent(d->dpy, d->screen, xy[0], xy[1], CurrentTime);
+	XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
+	XFlush(d->dpy);
+	/*
+	 * Toolkits start a drag after the pointer has moved a few pixels with
+	 * the button held; several paced steps per segment also let them
+	 * scroll or highlight on the way, as with a hand on the mouse.
+	 */
+	for (int k = 1; k < n; k++)
+		if (!drag_segment(d, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]))
+			break;
+	/* Released even when interrupted: a button is never left held. */
+	XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
+	bool ok = os_input_sync(d);
+	int sig = os_input_signal_caught();
+	os_input_signals_end(&g);
+	if (ok && sig != 0)
+		return os_fail("drag interrupted by signal %d", sig);
+	return ok;
+}
+
+bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)
+{
+	static const unsigned buttons[] = {
+		[OS_SCROLL_UP] = 4, [OS_SCROLL_DOWN] = 5,
+		[OS_SCROLL_LEFT] = 6, [OS_SCROLL_RIGHT] = 7,
+	};
+	if ((int)dir < 0 || (int)dir > OS_SCROLL_RIGHT)
+		return os_fail("unknown scroll direction %d", (int)dir);
+	if (amount < 1 || amount > 1000)
+		return os_fail("scroll amount %d is out of range (1..1000)", amount);
+	if (!mouse_ready(d))
+		return false;
+	for (int i = 0; i < amount; i++) {
+		XTestFakeButtonEvent(d->dpy, buttons[dir], True, CurrentTime);
+		XTestFakeButtonEvent(d->dpy, buttons[dir], False, CurrentTime);
+	}
+	return os_input_sync(d);
+}
+
