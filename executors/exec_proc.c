@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "executors/exec-internal.h"
 
 static bool parse_pid(const char *name, pid_t *out)

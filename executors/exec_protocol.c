@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/random.h>
 
+#include "base/base.h"
 #include "executors/exec-internal.h"
 
 BASE_ERROR_TEXT(, exec_err, exec_error, exec_fail)

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "executors/exec-internal.h"
 
 #ifndef P_PIDFD

@@ -38,6 +38,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "executors/exec-internal.h"
 #include "executors/sandbox-internal.h"
 

@@ -17,6 +17,7 @@
 #include <termios.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "executors/sandbox-internal.h"
 
 BASE_ERROR_TEXT(, sandbox_err, sandbox_error, sandbox_fail)

@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "executors/sandbox-internal.h"
 
 const char *const sandbox_system_dirs[] = {

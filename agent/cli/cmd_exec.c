@@ -17,6 +17,7 @@
 
 #include "agent/cli/cli.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 #include "executors/exec.h"
 
 #define CODE_MAX (16u << 20)
@@ -80,30 +81,17 @@ int cli_exec_parse(int argc, char **argv, cli_exec_args *out)
 	return CLI_OK;
 }
 
-static void write_all(int fd, const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(fd, buf, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return;         /* a closed stdout must not stop the code */
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-}
-
 static void show_live(const char *chunk, size_t len, exec_stream stream, void *user)
 {
 	exec_output *view = user;
 	size_t head = exec_output_feed(view, stream, chunk, len);
-	write_all(stream == EXEC_STDERR ? 2 : 1, chunk, head);
+	/* A closed stdout must not stop the code: what cannot be written is dropped. */
+	(void)base_write_all(stream == EXEC_STDERR ? 2 : 1, chunk, head);
 }
 
 static char *read_code(size_t *len)
 {
-	return agent_read_fd(STDIN_FILENO, CODE_MAX, len);
+	return base_read_fd(STDIN_FILENO, CODE_MAX, len);
 }
 
 int cmd_exec(int argc, char **argv)
@@ -170,8 +158,8 @@ int cmd_exec(int argc, char **argv)
 		rc = CLI_FAIL;
 	} else {
 		if (res.chars_omitted > 0)
-			write_all(1, res.output + res.output_head_len,
-			          res.output_len - res.output_head_len);
+			(void)base_write_all(1, res.output + res.output_head_len,
+			                     res.output_len - res.output_head_len);
 		if (res.message[0] != '\0')
 			cli_error("%s", res.message);
 		rc = res.status;

@@ -14,6 +14,7 @@
 
 #include "agent/cli/cli.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 #include "os/os.h"
 
 /* Coordinates are parsed wide, then checked against the real screen. */
@@ -314,7 +315,7 @@ int cmd_scroll(int argc, char **argv)
 /* Reads all of standard input. Ownership: *out is malloc'ed, caller frees. */
 static bool read_stdin(char **out, size_t *len)
 {
-	*out = agent_read_fd(STDIN_FILENO, (size_t)TYPE_STDIN_MAX, len);
+	*out = base_read_fd(STDIN_FILENO, (size_t)TYPE_STDIN_MAX, len);
 	if (*out == NULL && errno == EFBIG)
 		cli_error("standard input is larger than %ld bytes", TYPE_STDIN_MAX);
 	else if (*out == NULL)

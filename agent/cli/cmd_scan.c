@@ -16,13 +16,14 @@
 #include "agent/cli/cli.h"
 #include "agent/safety/safety.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 enum { SCAN_CLEAN = 0, SCAN_FOUND = 1, SCAN_ERROR = 2 };
 
 /* Reads all of fd, refusing more than AGENT_SCAN_MAX_INPUT bytes. */
 static char *read_all(int fd, const char *name, size_t *out_len)
 {
-	char *text = agent_read_fd(fd, AGENT_SCAN_MAX_INPUT, out_len);
+	char *text = base_read_fd(fd, AGENT_SCAN_MAX_INPUT, out_len);
 	if (text == NULL && errno == EFBIG)
 		cli_error("scan: %s: input too large (the limit is %u MiB)", name,
 		          AGENT_SCAN_MAX_INPUT >> 20);

@@ -17,8 +17,9 @@
 #include <unistd.h>
 
 #include "agent/console/console-internal.h"
+#include "base/base.h"
 
-AGENT_ERROR_TEXT(, console_err, agent_console_error, console_fail)
+BASE_ERROR_TEXT(, console_err, agent_console_error, console_fail)
 
 bool console_random_hex(char out[CONSOLE_TOKEN_HEX + 1])
 {
@@ -479,7 +480,7 @@ agent_console *agent_console_start(const agent_console_config *cfg)
 	c->remote = remote;
 	c->cancel = cfg->cancel;
 	c->bad_budget = 5;
-	c->bad_at_ms = agent_now_ms();
+	c->bad_at_ms = base_now_ms();
 	c->max_fps = cfg->max_fps > 0 ? cfg->max_fps : 10;
 	c->frame_max_w = cfg->frame_max_w > 0 ? cfg->frame_max_w : 1280;
 	c->frame_max_h = cfg->frame_max_h > 0 ? cfg->frame_max_h : 800;

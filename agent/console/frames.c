@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "agent/console/console-internal.h"
+#include "base/base.h"
 #include "os/os.h"
 #include "vision/vision.h"
 
@@ -70,7 +71,7 @@ static void look(agent_console *c, os_display *d, grab *last)
 	if (shot == NULL)
 		return;
 	uint64_t hash = vision_image_hash(shot);
-	long long now = agent_now_ms();
+	long long now = base_now_ms();
 	bool may_publish = now - last->published_ms >= 1000 / c->max_fps;
 	if ((!last->have || hash != last->hash) && may_publish && publish_frame(c, shot, px, py)) {
 		*last = (grab){hash, px, py, true, now, now};
@@ -103,12 +104,12 @@ static void *capture_main(void *arg)
 	grab last = {0};
 	long period = 1000 / c->max_fps / LOOKS_PER_FRAME;
 	for (;;) {
-		long long start = agent_now_ms();
+		long long start = base_now_ms();
 		look(c, d, &last);
 		pthread_mutex_lock(&c->lock);
 		struct timespec ts;
 		clock_gettime(CLOCK_REALTIME, &ts);
-		long wait = period - (long)(agent_now_ms() - start);
+		long wait = period - (long)(base_now_ms() - start);
 		if (wait < 1)
 			wait = 1;
 		ts.tv_sec += wait / 1000;

@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "agent/console/console-internal.h"
+#include "base/base.h"
 
 #define CSP "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " \
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; " \
@@ -113,7 +114,7 @@ static bool host_allowed(const agent_console *c, const char *host)
 /* Bad tokens cost: 5 at once, then one every 2 s. Lock held. False: refused now. */
 static bool bad_budget_left(agent_console *c)
 {
-	long long now = agent_now_ms();
+	long long now = base_now_ms();
 	c->bad_budget += (double)(now - c->bad_at_ms) / 2000.0;
 	if (c->bad_budget > 5)
 		c->bad_budget = 5;
@@ -207,7 +208,7 @@ static void stream_fill_locked(stream *s)
 		agent_buf_printf(&s->out, "event: frame\ndata: {\"seq\":%llu,\"w\":%d,\"h\":%d,"
 		                 "\"sw\":%d,\"sh\":%d,\"px\":%d,\"py\":%d,\"t\":%lld}\n\n",
 		                 (unsigned long long)c->frame_seq, c->frame_w, c->frame_h,
-		                 c->screen_w, c->screen_h, c->ptr_x, c->ptr_y, agent_now_ms());
+		                 c->screen_w, c->screen_h, c->ptr_x, c->ptr_y, base_now_ms());
 	}
 }
 

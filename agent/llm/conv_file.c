@@ -18,6 +18,7 @@
 
 #include "agent/llm/conv-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 static char *path_dirname(const char *path)
 {
@@ -40,72 +41,12 @@ static char *path_stem(const char *path)
 	return strndup(base, n);
 }
 
-static bool fsync_dir(const char *dir)
-{
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return conv_fail("cannot open directory %s: %s", dir, strerror(errno));
-	bool ok = fsync(fd) == 0 || errno == EINVAL;
-	int err = errno;
-	close(fd);
-	return ok || conv_fail("cannot sync directory %s: %s", dir, strerror(err));
-}
-
-/* Temporary file in the same directory, fsync, rename, fsync of the directory. */
+/* The file replaced whole, durably: never a mix of old and new (base/'s). */
 static bool write_atomic(const char *path, const void *data, size_t len)
 {
-	char *dir = path_dirname(path);
-	char *stem = path_stem(path);
-	char *tmp = NULL;
-	int fd = -1;
-	bool ok = false;
-	if (!dir || !stem || asprintf(&tmp, "%s/.%s.tmp.XXXXXX", dir, stem) < 0) {
-		tmp = NULL;
-		conv_fail("out of memory");
-		goto out;
-	}
-	fd = mkostemp(tmp, O_CLOEXEC); /* mode 0600 */
-	if (fd < 0) {
-		conv_fail("cannot create a file in %s: %s", dir, strerror(errno));
-		goto out_free;
-	}
-	const char *p = data;
-	for (size_t done = 0; done < len;) {
-		ssize_t w = write(fd, p + done, len - done);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0) {
-			conv_fail("cannot write %s: %s", path, strerror(errno));
-			goto out_unlink;
-		}
-		done += (size_t)w;
-	}
-	if (fsync(fd) != 0) {
-		conv_fail("cannot sync %s: %s", path, strerror(errno));
-		goto out_unlink;
-	}
-	if (close(fd) != 0) {
-		fd = -1;
-		conv_fail("cannot write %s: %s", path, strerror(errno));
-		goto out_unlink;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0) {
-		conv_fail("cannot replace %s: %s", path, strerror(errno));
-		goto out_unlink;
-	}
-	ok = fsync_dir(dir);
-	goto out_free;
-out_unlink:
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
-out_free:
-	free(tmp);
-out:
-	free(dir);
-	free(stem);
-	return ok;
+	if (base_atomic_replace(path, data, len, 0600))
+		return true;
+	return conv_fail("cannot save %s: %s", path, base_error());
 }
 
 static void format_time(time_t t, char out[32])
@@ -389,7 +330,7 @@ out:
 
 static char *read_file(const char *path, size_t *len_out)
 {
-	char *text = agent_read_file(path, CONV_FILE_MAX, len_out);
+	char *text = base_read_file(path, CONV_FILE_MAX, len_out);
 	if (text == NULL)
 		conv_fail("cannot read %s: %s", path, strerror(errno));
 	return text;

@@ -11,8 +11,9 @@
 
 #include "agent/llm/conv-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
-AGENT_ERROR_TEXT(, conv_err, conv_error, conv_fail)
+BASE_ERROR_TEXT(, conv_err, conv_error, conv_fail)
 
 void conv_error_clear(void)
 {

@@ -17,6 +17,7 @@
 #include <curl/curl.h>
 
 #include "agent/llm/http-internal.h"
+#include "base/base.h"
 #include "config.h"
 
 /* ---- libcurl, loaded at the first connection ---------------------------- */
@@ -187,7 +188,7 @@ struct exchange {
 	long retry_after_ms;
 	bool too_big;
 	bool idle;               /* aborted: nothing arrived for idle_timeout_s */
-	struct timespec last_io; /* when bytes last moved either way */
+	int64_t last_io;        /* when bytes last moved either way (base_now_ns) */
 	curl_off_t last_dn, last_up;
 };
 
@@ -274,19 +275,16 @@ static size_t on_body(char *buf, size_t size, size_t nmemb, void *user)
 static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
 	struct exchange *x = user;
-	struct timespec now;
 	if (x->rq->cancel && *x->rq->cancel)
 		return 1;
-	clock_gettime(CLOCK_MONOTONIC, &now);
+	int64_t now = base_now_ns();
 	if (dn != x->last_dn || un != x->last_up) {
 		x->last_dn = dn;
 		x->last_up = un;
 		x->last_io = now;
 		return 0;
 	}
-	long quiet_ms = (long)(now.tv_sec - x->last_io.tv_sec) * 1000 +
-	                (now.tv_nsec - x->last_io.tv_nsec) / 1000000L;
-	if (quiet_ms >= x->rq->idle_timeout_s * 1000) {
+	if ((now - x->last_io) / BASE_NS_PER_MS >= (int64_t)x->rq->idle_timeout_s * 1000) {
 		x->idle = true;
 		return 1;
 	}
@@ -437,7 +435,7 @@ enum http_outcome http_exchange(struct http *hp, const struct http_request *rq, 
 	CURL *h = hp->curl;
 	sse_init(&x.sse, on_sse_event, &x);
 	ndjson_init(&x.nd, on_ndjson_line, &x);
-	clock_gettime(CLOCK_MONOTONIC, &x.last_io);
+	x.last_io = base_now_ns();
 	exchange_setopts(h, rq, &x, errbuf);
 	CURLcode rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &x.status);

@@ -19,8 +19,9 @@
 
 #include "agent/llm/http-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
-AGENT_ERROR_TEXT(, provider_err, provider_error, provider_fail)
+BASE_ERROR_TEXT(, provider_err, provider_error, provider_fail)
 
 static const char *const kind_names[] = {
 	[PROVIDER_OPENAI] = "openai",
@@ -492,7 +493,7 @@ static enum provider_status attempt_turn(struct provider *p, struct turn *t,
 		                                     retry_after, random32());
 		if (ev && ev->retry)
 			ev->retry(ev->user, attempt, delay, provider_error());
-		if (!agent_sleep_ms(delay, r->cancel)) {
+		if (!base_sleep_ms(delay, r->cancel)) {
 			provider_fail("%s: cancelled", who);
 			return PROVIDER_CANCELLED;
 		}

@@ -25,6 +25,7 @@
 
 #include "agent/llm/provider-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 struct script {
 	cJSON *root;
@@ -74,7 +75,7 @@ struct script *script_load(const char *path)
 {
 	struct script *s = NULL;
 	size_t len = 0;
-	char *text = agent_read_file(path, 64u << 20, &len);
+	char *text = base_read_file(path, 64u << 20, &len);
 	if (!text) {
 		provider_fail("script: cannot read %s: %s", path, strerror(errno));
 		return NULL;

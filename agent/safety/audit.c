@@ -20,8 +20,9 @@
 
 #include "agent/safety/audit-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
-AGENT_ERROR_TEXT(static, audit_err, agent_audit_error, audit_fail)
+BASE_ERROR_TEXT(static, audit_err, agent_audit_error, audit_fail)
 
 struct agent_audit {
 	int fd;
@@ -106,7 +107,7 @@ char *audit_head_read(const char *head_path, size_t *len)
 	int fd = open(head_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return NULL;
-	char *text = agent_read_fd(fd, 4096, len);
+	char *text = base_read_fd(fd, 4096, len);
 	int saved = errno;
 	close(fd);
 	errno = saved;
@@ -123,7 +124,7 @@ static bool audit_load(agent_audit *a, agent_audit_report *rep)
 	memset(rep, 0, sizeof(*rep));
 	size_t len = 0, head_len = 0;
 	char *text = NULL;
-	if (lseek(a->fd, 0, SEEK_SET) < 0 || (text = agent_read_fd(a->fd, AUDIT_MAX_SIZE, &len)) == NULL) {
+	if (lseek(a->fd, 0, SEEK_SET) < 0 || (text = base_read_fd(a->fd, AUDIT_MAX_SIZE, &len)) == NULL) {
 		rep->bad_line = -1;
 		return audit_fail("cannot read the audit log %s: %s", a->path, strerror(errno));
 	}
@@ -406,19 +407,11 @@ static bool append_line(agent_audit *a, char *text, size_t n, bool sync)
 	char next[AGENT_AUDIT_HASH_HEX + 1];
 	agent_audit_hash(text, n, next);
 	off_t before = a->end;
-	ssize_t w;
-	do
-		w = write(a->fd, text, n);
-	while (w < 0 && errno == EINTR);
-	int saved = errno;
-	if (w < 0 || (size_t)w != n) {
-		/* A short write (disk full): take the partial line back. */
-		if (w > 0)
-			(void)ftruncate(a->fd, before);
-		if (w < 0)
-			return audit_fail("cannot write the audit log %s: %s", a->path, strerror(saved));
-		return audit_fail("cannot write the audit log %s: short write (%s)", a->path,
-		                  saved ? strerror(saved) : "disk full?");
+	if (!base_write_all(a->fd, text, n)) {
+		int saved = errno;
+		/* Part of it written (disk full): take the partial line back. */
+		(void)ftruncate(a->fd, before);
+		return audit_fail("cannot write the audit log %s: %s", a->path, strerror(saved));
 	}
 	if (sync && fsync(a->fd) != 0) {
 		audit_fail("cannot flush the audit log %s: %s", a->path, strerror(errno));

@@ -14,6 +14,7 @@
 
 #include "agent/safety/audit-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 struct id_state {
 	char *id;
@@ -371,7 +372,7 @@ bool agent_audit_verify_file(const char *path, agent_audit_report *rep)
 {
 	memset(rep, 0, sizeof(*rep));
 	size_t len, head_len = 0;
-	char *text = agent_read_file(path, AUDIT_MAX_SIZE, &len);
+	char *text = base_read_file(path, AUDIT_MAX_SIZE, &len);
 	if (text == NULL)
 		return report(rep, 0, "cannot open %s: %s", path, strerror(errno));
 	agent_buf hp;

@@ -21,6 +21,7 @@
 
 #include "agent/safety/gate-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 agent_gate *agent_gate_create(const agent_gate_config *cfg)
 {
@@ -381,10 +382,10 @@ static bool kill_switch_first(agent_gate *g, const proposal *p, char *reason, si
  * into deskhand's own terminal is not the user's. */
 static void run_action(agent_gate *g, const proposal *p, agent_tool_result *res)
 {
-	long long t0 = agent_now_ms();
+	long long t0 = base_now_ms();
 	gate_run_action(g, p, res);
 	agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, res->is_error ? 1 : 0,
-	                                          (long)(agent_now_ms() - t0),
+	                                          (long)(base_now_ms() - t0),
 	                                          res->is_error ? res->text : NULL));
 	if (p->kind == AGENT_POLICY_OS_INPUT)
 		agent_term_discard_action_input(g->term);

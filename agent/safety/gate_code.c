@@ -9,6 +9,7 @@
 
 #include "agent/safety/gate-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 static void on_output(const char *chunk, size_t len, exec_stream stream, void *user)
 {
@@ -127,13 +128,13 @@ void gate_run_code(agent_gate *g, const proposal *p, agent_tool_result *res)
 		                                          "interrupted before it started"));
 		return;
 	}
-	long long t0 = agent_now_ms();
+	long long t0 = base_now_ms();
 	exec_result r;
 	watch_begin(g, c);
 	bool ok = exec_sessions_run(g->exec, c->code.lang, c->code.display, c->code.code,
 	                            strlen(c->code.code), on_output, g, &r);
 	g->watching = NULL;
-	long dt = (long)(agent_now_ms() - t0);
+	long dt = (long)(base_now_ms() - t0);
 	if (!ok) {
 		gate_result_text(res, true, "%s", exec_error());
 		agent_gate_logged(g, agent_audit_executed(g->audit, p->id, p->kind, -1, dt,

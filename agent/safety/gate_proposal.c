@@ -11,6 +11,7 @@
 
 #include "agent/safety/gate-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 /*
  * Scans the code, or the text a `type` action would type: typed into a
@@ -83,7 +84,7 @@ static char *edit_text(agent_gate *g, const char *text)
 		return NULL;
 	}
 	size_t len = strlen(text);
-	bool ok = write(fd, text, len) == (ssize_t)len;
+	bool ok = base_write_all(fd, text, len);
 	close(fd);
 	char *result = NULL;
 	if (!ok)
@@ -105,7 +106,7 @@ static char *edit_text(agent_gate *g, const char *text)
 		agent_term_warning(g->term, "the editor failed; nothing was changed");
 		goto out;
 	}
-	result = agent_read_file(path, 16u << 20, NULL);
+	result = base_read_file(path, 16u << 20, NULL);
 	if (result == NULL)
 		agent_term_warning(g->term, "cannot read the edited file: %s", strerror(errno));
 out:

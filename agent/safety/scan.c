@@ -11,8 +11,9 @@
 
 #include "agent/safety/scan-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
-AGENT_ERROR_TEXT(, scan_err, agent_scan_error, scan_fail)
+BASE_ERROR_TEXT(, scan_err, agent_scan_error, scan_fail)
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -176,7 +177,7 @@ struct matcher {
 	pcre2_match_data *md;
 	pcre2_match_context *mctx;
 	pcre2_jit_stack *jit;
-	struct timespec deadline;
+	int64_t deadline;       /* base_now_ns */
 	bool timed_out;
 };
 
@@ -192,8 +193,7 @@ static bool matcher_init(struct matcher *m)
 	pcre2_set_match_limit(m->mctx, SCAN_MATCH_LIMIT);
 	pcre2_set_depth_limit(m->mctx, SCAN_MATCH_LIMIT);
 	pcre2_set_heap_limit(m->mctx, 64 * 1024); /* KiB */
-	clock_gettime(CLOCK_MONOTONIC, &m->deadline);
-	m->deadline.tv_sec += SCAN_BUDGET_S;
+	m->deadline = base_now_ns() + (int64_t)SCAN_BUDGET_S * 1000 * BASE_NS_PER_MS;
 	return true;
 }
 
@@ -208,10 +208,7 @@ static bool out_of_time(struct matcher *m)
 {
 	if (m->timed_out)
 		return true;
-	struct timespec now;
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	if (now.tv_sec > m->deadline.tv_sec ||
-	    (now.tv_sec == m->deadline.tv_sec && now.tv_nsec >= m->deadline.tv_nsec))
+	if (base_now_ns() >= m->deadline)
 		m->timed_out = true;
 	return m->timed_out;
 }

@@ -18,6 +18,7 @@
 
 #include "agent/safety/scan-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 #include "config.h"
 
 /* Generated at build time from agent/safety/rules/scan-rules.json. */
@@ -569,7 +570,7 @@ static char *read_file(const char *path, size_t *out_len, bool require_safe, boo
 		close(fd);
 		return NULL;
 	}
-	char *text = agent_read_fd(fd, AGENT_SCAN_MAX_INPUT, out_len);
+	char *text = base_read_fd(fd, AGENT_SCAN_MAX_INPUT, out_len);
 	if (text == NULL)
 		scan_fail("%s: %s", path, errno == EFBIG ? "too large" : strerror(errno));
 	close(fd);

@@ -16,6 +16,7 @@
 #include "agent/session/agent-internal.h"
 #include "agent/session/loop.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 #include "config.h"
 
 volatile sig_atomic_t agent_cancel;
@@ -103,7 +104,7 @@ static void ev_retry(void *user, int attempt, long delay_ms, const char *why)
 bool session_conv_digest(const char *path, char **real, char hex[AGENT_AUDIT_HASH_HEX + 1])
 {
 	size_t len;
-	char *text = agent_read_file(path, SIZE_MAX / 2, &len);
+	char *text = base_read_file(path, SIZE_MAX / 2, &len);
 	if (text == NULL || (*real = realpath(path, NULL)) == NULL) {
 		free(text);
 		return false;

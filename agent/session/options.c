@@ -11,8 +11,9 @@
 
 #include "agent/session/options.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
-AGENT_ERROR_TEXT(static, opt_err, agent_options_error, fail)
+BASE_ERROR_TEXT(static, opt_err, agent_options_error, fail)
 
 /*
  * Out of memory while copying a setting leaves the old value and is
@@ -267,7 +268,7 @@ static bool apply_config_item(agent_options *o, const char *path, const cJSON *i
 
 static char *read_small_file(const char *path, bool *missing)
 {
-	char *text = agent_read_file(path, 1u << 20, NULL);
+	char *text = base_read_file(path, 1u << 20, NULL);
 	*missing = text == NULL && errno == ENOENT;
 	if (text == NULL && !*missing)
 		fail("%s: %s", path, errno == EFBIG ? "larger than 1 MiB, not a config file"

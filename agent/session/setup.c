@@ -16,6 +16,7 @@
 #include "agent/session/bus.h"
 #include "agent/session/prompt.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 static const char *const languages[] = {"python", "shell", "javascript", "ruby", "r"};
 

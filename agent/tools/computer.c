@@ -15,6 +15,7 @@
 #include "agent/tools/elements.h"
 #include "agent/tools/tools-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 /* ---- running --------------------------------------------------------- */
 
@@ -265,7 +266,7 @@ static enum outcome perform(agent_tools *t, const agent_computer_action *a,
 	case AGENT_ACTION_KEY_UP:
 		return done_if(os_key_up(d, &a->combos[0]));
 	case AGENT_ACTION_WAIT:
-		if (agent_sleep_ms(a->duration_ms, t->cancel))
+		if (base_sleep_ms(a->duration_ms, t->cancel))
 			return OUTCOME_DONE;
 		set_text(r, true, "wait was interrupted");
 		return OUTCOME_FINAL;

@@ -8,8 +8,9 @@
 
 #include "agent/tools/tools-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
-AGENT_ERROR_TEXT(, tools_err, agent_tools_error, tools_fail)
+BASE_ERROR_TEXT(, tools_err, agent_tools_error, tools_fail)
 
 agent_tools *agent_tools_create(const agent_tools_config *cfg)
 {

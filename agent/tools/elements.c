@@ -5,6 +5,7 @@
 
 #include "agent/tools/elements.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 #include "vision/a11y.h"
 
 /* The list the model was last given; its IDs are the ones it may name. */
@@ -119,11 +120,11 @@ static bool focused_now(os_display *d, const agent_computer_action *a)
 
 bool agent_elements_await_focus(os_display *d, const agent_computer_action *a, long ms)
 {
-	long long deadline = agent_now_ms() + ms;
+	long long deadline = base_now_ms() + ms;
 	for (;;) {
 		if (focused_now(d, a))
 			return true;
-		if (agent_now_ms() >= deadline || !agent_sleep_ms(20, NULL))
+		if (base_now_ms() >= deadline || !base_sleep_ms(20, NULL))
 			return false;
 	}
 }

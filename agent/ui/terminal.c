@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent/ui/terminal-internal.h"
+#include "base/base.h"
 #include "config.h"
 
 #if DESKHAND_HAVE_LIBEDIT
@@ -202,8 +203,7 @@ static void *spinner_main(void *arg)
 		fprintf(stderr, "\r\033[2m%s %s\033[0m\033[K", frames[i++ % 10], t->spinner_label);
 		fflush(stderr);
 		pthread_mutex_unlock(&t->lock);
-		struct timespec ts = {0, 80 * 1000 * 1000};
-		nanosleep(&ts, NULL);
+		base_sleep_ms(80, NULL);
 	}
 	pthread_mutex_lock(&t->lock);
 	fputs("\r\033[K", stderr);

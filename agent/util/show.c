@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 static const char *const c0_names[32] = {
 	"NUL", "SOH", "STX", "ETX", "EOT", "ENQ", "ACK", "BEL", "BS", "tab", "LF", "VT",

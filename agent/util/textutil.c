@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 size_t agent_utf8_seq(const char *str, size_t n)
 {

@@ -111,21 +111,6 @@ char *agent_show_dup(const char *s, unsigned flags);
  */
 void agent_show_typed(agent_buf *out, const char *s, size_t n);
 
-/*
- * The whole-file reader, the clock and the cancellable sleep are base's
- * (base_read_fd, base_read_file, base_now_ms, base_sleep_ms: see
- * base/base.h for their contracts and ownership); agent/'s rooms still
- * name them by their old names.
- */
-#define agent_read_fd base_read_fd
-#define agent_read_file base_read_file
-#define agent_now_ms base_now_ms
-#define agent_sleep_ms base_sleep_ms
-
-/* The one error-text helper is base's (see BASE_ERROR_TEXT in base/base.h):
- * agent/'s rooms still name it by its old name. */
-#define AGENT_ERROR_TEXT BASE_ERROR_TEXT
-
 /* deskhand's own directories. */
 typedef enum agent_dir_kind {
 	AGENT_DIR_CONFIG,       /* $XDG_CONFIG_HOME/deskhand, else ~/.config/deskhand */

@@ -93,7 +93,7 @@ static void test_read_fd(void **state)
 	}
 	close(p[1]);
 	size_t len = 0;
-	char *text = agent_read_fd(p[0], sizeof(big), &len);
+	char *text = base_read_fd(p[0], sizeof(big), &len);
 	assert_non_null(text);
 	assert_int_equal(len, sizeof(big));
 	assert_int_equal(text[len], '\0');
@@ -104,19 +104,19 @@ static void test_read_fd(void **state)
 	assert_int_equal(write(p[1], big, 4097), 4097);
 	close(p[1]);
 	errno = 0;
-	assert_null(agent_read_fd(p[0], 4096, &len));
+	assert_null(base_read_fd(p[0], 4096, &len));
 	assert_int_equal(errno, EFBIG);
 	close(p[0]);
 	/* Empty, and a missing file. */
 	assert_int_equal(pipe(p), 0);
 	close(p[1]);
-	text = agent_read_fd(p[0], 10, &len);
+	text = base_read_fd(p[0], 10, &len);
 	assert_non_null(text);
 	assert_int_equal(len, 0);
 	assert_string_equal(text, "");
 	free(text);
 	close(p[0]);
-	assert_null(agent_read_file("/nonexistent/deskhand", 10, NULL));
+	assert_null(base_read_file("/nonexistent/deskhand", 10, NULL));
 	assert_int_equal(errno, ENOENT);
 }
 
@@ -168,10 +168,10 @@ static void test_sleep_notices_cancel(void **state)
 	volatile sig_atomic_t cancel = 1;
 	/* Cancelled before it starts: false at once (a minute's sleep would
 	 * run into the test's time limit). */
-	assert_false(agent_sleep_ms(60000, &cancel));
+	assert_false(base_sleep_ms(60000, &cancel));
 	cancel = 0;
-	assert_true(agent_sleep_ms(1, &cancel));
-	assert_true(agent_sleep_ms(0, NULL));
+	assert_true(base_sleep_ms(1, &cancel));
+	assert_true(base_sleep_ms(0, NULL));
 }
 
 int main(void)

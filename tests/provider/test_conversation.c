@@ -129,7 +129,7 @@ static void test_round_trip(void **state)
 static int file_version(const char *p)
 {
 	size_t len = 0;
-	char *text = agent_read_file(p, 1 << 20, &len);
+	char *text = base_read_file(p, 1 << 20, &len);
 	assert_non_null(text);
 	cJSON *root = cJSON_Parse(text);
 	assert_non_null(root);
