@@ -12,7 +12,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "vision/a11y.h"
 #include "vision/vision.h"
 
 static double now_ms(void)

@@ -55,7 +55,11 @@
  * Error convention: functions that can fail return false or NULL and leave
  * the reason in exec_error() (per thread). Nothing here exits or prints.
  *
- * May call: base/, executors/sandbox.h.
+ * The door of executors/; the sandbox (sandbox.h) is part of it.
+ * Owns: the interpreter processes of its sessions, their pipes and
+ * sandboxes; every process a block starts ends with its session.
+ * May call: base/, libseccomp, the kernel's namespaces, Landlock and
+ * seccomp (only executors/ knows them).
  */
 #ifndef DESKHAND_EXEC_H
 #define DESKHAND_EXEC_H

@@ -56,8 +56,8 @@
  * Error convention: functions that can fail return false or NULL and leave
  * the reason in sandbox_error() (per thread). Nothing here exits or prints.
  *
- * May call: base/, libseccomp, the kernel (namespaces, Landlock, seccomp:
- * only executors/ knows them).
+ * Part of the door of executors/ (exec.h includes it); only executors/
+ * knows libseccomp and the kernel's namespaces, Landlock and seccomp.
  */
 #ifndef DESKHAND_SANDBOX_H
 #define DESKHAND_SANDBOX_H

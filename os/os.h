@@ -14,6 +14,9 @@
  * human-readable reason in os_error() (per thread, valid until the next os_
  * call on that thread). Nothing here ever exits the process or prints.
  *
+ * Owns: the display connection and what it keeps (the reused capture
+ * segment, the keymap's temporary bindings, restored at close), and the
+ * private session bus it may start.
  * May call: base/, Xlib and its extensions (XTest, XShm, RandR, XKB,
  * X-Resource), libxkbcommon's keysym tables, libpng, zlib, ISA-L.
  */

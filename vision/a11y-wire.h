@@ -26,7 +26,7 @@
  * application's: hostile, passed on as they came (valid UTF-8, which
  * libdbus checks).
  * Owns: the nodes of one read. Borrows the connections (libatspi's).
- * May call: base/, libdbus, libatspi's public structures. Not thread-safe.
+ * Speaks libdbus, and reads libatspi's public structures. Not thread-safe.
  */
 #ifndef DESKHAND_VISION_A11Y_WIRE_H
 #define DESKHAND_VISION_A11Y_WIRE_H

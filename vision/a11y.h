@@ -21,8 +21,9 @@
  *
  * Owns: the libatspi connection of this process (one, made on first use);
  * nothing read from an application outlives the read.
- * May call: base/, os/ (the active window's pid and box, the screen, the bus
- * address on the root window). Never includes Xlib, never prints. Names
+ * Part of the door of vision/ (vision.h includes it); it asks os/ for the
+ * active window's pid and box, the screen, the bus address on the root
+ * window. Never includes Xlib, never prints. Names
  * and texts come from applications: hostile, shown only through the
  * agent's sanitizers. Not thread-safe: one walk at a time per process.
  */

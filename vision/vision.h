@@ -19,6 +19,9 @@
  * a human-readable reason in vision_error() (per thread, valid until the
  * next vision_ call on that thread). Failures of os/ are copied there.
  *
+ * Owns: the images it returns (the caller's to destroy) and the libatspi
+ * connection of this process (vision/a11y.h); nothing of the screen
+ * outlives a call.
  * May call: base/, os/, libxxhash, Tesseract (loaded at run time),
  * libatspi and libdbus (vision/a11y.h).
  */
@@ -328,5 +331,8 @@ bool vision_ocr_find_screen(os_display *d, const os_rect *region,
  */
 bool vision_ocr_find_view(os_display *d, const vision_view *view,
                           const char *text, vision_match **out, size_t *count);
+
+/* The accessibility tree: part of this door, in a header of its own. */
+#include "vision/a11y.h"
 
 #endif

@@ -10,9 +10,10 @@
  * The door of agent/cli, the outermost room: main.c dispatches to the
  * sub-commands or to agent/session. Driven by a person, its commands reach
  * os/, vision/ and executors/ directly (cmd_input.c, cmd_exec.c), not
- * through the gate, which stands between the model and the machine. May
- * call: agent/session, agent/safety (the scanner), agent/util, os/,
- * vision/, executors/.
+ * through the gate, which stands between the model and the machine.
+ * Owns: the exit status of every command, and their arguments' parsing.
+ * May call: agent/session, agent/safety (the scanner), agent/util, base/,
+ * os/, vision/, executors/.
  */
 #ifndef DESKHAND_AGENT_CLI_H
 #define DESKHAND_AGENT_CLI_H

@@ -14,9 +14,9 @@
 #include "agent/cli/cli.h"
 #include "agent/session/session.h"
 #include "agent/util/textutil.h"
-#include "executors/sandbox.h"
+#include "executors/exec.h"
 #include "os/os.h"
-#include "vision/a11y.h"
+#include "vision/vision.h"
 
 extern char **environ;
 

@@ -22,7 +22,6 @@
 #include "agent/session/session.h"
 #include "agent/util/textutil.h"
 #include "os/os.h"
-#include "vision/a11y.h"
 #include "vision/vision.h"
 
 static void put_quoted(const char *raw)

@@ -21,9 +21,10 @@
  *
  * The door of agent/console. Owns: the HTTP daemon and its threads, the
  * capture thread and its display connection, the timeline, the tokens and
- * sessions, the open question's console side. May call: agent/ui (the
- * remote-answer interface of terminal.h), agent/util, os/, vision/,
- * libmicrohttpd (only this room knows it), cJSON.
+ * sessions, the open question's console side.
+ * May call: agent/ui (the remote-answer interface of terminal.h),
+ * agent/util, base/, os/, vision/, libmicrohttpd (only this room knows
+ * it), cJSON.
  */
 #ifndef DESKHAND_AGENT_CONSOLE_H
 #define DESKHAND_AGENT_CONSOLE_H

@@ -10,7 +10,9 @@
  * Owns: the conversation file and its PNGs; the only code that knows
  * libcurl, SSE and the wire formats (provider-internal.h, one file per
  * format, each a struct provider_format).
- * May call: agent/util, cJSON, libcurl (loaded at run time).
+ * May call: agent/tools (the dialect table: a call's vocabulary, made a
+ * dialect once where the call is built), agent/util, base/, cJSON, libcurl
+ * (loaded at run time).
  */
 #ifndef DESKHAND_AGENT_LLM_H
 #define DESKHAND_AGENT_LLM_H

@@ -1,5 +1,5 @@
 /*
- * The pieces every wire format shares (agent/provider-internal.h): the
+ * The pieces every wire format shares (agent/llm/provider-internal.h): the
  * answer assembled from events or a whole body (struct turn), the JSON
  * field readers, the pairing of tool calls with their results, and the
  * server's error text made fit for a terminal. Knows no format and no HTTP.

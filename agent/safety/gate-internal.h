@@ -15,6 +15,7 @@
 
 #include "agent/safety/gate.h"
 #include "agent/safety/scan.h"
+#include "os/os.h"
 
 struct agent_gate {
 	/* Given once (agent_gate_config); not owned. */

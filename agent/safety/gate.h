@@ -31,7 +31,6 @@
 #include "agent/tools/tools.h"
 #include "agent/ui/terminal.h"
 #include "executors/exec.h"
-#include "executors/sandbox.h"
 
 /* What happened while a supervisor held the agent (agent_gate_set_hold). */
 typedef enum agent_gate_hold {

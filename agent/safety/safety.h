@@ -8,10 +8,10 @@
  * before anything runs; the gate (gate.h) is the one path from a tool call
  * to the machine.
  * Owns: the scanner's rules (rules/), the audit log file, the code
- * sessions and the model's view of the screen (inside struct agent_gate).
- * May call: agent/tools (including the runner's side door), agent/ui (to
- * ask), agent/llm (the conversation, to store screenshots), agent/util,
- * executors/, vision/, os/.
+ * sessions (inside the gate's private state).
+ * May call: agent/tools (the proposals, and the runner's side door),
+ * agent/ui (to ask), agent/util, base/, executors/ (code runs), os/ (the
+ * pointer, for the kill switch while code runs).
  */
 #ifndef DESKHAND_AGENT_SAFETY_H
 #define DESKHAND_AGENT_SAFETY_H

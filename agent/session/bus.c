@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "agent/session/bus.h"
-#include "vision/a11y.h"
+#include "vision/vision.h"
 
 agent_bus_state agent_session_bus(os_display *d, char *note, size_t size)
 {

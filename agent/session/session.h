@@ -6,9 +6,12 @@
  * declarations (prompt.h), the conversation loop between the user, the
  * model and the gate, magic commands, Ctrl-C; the session bus deskhand
  * runs with, started when the display has none (bus.h).
- * Owns: the session state (agent-internal.h), which holds the gate's.
- * May call: agent/llm, agent/safety, agent/tools (the action table, for the
- * prompt), agent/ui, agent/util, os/ and vision/ (to open the desktop).
+ * Owns: the session state (agent-internal.h): the provider, the
+ * conversation, the audit log, the tools and the gate it gives them to.
+ * May call: agent/llm, agent/safety, agent/tools (the desktop, the
+ * proposals' calls, the action table for the prompt), agent/console,
+ * agent/ui, agent/util, base/, executors/ (the languages, the sandbox
+ * profile), os/ and vision/ (to open the desktop).
  */
 #ifndef DESKHAND_AGENT_SESSION_H
 #define DESKHAND_AGENT_SESSION_H

@@ -9,7 +9,7 @@
  * coordinate outside that screenshot, an unknown key name or a missing field
  * is an error.
  *
- * Running an action is agent/computer-run.h, a separate door only the gate
+ * Running an action is agent/tools/computer-run.h, a separate door only the gate
  * goes through (after the policy and the human allowed it).
  */
 #ifndef DESKHAND_AGENT_COMPUTER_H

@@ -6,7 +6,7 @@
 #include "agent/tools/elements.h"
 #include "agent/util/textutil.h"
 #include "base/base.h"
-#include "vision/a11y.h"
+#include "vision/vision.h"
 
 /* The list the model was last given; its IDs are the ones it may name. */
 static vision_elements *last_list;

@@ -13,10 +13,10 @@
  * elements action and the element: ID targets, checked again before
  * acting (elements.h, private).
  * Owns: the action table, the dialect table, the view of the last
- * screenshot; the runner that turns a parsed action into os/ calls
- * (computer-run.h), a side door that only the gate uses
- * (agent/safety/gate_action.c).
- * May call: agent/util, os/, vision/, executors/ (the languages, exec.h),
+ * screenshot; the runner that turns a parsed action into os/ calls.
+ * Side door: agent/tools/computer-run.h (the runner), for
+ * agent/safety/gate_action.c alone.
+ * May call: agent/util, base/, os/, vision/, executors/ (the languages),
  * cJSON.
  */
 #ifndef DESKHAND_AGENT_TOOLS_H

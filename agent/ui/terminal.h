@@ -20,7 +20,8 @@
  *
  * The door of agent/ui (markdown.h is the room's own). Owns: the terminal's
  * modes (held between prompts, restored at exit), the line editor and its
- * history. May call: agent/util, libedit.
+ * history.
+ * May call: agent/util, base/, libedit.
  */
 #ifndef DESKHAND_AGENT_TERMINAL_H
 #define DESKHAND_AGENT_TERMINAL_H

@@ -4,7 +4,9 @@
  * untrusted bytes) and its safe showing on a terminal, and a growable
  * string buffer.
  *
- * The door of agent/util, the room every other room may use. May call:
+ * The door of agent/util, the room every other room may use. Owns: nothing
+ * that outlives a call (a buffer is its holder's).
+ * May call:
  * base/ (its UTF-8 decoder, clock, file reader and error text), nothing
  * else of deskhand's.
  */

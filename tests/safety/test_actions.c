@@ -1,5 +1,5 @@
 /*
- * The one action table (agent/actions.h). This test is built with one
+ * The one action table (agent/tools/actions.h). This test is built with one
  * extra line, AGENT_ACTIONS_EXTRA (tests/safety/meson.build), and checks
  * that the line alone reaches every list: the enum, the policy's class and
  * name lookup, the prompt's descriptions, the parser's list of names. The

@@ -1,5 +1,5 @@
 /*
- * agent/audit: every event written and read back as one JSON object per
+ * agent/safety/audit: every event written and read back as one JSON object per
  * line, file mode and append semantics, a line visible to other readers as
  * soon as the call returns (no buffering), a short write taken back, the
  * default path, the verifier catching execution without approval and

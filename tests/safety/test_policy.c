@@ -1,5 +1,5 @@
 /*
- * agent/policy: the whole truth table of agent_policy_decide(), settings at
+ * agent/safety/policy: the whole truth table of agent_policy_decide(), settings at
  * start, magic commands (and that nothing turns os_auto_approve on), the
  * kill-switch predicate on single and multi-monitor layouts, and the list
  * of computer actions.

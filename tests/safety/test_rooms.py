@@ -1,12 +1,19 @@
-"""agent/ is a house of rooms, each a folder with one door. Read from the
-sources, not from memory:
+"""The rooms and their doors, read from the sources. The graph is written
+once: in the doors' "May call:" lines. Nothing here lists the rooms'
+edges; the test reads them and holds every include to them.
 
-- every room has its door header, whose opening comment says what the room
-  does, owns and may call;
-- a file includes another room only through that room's door (the one side
-  door: the computer runner, agent/tools/computer-run.h, for the gate);
-- the rooms depend on each other in one direction only, exactly as
-  agent/meson.build draws it."""
+- every folder of agent/, and base/, os/, vision/, executors/, is a room
+  with exactly one door: the header whose opening comment says what the
+  room does and "May call:", and names the room;
+- a file includes another room only through that room's door, or through
+  a side door the door itself declares ("Side door: H, for F");
+- a file includes another room only when its own room's door says it may
+  call that room;
+- the doors name only rooms that exist, and their graph has no cycle.
+
+Library boundaries (only os/ includes Xlib, only the provider code knows
+libcurl, only executors/ knows seccomp and Landlock) are checked too, on
+the system headers the files include."""
 import glob
 import os
 import re
@@ -14,73 +21,157 @@ import unittest
 
 import harness as h
 
-AGENT = os.path.join(h.SRCDIR, "agent")
-DOORS = {
-    "cli": "agent/cli/cli.h",
-    "session": "agent/session/session.h",
-    "safety": "agent/safety/safety.h",
-    "tools": "agent/tools/tools.h",
-    "llm": "agent/llm/llm.h",
-    "ui": "agent/ui/terminal.h",
-    "console": "agent/console/console.h",
-    "util": "agent/util/textutil.h",
+TOPS = ("base", "os", "vision", "executors")
+ROOM_TOKEN = re.compile(r"\b(agent/[a-z]+|(?:base|os|vision|executors)(?=/))")
+INCLUDE = re.compile(r'^#include "([^"]+)"', re.M)
+SYSTEM_INCLUDE = re.compile(r"^#include <([^>]+)>", re.M)
+SIDE_DOOR = re.compile(r"Side door:\s*(\S+\.h)\b[^,]*,\s*for\s+(\S+\.c)")
+# Who alone may include which library's headers (the prefix of the path).
+LIBRARIES = {
+    "X11/": {"os"},
+    "curl/": {"agent/llm/http.c"},
+    "seccomp.h": {"executors"},
+    "linux/landlock.h": {"executors"},
+    "microhttpd.h": {"agent/console"},
+    "atspi/": {"vision"},
 }
-SIDE_DOORS = {("agent/safety/gate_action.c", "agent/tools/computer-run.h")}
-# Who may use whom: the one direction of agent/meson.build.
-ALLOWED = {
-    "cli": {"session", "safety", "util"},
-    "session": {"safety", "tools", "llm", "ui", "console", "util"},
-    "console": {"ui", "util"},
-    "safety": {"tools", "llm", "ui", "util"},
-    "tools": {"util"},
-    "llm": {"util"},
-    "ui": {"util"},
-    "util": set(),
-}
-INCLUDE = re.compile(r'^#include "(agent/([a-z]+)/[^"]+)"', re.M)
+
+
+def rel(path):
+    return os.path.relpath(path, h.SRCDIR)
+
+
+def room_of(path):
+    """The room a source path (relative to the tree) belongs to, or None."""
+    parts = path.split("/")
+    if parts[0] == "agent" and len(parts) > 2:
+        return "agent/" + parts[1]
+    return parts[0] if parts[0] in TOPS and len(parts) > 1 else None
+
+
+def rooms():
+    found = set(TOPS)
+    for d in os.listdir(os.path.join(h.SRCDIR, "agent")):
+        if os.path.isdir(os.path.join(h.SRCDIR, "agent", d)):
+            found.add("agent/" + d)
+    return found
 
 
 def sources():
-    for path in sorted(glob.glob(os.path.join(AGENT, "*", "*.[ch]"))):
-        rel = os.path.relpath(path, h.SRCDIR)
-        with open(path) as f:
-            yield rel, rel.split("/")[1], f.read()
+    for top in ("agent/*/*.[ch]",) + tuple(t + "/*.[ch]" for t in TOPS):
+        for path in sorted(glob.glob(os.path.join(h.SRCDIR, top))):
+            r = rel(path)
+            with open(path, errors="replace") as f:
+                yield r, room_of(r), f.read()
+
+
+def opening_comment(text):
+    m = re.match(r"\s*/\*(.*?)\*/", text, re.S)
+    return re.sub(r"\n\s*\* ?", "\n", m.group(1)) if m else ""
+
+
+def may_call(comment):
+    """The rooms named after "May call:", up to the sentence's end (a
+    period outside parentheses)."""
+    i = comment.find("May call:")
+    if i < 0:
+        return None
+    depth, j, s = 0, i + len("May call:"), comment
+    while j < len(s):
+        c = s[j]
+        depth += c == "("
+        depth -= c == ")"
+        if c == "." and depth == 0 and (j + 1 == len(s) or s[j + 1].isspace()):
+            break
+        j += 1
+    return set(ROOM_TOKEN.findall(s[i:j]))
+
+
+def doors():
+    """room -> (door path, rooms it may call, side doors {(header, file)})."""
+    out = {}
+    for r in sorted(rooms()):
+        for path in sorted(glob.glob(os.path.join(h.SRCDIR, r, "*.h"))):
+            with open(path) as f:
+                comment = opening_comment(f.read())
+            calls = may_call(comment)
+            if calls is None:
+                continue
+            if r in out:
+                raise AssertionError("%s has two doors: %s and %s" % (r, out[r][0], rel(path)))
+            out[r] = (rel(path), calls - {r}, set(SIDE_DOOR.findall(comment)), comment)
+    return out
 
 
 class Rooms(unittest.TestCase):
-    def test_every_folder_is_a_room_with_a_door(self):
-        folders = {d for d in os.listdir(AGENT) if os.path.isdir(os.path.join(AGENT, d))}
-        self.assertEqual(folders, set(DOORS))
-        for room, door in DOORS.items():
-            with open(os.path.join(h.SRCDIR, door)) as f:
-                head = f.read().split("*/", 1)[0]
-            self.assertIn("agent/" + room, head, door)
-            self.assertRegex(head, r"(?i)may\s+(\*\s+)?call", door)
+    @classmethod
+    def setUpClass(cls):
+        cls.doors = doors()
+
+    def test_every_room_has_one_door_that_says_what_it_is(self):
+        self.assertEqual(set(self.doors), rooms())
+        for r, (door, calls, _, comment) in self.doors.items():
+            # The door names its room ("agent/tools —", "os/ —").
+            self.assertIn(r if r.startswith("agent/") else r + "/", comment, door)
+            for word in ("Owns", "May call"):
+                self.assertIn(word, comment, "%s does not say what it %s" % (door, word))
+
+    def test_doors_name_only_rooms_that_exist(self):
+        known = rooms()
+        for r, (door, calls, sides, _) in self.doors.items():
+            self.assertEqual(calls - known, set(), door)
+            for header, user in sides:
+                self.assertEqual(room_of(header), r, door)
+                self.assertTrue(os.path.exists(os.path.join(h.SRCDIR, header)), header)
+                self.assertTrue(os.path.exists(os.path.join(h.SRCDIR, user)), user)
 
     def test_other_rooms_only_through_their_door(self):
         strays = []
-        for rel, room, text in sources():
-            for target, other in INCLUDE.findall(text):
-                if other != room and target != DOORS[other] and \
-                        (rel, target) not in SIDE_DOORS:
-                    strays.append("%s includes %s" % (rel, target))
+        for path, room, text in sources():
+            for target in INCLUDE.findall(text):
+                other = room_of(target)
+                if other is None or other == room:
+                    continue
+                door, _, sides, _ = self.doors[other]
+                if target != door and (target, path) not in sides:
+                    strays.append("%s includes %s (the door of %s is %s)" %
+                                  (path, target, other, door))
         self.assertEqual(strays, [])
 
-    def test_one_direction(self):
-        edges = set()
-        for rel, room, text in sources():
-            for _, other in INCLUDE.findall(text):
-                if other != room:
-                    edges.add((room, other))
-        wrong = sorted("%s -> %s" % e for e in edges if e[1] not in ALLOWED[e[0]])
+    def test_includes_are_what_the_doors_allow(self):
+        wrong = []
+        for path, room, text in sources():
+            allowed = self.doors[room][1]
+            for target in INCLUDE.findall(text):
+                other = room_of(target)
+                if other is not None and other != room and other not in allowed:
+                    wrong.append("%s includes %s, but %s may not call %s" %
+                                 (path, target, self.doors[room][0], other))
         self.assertEqual(wrong, [])
-        # ALLOWED itself has no cycle: a topological order exists.
-        left = {r: set(d) for r, d in ALLOWED.items()}
+
+    def test_the_doors_draw_one_direction(self):
+        left = {r: set(d[1]) for r, d in self.doors.items()}
         while left:
             free = [r for r, d in left.items() if not d & set(left)]
             self.assertTrue(free, "a cycle among %s" % sorted(left))
             for r in free:
                 del left[r]
+
+    def test_libraries_stay_in_their_rooms(self):
+        wrong = []
+        for path, room, text in sources():
+            for lib in SYSTEM_INCLUDE.findall(text):
+                for prefix, owners in LIBRARIES.items():
+                    if lib.startswith(prefix) and room not in owners and path not in owners:
+                        wrong.append("%s includes <%s>" % (path, lib))
+        self.assertEqual(wrong, [])
+
+    def test_the_graph_is_written_only_in_the_doors(self):
+        # Neither the build files nor DEVELOPERS.md draw it again.
+        with open(os.path.join(h.SRCDIR, "agent", "meson.build")) as f:
+            self.assertNotRegex(f.read(), r"(?m)^#.*->")
+        with open(os.path.join(h.SRCDIR, "DEVELOPERS.md")) as f:
+            self.assertNotRegex(f.read(), r"cli → session →|cli -> session ->")
 
 
 if __name__ == "__main__":
