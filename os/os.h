@@ -45,6 +45,10 @@ typedef struct os_rect {
 	int x, y, width, height;
 } os_rect;
 
+typedef struct os_point {
+	int x, y;
+} os_point;
+
 /*
  * Opens the display `name` (NULL: $DISPLAY) and installs error handlers so
  * that a protocol error (a window that vanished, a failed SHM attach) is
@@ -352,10 +356,6 @@ char *os_root_string(os_display *d, const char *name);
 size_t os_client_pids(os_display *d, int *pids, size_t max);
 size_t os_point_owners(os_display *d, int x, int y, int *pids, size_t max);
 size_t os_keys_owners(os_display *d, int *pids, size_t max);
-
-typedef struct os_point {
-	int x, y;
-} os_point;
 
 /*
  * Whether input would reach the terminal this process runs in: the

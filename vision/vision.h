@@ -244,9 +244,8 @@ os_image *vision_settled_shot(os_display *d, const vision_shot_opts *opts,
 
 /* ---- drawing: preview, grid ------------------------------------------- */
 
-typedef struct vision_point {
-	int x, y;
-} vision_point;
+/* A point in root (or an image's) pixels: os/'s own. */
+typedef os_point vision_point;
 
 /*
  * Draws a target marker (a ring and crosshair in a colour contrasting with

@@ -255,14 +255,11 @@ static void ask_info(const proposal *p, agent_term_ask_info *info)
 		return;
 	}
 	info->edit_text = p->p.json_text;
-	const agent_computer_action *a = &p->p.action;
-	if (a->has_start) {
-		info->x[info->n_targets] = a->start_sx;
-		info->y[info->n_targets++] = a->start_sy;
-	}
-	if (a->has_point) {
-		info->x[info->n_targets] = a->sx;
-		info->y[info->n_targets++] = a->sy;
+	os_point pts[2];
+	info->n_targets = agent_computer_points(&p->p.action, pts);
+	for (int i = 0; i < info->n_targets; i++) {
+		info->x[i] = pts[i].x;
+		info->y[i] = pts[i].y;
 	}
 }
 

@@ -4,23 +4,14 @@
  * includes). gate_run_action is called by agent_gate_tool_call alone
  * (tests/safety/test_one_gate.py).
  */
-#include <stdio.h>
 #include <stdlib.h>
 
 #include "agent/safety/gate-internal.h"
 #include "agent/tools/computer-run.h"
-#include "agent/util/textutil.h"
 
 void gate_attach_screenshot(agent_gate *g, agent_tool_result *res)
 {
-	if (agent_tools_screenshot(g->tools, true, &res->shot))
-		return;
-	agent_buf b;
-	agent_buf_init(&b);
-	agent_buf_printf(&b, "%s\n[no screenshot: %s]", res->text ? res->text : "",
-	                 agent_tools_error());
-	free(res->text);
-	res->text = agent_buf_steal(&b);
+	agent_tools_screenshot_for(g->tools, true, &res->shot, &res->text);
 }
 
 void gate_run_action(agent_gate *g, const proposal *p, agent_tool_result *res)

@@ -151,11 +151,7 @@ static void store_shot(agent_session *s, agent_tool_result *r, struct conv_image
 	if (png == NULL ||
 	    conv_store_png_owned(s->conv, png, r->shot.len, r->shot.width, r->shot.height, img))
 		return;
-	agent_buf b;
-	agent_buf_init(&b);
-	agent_buf_printf(&b, "%s\n[no screenshot: %s]", r->text ? r->text : "", conv_error());
-	free(r->text);
-	r->text = agent_buf_steal(&b);
+	agent_shot_missing(&r->text, conv_error());
 }
 
 /* The results, each with its screenshot, as the message after the calls. */

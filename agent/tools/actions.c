@@ -503,6 +503,16 @@ static void describe_where(const agent_computer_action *a, agent_buf *b)
 		agent_buf_printf(b, " at %d,%d (screen %d,%d)", a->mx, a->my, a->sx, a->sy);
 }
 
+int agent_computer_points(const agent_computer_action *a, os_point pts[2])
+{
+	int n = 0;
+	if (a->has_start)
+		pts[n++] = (os_point){a->start_sx, a->start_sy};
+	if (a->has_point)
+		pts[n++] = (os_point){a->sx, a->sy};
+	return n;
+}
+
 char *agent_computer_describe(const agent_computer_action *a)
 {
 	agent_buf b;

@@ -307,14 +307,7 @@ static void answer_with_screenshot(agent_tools *t, const agent_computer_action *
 		r->screenshot_due = true;
 		return;
 	}
-	if (agent_tools_screenshot(t, !own, &r->shot))
-		return;
-	agent_buf b;
-	agent_buf_init(&b);
-	agent_buf_printf(&b, "%s\n[no screenshot: %s]", r->text ? r->text : "",
-	                 agent_tools_error());
-	free(r->text);
-	r->text = agent_buf_steal(&b);
+	agent_tools_screenshot_for(t, !own, &r->shot, &r->text);
 }
 
 static void run_action(agent_tools *t, const agent_proposal *p, agent_computer_result *r)

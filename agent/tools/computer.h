@@ -79,6 +79,13 @@ bool agent_computer_parse_named(const char *name, const cJSON *args, const visio
 void agent_computer_action_finish(agent_computer_action *a);
 
 /*
+ * The screen points the action aims at, in order (a drag's start, then its
+ * point): 0, 1 or 2 written into pts. An action without one acts where the
+ * pointer is.
+ */
+int agent_computer_points(const agent_computer_action *a, os_point pts[2]);
+
+/*
  * A human description ("left_click at 640,360 (screen 960,540)"), whole:
  * the text to type, press or find is never cut, and shows every character
  * (agent_show_typed, agent_show_append), so it may span lines. Ownership:

@@ -69,6 +69,21 @@ void agent_shot_clear(agent_shot *s)
 	memset(s, 0, sizeof(*s));
 }
 
+void agent_shot_missing(char **text, const char *why)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	agent_buf_printf(&b, "%s\n[no screenshot: %s]", *text ? *text : "", why);
+	free(*text);
+	*text = agent_buf_steal(&b);
+}
+
+void agent_tools_screenshot_for(agent_tools *t, bool settle, agent_shot *shot, char **text)
+{
+	if (!agent_tools_screenshot(t, settle, shot))
+		agent_shot_missing(text, agent_tools_error());
+}
+
 bool agent_tools_screenshot(agent_tools *t, bool settle, agent_shot *out)
 {
 	memset(out, 0, sizeof(*out));

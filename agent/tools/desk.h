@@ -59,6 +59,14 @@ void agent_shot_clear(agent_shot *s);
  * agent_tools_error() on failure. Ownership: agent_shot_clear.
  */
 bool agent_tools_screenshot(agent_tools *t, bool settle, agent_shot *out);
+/*
+ * The screenshot that answers a tool's result: agent_tools_screenshot into
+ * *shot or, when none can be had, a line saying why after *text
+ * (agent_shot_missing).
+ */
+void agent_tools_screenshot_for(agent_tools *t, bool settle, agent_shot *shot, char **text);
+/* *text (malloc'd or NULL; replaced) followed by "[no screenshot: why]". */
+void agent_shot_missing(char **text, const char *why);
 
 /*
  * The details of an action for the human (the answer d): the action, the

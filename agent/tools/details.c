@@ -53,7 +53,7 @@ static char *preview_path(const char *dir, const char *id)
 }
 
 /* The preview of the points, stored; its path, or NULL with why in `note`. */
-static char *store_preview(agent_tools *t, const agent_proposal *p, const vision_point *pts,
+static char *store_preview(agent_tools *t, const agent_proposal *p, const os_point *pts,
                            int n, const char *dir, char *note, size_t notelen)
 {
 	const char *desc = p->description;
@@ -80,15 +80,11 @@ char *agent_tools_details(agent_tools *t, const agent_proposal *p, const char *d
 {
 	*preview = NULL;
 	const agent_computer_action *a = &p->action;
-	vision_point pts[2];
-	int n = 0;
-	if (a->has_start)
-		pts[n++] = (vision_point){a->start_sx, a->start_sy};
-	if (a->has_point)
-		pts[n++] = (vision_point){a->sx, a->sy};
+	os_point pts[2];
+	int n = agent_computer_points(a, pts);
 	int x, y;
 	if (n == 0 && os_pointer(t->display, &x, &y))
-		pts[n++] = (vision_point){x, y};
+		pts[n++] = (os_point){x, y};
 	agent_buf b;
 	agent_buf_init(&b);
 	agent_buf_printf(&b, "action:  %s\n", p->description ? p->description : a->name);

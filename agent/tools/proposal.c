@@ -205,12 +205,8 @@ static bool reaches_own_terminal(agent_tools *t, const agent_computer_action *a)
 	if (!a->input || !isatty(STDIN_FILENO))
 		return false;
 	os_point pts[2];
-	size_t n = 0;
-	if (a->has_start)
-		pts[n++] = (os_point){a->start_sx, a->start_sy};
-	if (a->has_point)
-		pts[n++] = (os_point){a->sx, a->sy};
-	return os_input_reaches_ancestor(t->display, pts, n, is_key_action(a->kind));
+	int n = agent_computer_points(a, pts);
+	return os_input_reaches_ancestor(t->display, pts, (size_t)n, is_key_action(a->kind));
 }
 
 /* What an action proposal carries besides the action: read and built once. */
