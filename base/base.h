@@ -167,6 +167,66 @@ void base_atomic_abort(base_atomic *a);
 /* All of it for data[0..len) in one call. */
 bool base_atomic_replace(const char *path, const void *data, size_t len, mode_t mode);
 
+/* ---- names of enum values ------------------------------------------- */
+
+/*
+ * A setting or a word from outside becomes one of a room's enum values
+ * once, at the edge, through the table that owns its names:
+ *
+ *     const char *const sandbox_profile_names[SANDBOX_PROFILE_COUNT] = {
+ *             [SANDBOX_OFF] = "off", [SANDBOX_STANDARD] = "standard", ...};
+ *     BASE_NAME_FUNCTIONS(sandbox_profile, sandbox_profile_names,
+ *                         sandbox_profile_from_name, sandbox_profile_name, "?")
+ *
+ * A table is indexed by the value; NULL stands for a value without a name
+ * (a hole, or "not given": an AUTO value), which no text parses to and no
+ * list shows. These are the only string comparisons of such names.
+ */
+
+/* Zero, or a compile-time error when `a` is a pointer rather than an array. */
+#define BASE_MUST_BE_ARRAY_(a)                                                  \
+	(0 * sizeof(struct { int not_an_array_ : 1 - 2 * __builtin_types_compatible_p( \
+	                         __typeof__(a), __typeof__(&(a)[0])); }))
+/* An array's number of elements. */
+#define BASE_COUNT(a) (sizeof(a) / sizeof((a)[0]) + BASE_MUST_BE_ARRAY_(a))
+/* A table of names as the two arguments (names, n) the functions below take. */
+#define BASE_NAMES(table) (table), BASE_COUNT(table)
+
+/* The value whose name is exactly s (case and all); -1 when none is, or s is NULL. */
+int base_name_index(const char *const *names, size_t n, const char *s);
+/* The same for the len bytes at s, which need not end in a NUL. */
+int base_name_index_len(const char *const *names, size_t n, const char *s, size_t len);
+/* names[v]; `unknown` when v is outside the table or has no name. */
+const char *base_name_of(const char *const *names, size_t n, int v, const char *unknown);
+/*
+ * The names, in the table's order and without its holes, joined by `sep`
+ * ("off|standard|strict"), into buf[size]: cut to fit and NUL-terminated
+ * when size > 0. Returns the length the whole list has (as snprintf), so
+ * that a result >= size says it was cut.
+ */
+size_t base_names_join(const char *const *names, size_t n, const char *sep, char *buf,
+                       size_t size);
+
+/*
+ * Defines an owner's two functions over its table, as declared in its
+ * header: `bool parse(const char *s, type *out)` (false, *out untouched,
+ * for anything but a name in the table) and `const char *name(type v)`
+ * (`unknown` for a value without a name).
+ */
+#define BASE_NAME_FUNCTIONS(type, table, parse, name, unknown)                   \
+	bool parse(const char *s_, type *out_)                                   \
+	{                                                                        \
+		int v_ = base_name_index(BASE_NAMES(table), s_);                 \
+		if (v_ < 0)                                                      \
+			return false;                                            \
+		*out_ = (type)v_;                                                \
+		return true;                                                     \
+	}                                                                        \
+	const char *name(type v_)                                                \
+	{                                                                        \
+		return base_name_of(BASE_NAMES(table), (int)v_, unknown);        \
+	}
+
 /* ---- processes ------------------------------------------------------- */
 
 /* What callers read of /proc/PID/stat (fields as proc(5) counts them). */

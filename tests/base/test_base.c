@@ -4,7 +4,8 @@
  * thread), the UTF-8 decoder and encoder (every invalid form), whole
  * reads, the write loop through short writes and EINTR, atomic
  * replacement (nothing left behind on any failure, a read-only directory
- * included) and /proc/PID/stat (a name with ')' and spaces in it).
+ * included), /proc/PID/stat (a name with ')' and spaces in it) and enum
+ * names (holes, NULL, near misses, lists cut to their buffer).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -627,6 +628,81 @@ static void test_proc_stat_real(void **state)
 	assert_int_equal(errno, ENOENT);
 }
 
+/* ---- names of enum values ---------------------------------------------- */
+
+enum t_colour { T_AUTO, T_RED, T_GREEN, T_BLUE, T_COLOUR_COUNT };
+/* AUTO has no name: a hole, as the tables of settings have. */
+static const char *const t_colours[T_COLOUR_COUNT] = {
+	[T_RED] = "red", [T_GREEN] = "green", [T_BLUE] = "blue",
+};
+bool t_colour_parse(const char *s, enum t_colour *out);
+const char *t_colour_name(enum t_colour c);
+BASE_NAME_FUNCTIONS(enum t_colour, t_colours, t_colour_parse, t_colour_name, "?")
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_int_equal(BASE_COUNT(t_colours), T_COLOUR_COUNT);
+	assert_int_equal(base_name_index(BASE_NAMES(t_colours), "red"), T_RED);
+	assert_int_equal(base_name_index(BASE_NAMES(t_colours), "blue"), T_BLUE);
+	/* Exact: no prefix, no longer word, no other case; never the hole. */
+	const char *misses[] = {"", "re", "reds", "Red", "RED", " red", "red\n"};
+	for (size_t i = 0; i < BASE_COUNT(misses); i++)
+		assert_int_equal(base_name_index(BASE_NAMES(t_colours), misses[i]), -1);
+	assert_int_equal(base_name_index(BASE_NAMES(t_colours), NULL), -1);
+	assert_int_equal(base_name_index(NULL, 3, "red"), -1);
+	assert_int_equal(base_name_index(t_colours, 0, "red"), -1);
+	/* Counted: the bytes after len do not matter, a NUL inside them does. */
+	assert_int_equal(base_name_index_len(BASE_NAMES(t_colours), "greenish", 5), T_GREEN);
+	assert_int_equal(base_name_index_len(BASE_NAMES(t_colours), "gre\0n", 5), -1);
+	assert_int_equal(base_name_index_len(BASE_NAMES(t_colours), "green", 4), -1);
+	assert_int_equal(base_name_index_len(BASE_NAMES(t_colours), NULL, 0), -1);
+	assert_int_equal(base_name_index_len(BASE_NAMES(t_colours), "", 0), -1);
+
+	assert_string_equal(base_name_of(BASE_NAMES(t_colours), T_GREEN, "?"), "green");
+	assert_string_equal(base_name_of(BASE_NAMES(t_colours), T_AUTO, "?"), "?");
+	assert_string_equal(base_name_of(BASE_NAMES(t_colours), -1, "?"), "?");
+	assert_string_equal(base_name_of(BASE_NAMES(t_colours), T_COLOUR_COUNT, "?"), "?");
+	assert_null(base_name_of(BASE_NAMES(t_colours), 99, NULL));
+	assert_null(base_name_of(NULL, 3, 1, NULL));
+
+	enum t_colour c = T_AUTO;
+	assert_true(t_colour_parse("green", &c));
+	assert_int_equal(c, T_GREEN);
+	assert_false(t_colour_parse("purple", &c));
+	assert_false(t_colour_parse(NULL, &c));
+	assert_int_equal(c, T_GREEN); /* untouched by a refusal */
+	assert_string_equal(t_colour_name(T_BLUE), "blue");
+	assert_string_equal(t_colour_name(T_AUTO), "?");
+	assert_string_equal(t_colour_name((enum t_colour)42), "?");
+}
+
+static void test_names_join(void **state)
+{
+	(void)state;
+	char buf[64];
+	/* The hole is left out, not an empty name between separators. */
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", buf, sizeof(buf)), 14);
+	assert_string_equal(buf, "red|green|blue");
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), ", ", buf, sizeof(buf)), 16);
+	assert_string_equal(buf, "red, green, blue");
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), NULL, buf, sizeof(buf)), 12);
+	assert_string_equal(buf, "redgreenblue");
+	/* Cut to the buffer, always terminated; the whole length is still told. */
+	char small[8];
+	memset(small, 'x', sizeof(small));
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", small, sizeof(small)), 14);
+	assert_string_equal(small, "red|gre");
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", small, 1), 14);
+	assert_string_equal(small, "");
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", NULL, 0), 14);
+	/* Nothing to join. */
+	assert_int_equal(base_names_join(t_colours, 1, "|", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+	assert_int_equal(base_names_join(NULL, 5, "|", buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -646,6 +722,8 @@ int main(void)
 		cmocka_unit_test(test_atomic_read_only_dir),
 		cmocka_unit_test(test_proc_stat_parse),
 		cmocka_unit_test(test_proc_stat_real),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_names_join),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }
