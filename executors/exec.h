@@ -91,7 +91,10 @@ typedef enum exec_lang {
 	EXEC_LANG_COUNT
 } exec_lang;
 
-/* "python", "shell", "javascript", "ruby", "r" (exact) -> the enum. */
+/* "python", "shell", "javascript", "ruby", "r", by the language: the one
+ * table of their names (the model's "language", deskhand exec, the prompt). */
+extern const char *const exec_lang_names[EXEC_LANG_COUNT];
+/* The name (exact) <-> the enum; "?" for no language. */
 bool exec_lang_from_name(const char *name, exec_lang *out);
 const char *exec_lang_name(exec_lang lang);
 /*

@@ -14,41 +14,31 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "executors/exec-internal.h"
 #include "executors/sandbox-internal.h"
 
-struct lang_info {
-	const char *name;
-	const char *programs[3];     /* looked up on PATH, in order */
+const char *const exec_lang_names[EXEC_LANG_COUNT] = {
+	[EXEC_PYTHON] = "python",
+	[EXEC_SHELL] = "shell",
+	[EXEC_JAVASCRIPT] = "javascript",
+	[EXEC_RUBY] = "ruby",
+	[EXEC_R] = "r",
 };
+BASE_NAME_FUNCTIONS(exec_lang, exec_lang_names, exec_lang_from_name, exec_lang_name, "?")
 
-static const struct lang_info langs[EXEC_LANG_COUNT] = {
-	[EXEC_PYTHON] = {"python", {"python3", NULL}},
-	[EXEC_SHELL] = {"shell", {"bash", NULL}},
-	[EXEC_JAVASCRIPT] = {"javascript", {"node", "nodejs", NULL}},
-	[EXEC_RUBY] = {"ruby", {"ruby", NULL}},
-	[EXEC_R] = {"r", {"Rscript", NULL}},
+/* Each language's interpreters, looked up on PATH in this order. */
+static const char *const programs[EXEC_LANG_COUNT][3] = {
+	[EXEC_PYTHON] = {"python3", NULL},
+	[EXEC_SHELL] = {"bash", NULL},
+	[EXEC_JAVASCRIPT] = {"node", "nodejs", NULL},
+	[EXEC_RUBY] = {"ruby", NULL},
+	[EXEC_R] = {"Rscript", NULL},
 };
-
-bool exec_lang_from_name(const char *name, exec_lang *out)
-{
-	for (int i = 0; i < EXEC_LANG_COUNT; i++) {
-		if (name != NULL && strcmp(name, langs[i].name) == 0) {
-			*out = (exec_lang)i;
-			return true;
-		}
-	}
-	return false;
-}
-
-const char *exec_lang_name(exec_lang lang)
-{
-	return (unsigned)lang < EXEC_LANG_COUNT ? langs[lang].name : "?";
-}
 
 const char *exec_lang_program(exec_lang lang)
 {
-	return (unsigned)lang < EXEC_LANG_COUNT ? langs[lang].programs[0] : "?";
+	return (unsigned)lang < EXEC_LANG_COUNT ? programs[lang][0] : "?";
 }
 
 void exec_interpreter_argv(exec_lang lang, const char *interpreter, bool display,
@@ -182,8 +172,8 @@ bool exec_lang_installed(exec_lang lang)
 	if ((unsigned)lang >= EXEC_LANG_COUNT)
 		return false;
 	char cand[4096];
-	for (int p = 0; langs[lang].programs[p] != NULL; p++)
-		if (path_lookup(path_or_default(getenv("PATH")), langs[lang].programs[p], false,
+	for (int p = 0; programs[lang][p] != NULL; p++)
+		if (path_lookup(path_or_default(getenv("PATH")), programs[lang][p], false,
 		                cand, sizeof(cand)))
 			return true;
 	return false;
@@ -218,14 +208,14 @@ char *exec_interpreter_find(exec_lang lang, const char *path, bool display)
 {
 	if ((unsigned)lang >= EXEC_LANG_COUNT)
 		return exec_fail("unknown language"), NULL;
-	const struct lang_info *li = &langs[lang];
+	const char *const *progs = programs[lang];
 	char **slot = &resolved[lang][display ? 1 : 0];
 	if (*slot != NULL)
 		return strdup(*slot);
 	path = path_or_default(path);
 	char cand[4096];
-	for (int p = 0; li->programs[p] != NULL; p++) {
-		if (!path_lookup(path, li->programs[p], display, cand, sizeof(cand)))
+	for (int p = 0; progs[p] != NULL; p++) {
+		if (!path_lookup(path, progs[p], display, cand, sizeof(cand)))
 			continue;
 		*slot = strdup(cand);
 		return strdup(cand);
@@ -233,9 +223,9 @@ char *exec_interpreter_find(exec_lang lang, const char *path, bool display)
 	if (display && exec_lang_installed(lang))
 		exec_fail("code granted the display runs only with an interpreter installed in "
 		          "the system's directories (a file no code could have changed); the "
-		          "'%s' on PATH is not one", li->programs[0]);
+		          "'%s' on PATH is not one", progs[0]);
 	else
-		exec_fail("%s is not installed (no '%s' found on PATH)", li->name, li->programs[0]);
+		exec_fail("%s is not installed (no '%s' found on PATH)", exec_lang_name(lang), progs[0]);
 	return NULL;
 }
 

@@ -24,25 +24,13 @@ BASE_ERROR_TEXT(, sandbox_err, sandbox_error, sandbox_fail)
 
 /* ---- names ----------------------------------------------------------- */
 
-static const char *const profile_names[] = {"off", "standard", "strict"};
-
-bool sandbox_profile_from_name(const char *name, sandbox_profile *out)
-{
-	for (size_t i = 0; i < sizeof(profile_names) / sizeof(profile_names[0]); i++) {
-		if (name != NULL && strcmp(name, profile_names[i]) == 0) {
-			*out = (sandbox_profile)i;
-			return true;
-		}
-	}
-	return false;
-}
-
-const char *sandbox_profile_name(sandbox_profile profile)
-{
-	if ((unsigned)profile < sizeof(profile_names) / sizeof(profile_names[0]))
-		return profile_names[profile];
-	return "?";
-}
+const char *const sandbox_profile_names[SANDBOX_PROFILE_COUNT] = {
+	[SANDBOX_OFF] = "off",
+	[SANDBOX_STANDARD] = "standard",
+	[SANDBOX_STRICT] = "strict",
+};
+BASE_NAME_FUNCTIONS(sandbox_profile, sandbox_profile_names, sandbox_profile_from_name,
+                    sandbox_profile_name, "?")
 
 static const char *const layer_names[SANDBOX_LAYER_COUNT] = {
 	[SANDBOX_LAYER_USERNS] = "user namespace",
@@ -57,9 +45,7 @@ static const char *const layer_names[SANDBOX_LAYER_COUNT] = {
 
 const char *sandbox_layer_name(sandbox_layer layer)
 {
-	if ((unsigned)layer < SANDBOX_LAYER_COUNT)
-		return layer_names[layer];
-	return "?";
+	return base_name_of(BASE_NAMES(layer_names), (int)layer, "?");
 }
 
 unsigned sandbox_profile_layers(sandbox_profile profile, bool display)

@@ -74,9 +74,13 @@ typedef enum sandbox_profile {
 	SANDBOX_OFF,
 	SANDBOX_STANDARD,
 	SANDBOX_STRICT,
+	SANDBOX_PROFILE_COUNT
 } sandbox_profile;
 
-/* "off", "standard", "strict" <-> the enum. Parsing is exact. */
+/* "off", "standard", "strict", by the profile: the one table of their names
+ * (--sandbox, the config file, deskhand exec; lists in messages). */
+extern const char *const sandbox_profile_names[SANDBOX_PROFILE_COUNT];
+/* The name <-> the enum (base_name_index: exact); "?" for no profile. */
 bool sandbox_profile_from_name(const char *name, sandbox_profile *out);
 const char *sandbox_profile_name(sandbox_profile profile);
 

@@ -108,7 +108,7 @@ int cmd_doctor(int argc, char **argv)
 		printf("%-24s %s%s\n", sandbox_layer_name((sandbox_layer)l),
 		       p.ok[l] ? "" : "no: ", p.detail[l]);
 	bool standard_ok = true;
-	for (int prof = SANDBOX_OFF; prof <= SANDBOX_STRICT; prof++) {
+	for (int prof = SANDBOX_OFF; prof < SANDBOX_PROFILE_COUNT; prof++) {
 		char why[320];
 		bool ok = sandbox_probe_allows(&p, (sandbox_profile)prof, false, why, sizeof(why));
 		bool with_display = sandbox_probe_allows(&p, (sandbox_profile)prof, true, NULL, 0);

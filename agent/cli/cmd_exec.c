@@ -44,9 +44,12 @@ int cli_exec_parse(int argc, char **argv, cli_exec_args *out)
 		if (strcmp(a, "--sandbox") == 0) {
 			if (!has_value)
 				return cli_usage_error("exec", "--sandbox needs a profile");
-			if (!sandbox_profile_from_name(argv[++i], &out->sandbox))
-				return cli_usage_error("exec", "unknown sandbox profile '%s' "
-				                       "(off, standard, strict)", argv[i]);
+			if (!sandbox_profile_from_name(argv[++i], &out->sandbox)) {
+				char list[64];
+				base_names_join(BASE_NAMES(sandbox_profile_names), ", ", list, sizeof(list));
+				return cli_usage_error("exec", "unknown sandbox profile '%s' (%s)", argv[i],
+				                       list);
+			}
 		} else if (strcmp(a, "--timeout") == 0) {
 			if (!has_value)
 				return cli_usage_error("exec", "--timeout needs a number of seconds");
@@ -73,11 +76,12 @@ int cli_exec_parse(int argc, char **argv, cli_exec_args *out)
 			return cli_usage_error("exec", "one language only (got '%s' after '%s')", a, lang);
 		}
 	}
+	char langs[64];
+	base_names_join(BASE_NAMES(exec_lang_names), ", ", langs, sizeof(langs));
 	if (lang == NULL)
-		return cli_usage_error("exec", "which language? (python, shell, javascript, ruby, r)");
+		return cli_usage_error("exec", "which language? (%s)", langs);
 	if (!exec_lang_from_name(lang, &out->lang))
-		return cli_usage_error("exec", "unknown language '%s' (python, shell, javascript, "
-		                       "ruby, r)", lang);
+		return cli_usage_error("exec", "unknown language '%s' (%s)", lang, langs);
 	return CLI_OK;
 }
 
