@@ -247,6 +247,14 @@ bool vision_monitor(os_display *d, int want, os_rect *mon)
 	return true;
 }
 
+const char *const vision_grounding_names[VISION_GROUND_COUNT] = {
+	[VISION_GROUND_PIXELS] = "pixels",
+	[VISION_GROUND_SMART_RESIZE] = "smart-resize",
+	[VISION_GROUND_RELATIVE] = "relative-1000",
+};
+BASE_NAME_FUNCTIONS(vision_grounding, vision_grounding_names, vision_grounding_parse,
+                    vision_grounding_name, "?")
+
 bool vision_view_for(const vision_shot_opts *o, const os_rect *mon, vision_view *v)
 {
 	int max_w = o->max_w > 0 ? o->max_w : VISION_DEFAULT_MAX_W;

@@ -144,7 +144,15 @@ typedef enum vision_grounding {
 	VISION_GROUND_SMART_RESIZE, /* the image's pixels, the image sized by vision_smart_resize
 	                             * (factor 28, min_pixels, max_pixels = max_w * max_h) */
 	VISION_GROUND_RELATIVE,     /* a relative x relative grid (1000: 0..999), image fitted */
+	VISION_GROUND_COUNT
 } vision_grounding;
+
+/* "pixels", "smart-resize", "relative-1000", by the grounding: the one table
+ * of their names (--grounding and the config file). */
+extern const char *const vision_grounding_names[VISION_GROUND_COUNT];
+/* The name (exact) <-> the enum; "?" for no grounding. */
+bool vision_grounding_parse(const char *name, vision_grounding *out);
+const char *vision_grounding_name(vision_grounding g);
 
 typedef struct vision_shot_opts {
 	int max_w, max_h;   /* <= 0: VISION_DEFAULT_MAX_W x VISION_DEFAULT_MAX_H */

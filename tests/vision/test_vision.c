@@ -341,6 +341,27 @@ static void test_relative_grid(void **state)
 	}
 }
 
+/* --grounding's names: the three, exactly, and back. */
+static void test_grounding_names(void **state)
+{
+	(void)state;
+	vision_grounding g = VISION_GROUND_PIXELS;
+	assert_true(vision_grounding_parse("smart-resize", &g));
+	assert_int_equal(g, VISION_GROUND_SMART_RESIZE);
+	assert_true(vision_grounding_parse("relative-1000", &g));
+	assert_int_equal(g, VISION_GROUND_RELATIVE);
+	assert_true(vision_grounding_parse("pixels", &g));
+	assert_int_equal(g, VISION_GROUND_PIXELS);
+	assert_false(vision_grounding_parse("relative", &g));
+	assert_false(vision_grounding_parse("Pixels", &g));
+	assert_false(vision_grounding_parse(NULL, &g));
+	for (int i = 0; i < VISION_GROUND_COUNT; i++) {
+		assert_true(vision_grounding_parse(vision_grounding_name((vision_grounding)i), &g));
+		assert_int_equal(g, i);
+	}
+	assert_string_equal(vision_grounding_name(VISION_GROUND_COUNT), "?");
+}
+
 static void test_pick_monitor(void **state)
 {
 	(void)state;
@@ -628,6 +649,7 @@ int main(void)
 		cmocka_unit_test(test_mapping_examples),
 		cmocka_unit_test(test_smart_resize),
 		cmocka_unit_test(test_relative_grid),
+		cmocka_unit_test(test_grounding_names),
 		cmocka_unit_test(test_pick_monitor),
 		cmocka_unit_test(test_scale_psnr),
 		cmocka_unit_test(test_scale_flat_and_checker),
