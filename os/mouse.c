@@ -6,6 +6,7 @@
 #include <X11/Xlib.h>
 #include <X11/extensions/XTest.h>
 
+#include "base/base.h"
 #include "os/input-internal.h"
 
 static bool mouse_ready(os_display *d)
@@ -112,13 +113,19 @@ bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
 	return ok;
 }
 
+const char *const os_scroll_names[OS_SCROLL_COUNT] = {
+	[OS_SCROLL_UP] = "up", [OS_SCROLL_DOWN] = "down",
+	[OS_SCROLL_LEFT] = "left", [OS_SCROLL_RIGHT] = "right",
+};
+BASE_NAME_FUNCTIONS(os_scroll, os_scroll_names, os_scroll_parse, os_scroll_name, "?")
+
 bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)
 {
 	static const unsigned buttons[] = {
 		[OS_SCROLL_UP] = 4, [OS_SCROLL_DOWN] = 5,
 		[OS_SCROLL_LEFT] = 6, [OS_SCROLL_RIGHT] = 7,
 	};
-	if ((int)dir < 0 || (int)dir > OS_SCROLL_RIGHT)
+	if ((int)dir < 0 || (int)dir >= OS_SCROLL_COUNT)
 		return os_fail("unknown scroll direction %d", (int)dir);
 	if (amount < 1 || amount > 1000)
 		return os_fail("scroll amount %d is out of range (1..1000)", amount);

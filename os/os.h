@@ -219,7 +219,16 @@ typedef enum os_scroll {
 	OS_SCROLL_DOWN,
 	OS_SCROLL_LEFT,
 	OS_SCROLL_RIGHT,
+	OS_SCROLL_COUNT
 } os_scroll;
+
+/* "up", "down", "left", "right", by the direction: the one table of their
+ * names (the computer tool's scroll_direction, every vendor's translation,
+ * the tool schema, deskhand scroll). */
+extern const char *const os_scroll_names[OS_SCROLL_COUNT];
+/* The name (exact) <-> the enum; "?" for no direction. */
+bool os_scroll_parse(const char *name, os_scroll *out);
+const char *os_scroll_name(os_scroll dir);
 
 /*
  * All through XTest, synced: the events have reached the server when a call

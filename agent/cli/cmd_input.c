@@ -282,15 +282,7 @@ int cmd_scroll(int argc, char **argv)
 	if (npos == 0)
 		return cli_usage_error("scroll", "scroll needs a direction");
 	os_scroll dir;
-	if (strcmp(pos[0], "up") == 0)
-		dir = OS_SCROLL_UP;
-	else if (strcmp(pos[0], "down") == 0)
-		dir = OS_SCROLL_DOWN;
-	else if (strcmp(pos[0], "left") == 0)
-		dir = OS_SCROLL_LEFT;
-	else if (strcmp(pos[0], "right") == 0)
-		dir = OS_SCROLL_RIGHT;
-	else
+	if (!os_scroll_parse(pos[0], &dir))
 		return cli_usage_error("scroll", "unknown direction '%s' (up, down, "
 		                       "left or right)", pos[0]);
 	long amount = 3;

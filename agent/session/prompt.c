@@ -211,8 +211,8 @@ static cJSON *computer_schema(void)
 	                      typed("integer", "an ID from the elements list, instead of coordinate"));
 	cJSON *dir = typed("string", NULL);
 	cJSON *dirs = cJSON_AddArrayToObject(dir, "enum");
-	for (const char *const *d = (const char *const[]){"up", "down", "left", "right", NULL}; *d; d++)
-		cJSON_AddItemToArray(dirs, cJSON_CreateString(*d));
+	for (int d = 0; d < OS_SCROLL_COUNT; d++)
+		cJSON_AddItemToArray(dirs, cJSON_CreateString(os_scroll_name((os_scroll)d)));
 	cJSON_AddItemToObject(props, "scroll_direction", dir);
 	cJSON *amount = typed("integer", "scroll steps");
 	cJSON_AddNumberToObject(amount, "minimum", 1);

@@ -15,6 +15,7 @@
 #include "agent/tools/computer.h"
 #include "agent/tools/elements.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 #define ACTION_NAME_(id, name, cls, desc) [AGENT_ACTION_##id] = name,
 static const char *const names[AGENT_ACTION_COUNT] = {AGENT_ACTIONS(ACTION_NAME_)};
@@ -29,18 +30,15 @@ static const char list[] = AGENT_ACTIONS(ACTION_LIST_);
 
 bool agent_action_lookup(const char *name, agent_action *out)
 {
-	for (unsigned i = 0; name != NULL && i < AGENT_ACTION_COUNT; i++)
-		if (strcmp(name, names[i]) == 0) {
-			if (out != NULL)
-				*out = (agent_action)i;
-			return true;
-		}
-	return false;
+	int i = base_name_index(BASE_NAMES(names), name);
+	if (i >= 0 && out != NULL)
+		*out = (agent_action)i;
+	return i >= 0;
 }
 
 const char *agent_action_name(agent_action a)
 {
-	return (unsigned)a < AGENT_ACTION_COUNT ? names[a] : "unknown";
+	return base_name_of(BASE_NAMES(names), (int)a, "unknown");
 }
 
 bool agent_action_is_input(agent_action a)
@@ -241,15 +239,8 @@ static bool parse_modifiers(agent_computer_action *a, char *err, size_t errlen)
 
 static bool parse_scroll(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
 {
-	const char *dir = get_string(args, "scroll_direction");
-	static const char *const dirs[] = {"up", "down", "left", "right"};
-	int d = -1;
-	for (int k = 0; dir != NULL && k < 4; k++)
-		if (strcmp(dir, dirs[k]) == 0)
-			d = k;
-	if (d < 0)
+	if (!os_scroll_parse(get_string(args, "scroll_direction"), &a->direction))
 		return agent_action_refuse(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
-	a->direction = (os_scroll)d;
 	long amount = 3;
 	const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
 	if (am != NULL && !agent_action_int(am, 1, 100, &amount))
@@ -460,11 +451,9 @@ static void describe_extra(const agent_computer_action *a, agent_buf *b)
 	case AGENT_ACTION_WAIT:
 		agent_buf_printf(b, " %d ms", a->duration_ms);
 		break;
-	case AGENT_ACTION_SCROLL: {
-		static const char *const dirs[] = {"up", "down", "left", "right"};
-		agent_buf_printf(b, " %s by %d", dirs[a->direction], a->amount);
+	case AGENT_ACTION_SCROLL:
+		agent_buf_printf(b, " %s by %d", os_scroll_name(a->direction), a->amount);
 		break;
-	}
 	case AGENT_ACTION_ZOOM:
 		agent_buf_printf(b, " into [%d,%d,%d,%d]", a->region[0], a->region[1],
 		                 a->region[2], a->region[3]);
@@ -556,8 +545,7 @@ cJSON *agent_computer_json(const agent_computer_action *a)
 	if (a->element > 0)
 		cJSON_AddNumberToObject(o, "element", a->element);
 	if (a->kind == AGENT_ACTION_SCROLL) {
-		static const char *const dirs[] = {"up", "down", "left", "right"};
-		cJSON_AddStringToObject(o, "scroll_direction", dirs[a->direction]);
+		cJSON_AddStringToObject(o, "scroll_direction", os_scroll_name(a->direction));
 		cJSON_AddNumberToObject(o, "scroll_amount", a->amount);
 	}
 	if (a->kind == AGENT_ACTION_KEY && a->repeat > 1)

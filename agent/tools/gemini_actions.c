@@ -218,12 +218,9 @@ static long wheel_clicks(long magnitude, int extent)
 static cJSON *scroll(cJSON *o, const cJSON *a, const char *fn, long def, bool centre,
                      const vision_view *view, char *err, size_t errlen)
 {
-	static const char *const dirs[] = {"up", "down", "left", "right"};
-	const char *dir = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "direction"));
-	int d = -1;
-	for (int k = 0; dir != NULL && k < 4; k++)
-		d = strcmp(dir, dirs[k]) == 0 ? k : d;
-	if (d < 0)
+	os_scroll d;
+	if (!os_scroll_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "direction")),
+	                     &d))
 		return agent_action_drop(err, errlen, o, "%s needs \"direction\": up, down, left or right", fn);
 	long mag = def;
 	const char *key = has(a, "magnitude_in_pixels") ? "magnitude_in_pixels" : "magnitude";
@@ -235,9 +232,10 @@ static cJSON *scroll(cJSON *o, const cJSON *a, const char *fn, long def, bool ce
 	} else if (!add_point(o, "coordinate", a, "x", "y", fn, err, errlen)) {
 		return drop(o);
 	}
-	int extent = view == NULL ? 1000 : d < 2 ? view->screen_h : view->screen_w;
+	bool vertical = d == OS_SCROLL_UP || d == OS_SCROLL_DOWN;
+	int extent = view == NULL ? 1000 : vertical ? view->screen_h : view->screen_w;
 	cJSON_AddStringToObject(o, "action", "scroll");
-	cJSON_AddStringToObject(o, "scroll_direction", dirs[d]);
+	cJSON_AddStringToObject(o, "scroll_direction", os_scroll_name(d));
 	cJSON_AddNumberToObject(o, "scroll_amount", (double)wheel_clicks(mag, extent));
 	return o;
 }

@@ -151,9 +151,10 @@ static cJSON *scroll(cJSON *o, const cJSON *a, char *err, size_t errlen)
 		return agent_action_drop(err, errlen, o, "scroll needs a non-zero scroll_x or scroll_y (pixels)");
 	if (!add_point(o, "coordinate", a, err, errlen))
 		return agent_action_drop(err, errlen, o, "scroll needs \"x\" and \"y\" as whole numbers");
-	const char *dir = sy > 0 ? "down" : sy < 0 ? "up" : sx > 0 ? "right" : "left";
+	os_scroll dir = sy > 0 ? OS_SCROLL_DOWN : sy < 0 ? OS_SCROLL_UP
+	                : sx > 0 ? OS_SCROLL_RIGHT : OS_SCROLL_LEFT;
 	cJSON_AddStringToObject(o, "action", "scroll");
-	cJSON_AddStringToObject(o, "scroll_direction", dir);
+	cJSON_AddStringToObject(o, "scroll_direction", os_scroll_name(dir));
 	cJSON_AddNumberToObject(o, "scroll_amount", (double)agent_action_wheel_clicks((double)(sy ? sy : sx)));
 	return held_or_drop(o, a, err, errlen);
 }

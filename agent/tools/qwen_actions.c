@@ -72,13 +72,15 @@ static cJSON *scroll(cJSON *o, const cJSON *args, bool horizontal, char *err, si
 	if (!agent_action_int(cJSON_GetObjectItemCaseSensitive(args, "pixels"), -1000000, 1000000,
 	                      &px) || px == 0)
 		return agent_action_drop(err, errlen, o, "%s needs \"pixels\": a whole number, not 0 (positive "
-		            "scrolls %s)", name, horizontal ? "right" : "up");
+		            "scrolls %s)", name,
+		            os_scroll_name(horizontal ? OS_SCROLL_RIGHT : OS_SCROLL_UP));
 	if (has(args, "coordinate") && !pointed(o, args, "scroll", true, err, errlen))
 		return NULL;
 	if (!has(args, "coordinate"))
 		cJSON_AddStringToObject(o, "action", "scroll");
-	const char *dir = horizontal ? (px > 0 ? "right" : "left") : (px > 0 ? "up" : "down");
-	cJSON_AddStringToObject(o, "scroll_direction", dir);
+	os_scroll dir = horizontal ? (px > 0 ? OS_SCROLL_RIGHT : OS_SCROLL_LEFT)
+	                           : (px > 0 ? OS_SCROLL_UP : OS_SCROLL_DOWN);
+	cJSON_AddStringToObject(o, "scroll_direction", os_scroll_name(dir));
 	cJSON_AddNumberToObject(o, "scroll_amount", (double)agent_action_wheel_clicks((double)px));
 	return o;
 }

@@ -265,19 +265,15 @@ static bool add_keys(cJSON *o, const struct ut_call *c, const char *v, char *err
 
 static bool scroll(cJSON *o, const struct ut_call *c, char *err, size_t errlen)
 {
-	const char *d = ut_get(c, "direction", NULL);
-	static const char *const dirs[] = {"up", "down", "left", "right"};
-	size_t i = 0;
-	while (d != NULL && i < 4 && strcmp(d, dirs[i]) != 0)
-		i++;
-	if (d == NULL || i == 4)
+	os_scroll d;
+	if (!os_scroll_parse(ut_get(c, "direction", NULL), &d))
 		return agent_action_refuse(err, errlen, "scroll needs direction='up', 'down', 'left' or 'right'");
 	if ((ut_get(c, "start_box", "point") != NULL) &&
 	    !add_point(o, "coordinate", c, ut_get(c, "start_box", NULL) ? "start_box" : "point",
 	               NULL, err, errlen))
 		return false;
 	cJSON_AddStringToObject(o, "action", "scroll");
-	cJSON_AddStringToObject(o, "scroll_direction", dirs[i]);
+	cJSON_AddStringToObject(o, "scroll_direction", os_scroll_name(d));
 	cJSON_AddNumberToObject(o, "scroll_amount", AGENT_UITARS_SCROLL_CLICKS);
 	return true;
 }
