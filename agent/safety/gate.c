@@ -341,7 +341,8 @@ static bool decide_until_done(agent_gate *g, proposal *p, bool tripped,
 			                                               d.reason)))
 				return false;
 			if (g->verbose || p->kind != AGENT_POLICY_CODE || agent_term_json(g->term))
-				agent_term_decision(g->term, p->id, "run", d.reason);
+				agent_term_decision(g->term, p->id, agent_policy_verdict_name(d.verdict),
+				                    d.reason);
 			return true;
 		}
 		if (d.verdict == AGENT_POLICY_BLOCK) {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agent/safety/policy.h"
+#include "base/base.h"
 
 /* ---- names ------------------------------------------------------------- */
 
@@ -19,48 +20,26 @@ static const char *const kind_names[AGENT_POLICY_KIND_COUNT] = {
 
 const char *agent_policy_kind_name(agent_policy_kind kind)
 {
-	if ((unsigned)kind >= AGENT_POLICY_KIND_COUNT)
-		return "unknown";
-	return kind_names[kind];
+	return base_name_of(BASE_NAMES(kind_names), (int)kind, "unknown");
 }
 
-static const char *const safe_names[AGENT_POLICY_SAFE_COUNT] = {
+const char *const agent_policy_safe_mode_names[AGENT_POLICY_SAFE_COUNT] = {
 	[AGENT_POLICY_SAFE_OFF] = "off",
 	[AGENT_POLICY_SAFE_ASK] = "ask",
 	[AGENT_POLICY_SAFE_AUTO] = "auto",
 };
+BASE_NAME_FUNCTIONS(agent_policy_safe_mode, agent_policy_safe_mode_names,
+                    agent_policy_safe_mode_parse, agent_policy_safe_mode_name, "unknown")
 
-const char *agent_policy_safe_mode_name(agent_policy_safe_mode mode)
-{
-	if ((unsigned)mode >= AGENT_POLICY_SAFE_COUNT)
-		return "unknown";
-	return safe_names[mode];
-}
-
-bool agent_policy_safe_mode_parse(const char *s, agent_policy_safe_mode *out)
-{
-	if (s == NULL)
-		return false;
-	for (unsigned i = 0; i < AGENT_POLICY_SAFE_COUNT; i++) {
-		if (strcmp(s, safe_names[i]) == 0) {
-			*out = (agent_policy_safe_mode)i;
-			return true;
-		}
-	}
-	return false;
-}
+static const char *const verdict_names[AGENT_POLICY_VERDICT_COUNT] = {
+	[AGENT_POLICY_RUN] = "run",
+	[AGENT_POLICY_ASK] = "ask",
+	[AGENT_POLICY_BLOCK] = "block",
+};
 
 const char *agent_policy_verdict_name(agent_policy_verdict v)
 {
-	switch (v) {
-	case AGENT_POLICY_RUN:
-		return "run";
-	case AGENT_POLICY_ASK:
-		return "ask";
-	case AGENT_POLICY_BLOCK:
-		return "block";
-	}
-	return "unknown";
+	return base_name_of(BASE_NAMES(verdict_names), (int)v, "unknown");
 }
 
 /* ---- actions ----------------------------------------------------------- */
@@ -259,22 +238,21 @@ const char *agent_policy_settings_stop(agent_policy_settings *s)
 
 /* ---- magic commands ---------------------------------------------------- */
 
-static const struct {
-	const char *name;
-	agent_policy_magic_cmd cmd;
-} magics[] = {
-	{"auto_run", AGENT_MAGIC_AUTO_RUN},
-	{"safe_mode", AGENT_MAGIC_SAFE_MODE},
-	{"reset", AGENT_MAGIC_RESET},
-	{"undo", AGENT_MAGIC_UNDO},
-	{"verbose", AGENT_MAGIC_VERBOSE},
-	{"tokens", AGENT_MAGIC_TOKENS},
-	{"save_message", AGENT_MAGIC_SAVE_MESSAGE},
-	{"load_message", AGENT_MAGIC_LOAD_MESSAGE},
-	{"markdown", AGENT_MAGIC_MARKDOWN},
-	{"info", AGENT_MAGIC_INFO},
-	{"help", AGENT_MAGIC_HELP},
-	{"os_auto_approve", AGENT_MAGIC_OS_AUTO_APPROVE},
+/* NONE and UNKNOWN name no command: holes. */
+static const char *const magic_names[] = {
+	[AGENT_MAGIC_AUTO_RUN] = "auto_run",
+	[AGENT_MAGIC_SAFE_MODE] = "safe_mode",
+	[AGENT_MAGIC_RESET] = "reset",
+	[AGENT_MAGIC_UNDO] = "undo",
+	[AGENT_MAGIC_VERBOSE] = "verbose",
+	[AGENT_MAGIC_TOKENS] = "tokens",
+	[AGENT_MAGIC_SAVE_MESSAGE] = "save_message",
+	[AGENT_MAGIC_LOAD_MESSAGE] = "load_message",
+	[AGENT_MAGIC_MARKDOWN] = "markdown",
+	[AGENT_MAGIC_INFO] = "info",
+	[AGENT_MAGIC_HELP] = "help",
+	[AGENT_MAGIC_OS_AUTO_APPROVE] = "os_auto_approve",
+	[AGENT_MAGIC_UNKNOWN] = NULL,
 };
 
 static bool is_blank(char c)
@@ -282,17 +260,16 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\v' || c == '\f';
 }
 
-/* Name comparison where '-' in the typed name stands for '_'. */
-static bool name_is(const char *typed, size_t len, const char *name)
+/* The command typed as name[0..len), where '-' stands for '_'; UNKNOWN for none. */
+static agent_policy_magic_cmd magic_lookup(const char *name, size_t len)
 {
-	if (strlen(name) != len)
-		return false;
-	for (size_t i = 0; i < len; i++) {
-		char c = typed[i] == '-' ? '_' : typed[i];
-		if (c != name[i])
-			return false;
-	}
-	return true;
+	char want[32];
+	if (len >= sizeof(want))
+		return AGENT_MAGIC_UNKNOWN;
+	for (size_t i = 0; i < len; i++)
+		want[i] = name[i] == '-' ? '_' : name[i];
+	int i = base_name_index_len(BASE_NAMES(magic_names), want, len);
+	return i < 0 ? AGENT_MAGIC_UNKNOWN : (agent_policy_magic_cmd)i;
 }
 
 agent_policy_magic_cmd agent_policy_magic_parse(const char *line, agent_policy_magic *out)
@@ -319,17 +296,9 @@ agent_policy_magic_cmd agent_policy_magic_parse(const char *line, agent_policy_m
 	while (end > arg && is_blank(end[-1]))
 		end--;
 
-	m.cmd = AGENT_MAGIC_UNKNOWN;
-	m.arg = name;
-	m.arg_len = name_len;
-	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++) {
-		if (name_is(name, name_len, magics[i].name)) {
-			m.cmd = magics[i].cmd;
-			m.arg = arg;
-			m.arg_len = (size_t)(end - arg);
-			break;
-		}
-	}
+	m.cmd = magic_lookup(name, name_len);
+	m.arg = m.cmd == AGENT_MAGIC_UNKNOWN ? name : arg;
+	m.arg_len = m.cmd == AGENT_MAGIC_UNKNOWN ? name_len : (size_t)(end - arg);
 	if (out != NULL)
 		*out = m;
 	return m.cmd;
@@ -337,10 +306,7 @@ agent_policy_magic_cmd agent_policy_magic_parse(const char *line, agent_policy_m
 
 const char *agent_policy_magic_name(agent_policy_magic_cmd cmd)
 {
-	for (size_t i = 0; i < sizeof(magics) / sizeof(magics[0]); i++)
-		if (magics[i].cmd == cmd)
-			return magics[i].name;
-	return "";
+	return base_name_of(BASE_NAMES(magic_names), (int)cmd, "");
 }
 
 static bool arg_is(const agent_policy_magic *m, const char *word)
@@ -406,17 +372,21 @@ agent_policy_change agent_policy_magic_apply(agent_policy_settings *s,
 		if (m->arg_len == 0)
 			return say(msg, msg_size, AGENT_POLICY_UNCHANGED, "safe mode is %s",
 			           agent_policy_safe_mode_name(s->safe_mode));
-		for (unsigned i = 0; i < AGENT_POLICY_SAFE_COUNT; i++) {
-			if (!arg_is(m, safe_names[i]))
-				continue;
-			if (s->safe_mode == (agent_policy_safe_mode)i)
-				return say(msg, msg_size, AGENT_POLICY_UNCHANGED,
-				           "safe mode is already %s", safe_names[i]);
-			s->safe_mode = (agent_policy_safe_mode)i;
-			return say(msg, msg_size, AGENT_POLICY_CHANGED, "safe mode is %s: %s",
-			           safe_names[i], what[i]);
+		int i = base_name_index_len(BASE_NAMES(agent_policy_safe_mode_names), m->arg,
+		                            m->arg_len);
+		if (i < 0) {
+			char modes[32];
+			base_names_join(BASE_NAMES(agent_policy_safe_mode_names), "|", modes,
+			                sizeof(modes));
+			return say(msg, msg_size, AGENT_POLICY_INVALID, "usage: %%safe_mode %s", modes);
 		}
-		return say(msg, msg_size, AGENT_POLICY_INVALID, "usage: %%safe_mode off|ask|auto");
+		agent_policy_safe_mode want = (agent_policy_safe_mode)i;
+		if (s->safe_mode == want)
+			return say(msg, msg_size, AGENT_POLICY_UNCHANGED, "safe mode is already %s",
+			           agent_policy_safe_mode_name(want));
+		s->safe_mode = want;
+		return say(msg, msg_size, AGENT_POLICY_CHANGED, "safe mode is %s: %s",
+		           agent_policy_safe_mode_name(want), what[want]);
 	}
 
 	if (m->cmd == AGENT_MAGIC_UNKNOWN || m->cmd == AGENT_MAGIC_NONE)

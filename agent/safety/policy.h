@@ -87,6 +87,9 @@ typedef enum agent_policy_safe_mode {
 	AGENT_POLICY_SAFE_COUNT
 } agent_policy_safe_mode;
 
+/* "off", "ask", "auto", by the mode: the one table of their names
+ * (--safe-mode, the config file, %safe_mode; lists in messages). */
+extern const char *const agent_policy_safe_mode_names[AGENT_POLICY_SAFE_COUNT];
 /* "off", "ask", "auto"; "unknown" otherwise. */
 const char *agent_policy_safe_mode_name(agent_policy_safe_mode mode);
 /* Parses "off", "ask" or "auto" (exactly, lower case). False otherwise. */
@@ -117,9 +120,10 @@ typedef enum agent_policy_verdict {
 	AGENT_POLICY_RUN = 0, /* run it now, no question */
 	AGENT_POLICY_ASK,     /* ask the human; only a yes runs it */
 	AGENT_POLICY_BLOCK,   /* run nothing and ask nobody (see end_run) */
+	AGENT_POLICY_VERDICT_COUNT
 } agent_policy_verdict;
 
-/* "run", "ask", "block". */
+/* "run", "ask", "block"; "unknown" otherwise. */
 const char *agent_policy_verdict_name(agent_policy_verdict v);
 
 typedef struct agent_policy_input {

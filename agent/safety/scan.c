@@ -17,40 +17,30 @@ BASE_ERROR_TEXT(, scan_err, agent_scan_error, scan_fail)
 
 /* ---- names ------------------------------------------------------------- */
 
-static const char *const lang_names[AGENT_SCAN_LANG_COUNT] = {
-	[AGENT_SCAN_SHELL] = "shell",
-	[AGENT_SCAN_PYTHON] = "python",
-	[AGENT_SCAN_JAVASCRIPT] = "javascript",
+/*
+ * Every spelling of a language the parser takes, one row per spelling and
+ * each row indexed by the language: the first row holds the names, the
+ * others their aliases.
+ */
+static const char *const lang_names[][AGENT_SCAN_LANG_COUNT] = {
+	{[AGENT_SCAN_SHELL] = "shell", [AGENT_SCAN_PYTHON] = "python",
+	 [AGENT_SCAN_JAVASCRIPT] = "javascript"},
+	{[AGENT_SCAN_SHELL] = "sh", [AGENT_SCAN_PYTHON] = "py", [AGENT_SCAN_JAVASCRIPT] = "js"},
+	{[AGENT_SCAN_SHELL] = "bash", [AGENT_SCAN_PYTHON] = "python3",
+	 [AGENT_SCAN_JAVASCRIPT] = "node"},
 };
-
-/* names[v] of a table of count names; "unknown" outside it. */
-static const char *name_of(const char *const *names, unsigned count, unsigned v)
-{
-	return v < count ? names[v] : "unknown";
-}
 
 const char *agent_scan_lang_name(agent_scan_lang lang)
 {
-	return name_of(lang_names, AGENT_SCAN_LANG_COUNT, (unsigned)lang);
+	return base_name_of(BASE_NAMES(lang_names[0]), (int)lang, "unknown");
 }
 
 bool agent_scan_lang_parse(const char *name, agent_scan_lang *out)
 {
-	static const struct {
-		const char *name;
-		agent_scan_lang lang;
-	} aliases[] = {
-		{"shell", AGENT_SCAN_SHELL}, {"sh", AGENT_SCAN_SHELL},
-		{"bash", AGENT_SCAN_SHELL}, {"python", AGENT_SCAN_PYTHON},
-		{"py", AGENT_SCAN_PYTHON}, {"python3", AGENT_SCAN_PYTHON},
-		{"javascript", AGENT_SCAN_JAVASCRIPT}, {"js", AGENT_SCAN_JAVASCRIPT},
-		{"node", AGENT_SCAN_JAVASCRIPT},
-	};
-	if (name == NULL)
-		return false;
-	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
-		if (strcmp(name, aliases[i].name) == 0) {
-			*out = aliases[i].lang;
+	for (size_t row = 0; row < BASE_COUNT(lang_names); row++) {
+		int i = base_name_index(BASE_NAMES(lang_names[row]), name);
+		if (i >= 0) {
+			*out = (agent_scan_lang)i;
 			return true;
 		}
 	}
@@ -144,20 +134,17 @@ static const char *const severity_names[AGENT_SCAN_SEVERITY_COUNT] = {
 
 const char *agent_scan_severity_name(agent_scan_severity s)
 {
-	return name_of(severity_names, AGENT_SCAN_SEVERITY_COUNT, (unsigned)s);
+	return base_name_of(BASE_NAMES(severity_names), (int)s, "unknown");
 }
 
 bool agent_scan_severity_parse(const char *s, agent_scan_severity *out)
 {
-	if (s == NULL)
+	/* "none" is what a scan finds, never a rule's severity. */
+	int i = base_name_index(BASE_NAMES(severity_names), s);
+	if (i <= AGENT_SCAN_NONE)
 		return false;
-	for (unsigned i = AGENT_SCAN_LOW; i < AGENT_SCAN_SEVERITY_COUNT; i++) {
-		if (strcmp(s, severity_names[i]) == 0) {
-			*out = (agent_scan_severity)i;
-			return true;
-		}
-	}
-	return false;
+	*out = (agent_scan_severity)i;
+	return true;
 }
 
 /* ---- matching ---------------------------------------------------------- */
