@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "agent/llm/anthropic_tools.h"
+#include "base/base.h"
 
 #define TS ANTHROPIC_TOOL_TOOLSET
 #define T1124 ANTHROPIC_TOOL_20251124
@@ -67,27 +68,24 @@ struct anthropic_model anthropic_model_lookup(const char *model)
 	return m;
 }
 
+const char *const anthropic_tool_names[ANTHROPIC_TOOL_COUNT] = {
+	[TS] = "toolset", [T1124] = "20251124", [T0124] = "20250124",
+};
+BASE_NAME_FUNCTIONS(enum anthropic_tool, anthropic_tool_names, anthropic_tool_parse,
+                    anthropic_tool_name, "?")
+
+/* What each version is on the wire: its tools[] type and beta header. */
 static const struct {
-	const char *flag, *type, *beta;
-} versions[] = {
-	[T0124] = {"20250124", "computer_20250124", "computer-use-2025-01-24"},
-	[T1124] = {"20251124", "computer_20251124", "computer-use-2025-11-24"},
-	[TS] = {"toolset", "computer_toolset_20260801", NULL},
+	const char *type, *beta;
+} versions[ANTHROPIC_TOOL_COUNT] = {
+	[TS] = {"computer_toolset_20260801", NULL},
+	[T1124] = {"computer_20251124", "computer-use-2025-11-24"},
+	[T0124] = {"computer_20250124", "computer-use-2025-01-24"},
 };
 
 static bool valid(enum anthropic_tool t)
 {
-	return t >= T0124 && t <= TS;
-}
-
-bool anthropic_tool_parse(const char *name, enum anthropic_tool *out)
-{
-	for (int t = T0124; name && t <= TS; t++)
-		if (strcmp(name, versions[t].flag) == 0) {
-			*out = (enum anthropic_tool)t;
-			return true;
-		}
-	return false;
+	return t > ANTHROPIC_TOOL_AUTO && t < ANTHROPIC_TOOL_COUNT;
 }
 
 const char *anthropic_tool_type(enum anthropic_tool t)
@@ -104,7 +102,7 @@ bool anthropic_tool_older(enum anthropic_tool t, enum anthropic_tool *out)
 {
 	if (!valid(t) || t == T0124)
 		return false;
-	*out = (enum anthropic_tool)(t - 1);
+	*out = (enum anthropic_tool)(t + 1);
 	return true;
 }
 

@@ -6,20 +6,31 @@
  * 4.5, Haiku 4.5 and Opus 4.1; an unknown model gets the newest. Also what
  * a model does with thinking (asked for with display "summarized"; bound to
  * the conversation on the 5.5 generation). Pure lookups: private to
- * agent/llm (provider_anthropic.c) and its tests.
+ * agent/llm (provider_anthropic.c) and its tests, but for the versions and
+ * their names, which are the --computer-tool setting (provider.h's
+ * provider_settings holds one).
  */
 #ifndef DESKHAND_AGENT_ANTHROPIC_TOOLS_H
 #define DESKHAND_AGENT_ANTHROPIC_TOOLS_H
 
 #include <stdbool.h>
 
-/* Oldest first: "the next older version" is one less. */
+/*
+ * Newest first, the order --computer-tool lists them in: "the next older
+ * version" is one more. AUTO (0) is no version: the model's, from the table.
+ */
 enum anthropic_tool {
-	ANTHROPIC_TOOL_20250124 = 1,
+	ANTHROPIC_TOOL_AUTO = 0,
+	ANTHROPIC_TOOL_TOOLSET = 1,
 	ANTHROPIC_TOOL_20251124 = 2,
-	ANTHROPIC_TOOL_TOOLSET = 3,
+	ANTHROPIC_TOOL_20250124 = 3,
+	ANTHROPIC_TOOL_COUNT
 };
 #define ANTHROPIC_TOOL_NEWEST ANTHROPIC_TOOL_TOOLSET
+
+/* "toolset", "20251124", "20250124" (the --computer-tool values), by the
+ * version; AUTO has none. The one table of these names. */
+extern const char *const anthropic_tool_names[ANTHROPIC_TOOL_COUNT];
 
 struct anthropic_model {
 	enum anthropic_tool tool;
@@ -35,8 +46,10 @@ struct anthropic_model {
  */
 struct anthropic_model anthropic_model_lookup(const char *model);
 
-/* "toolset", "20251124", "20250124" (the --computer-tool values). False for anything else. */
+/* A --computer-tool value -> the version. False for anything else. */
 bool anthropic_tool_parse(const char *name, enum anthropic_tool *out);
+/* The version's --computer-tool value; "?" for AUTO and anything else. */
+const char *anthropic_tool_name(enum anthropic_tool t);
 /* The tools[] type: "computer_toolset_20260801", "computer_20251124", ... */
 const char *anthropic_tool_type(enum anthropic_tool t);
 /* Its anthropic-beta value; NULL for the toolset (the GA tool takes none). */

@@ -682,7 +682,7 @@ static int anthropic_tool_fallback(int version, const char *why)
 	return (int)older;
 }
 
-static const char *anthropic_tool_name(int version)
+static const char *anthropic_format_tool_name(int version)
 {
 	return anthropic_tool_type((enum anthropic_tool)version);
 }
@@ -695,5 +695,5 @@ const struct provider_format provider_format_anthropic = {
 	.body = anthropic_body,
 	.tool_pick = anthropic_tool_pick,
 	.tool_fallback = anthropic_tool_fallback,
-	.tool_name = anthropic_tool_name,
+	.tool_name = anthropic_format_tool_name,
 };
