@@ -206,7 +206,7 @@ struct request_ctx {
 	size_t first_message;
 	bool openai_max_completion; /* api.openai.com wants max_completion_tokens */
 	int tool_version;           /* the format's computer tool version (tool_pick); 0: none */
-	const char *think;          /* Ollama: --think as given (NULL: not sent) */
+	enum provider_think think;  /* Ollama: --think (PROVIDER_THINK_NONE: not sent) */
 };
 
 /* Adds one request header line ("Name: value"); false when out of memory. */
@@ -231,11 +231,11 @@ struct provider_format {
 	bool (*body)(struct turn *t, const char *body, size_t len);
 	/*
 	 * Optional, for formats with versions of a computer tool: the version
-	 * for `model` or the one `forced` names (NULL: from the model); -1 when
-	 * forced names none. The older version to retry with after an HTTP 400
-	 * whose message is `why` (0: none, do not retry), and a version's name.
+	 * for `model`, or `forced` (0: from the model); -1 when forced is no
+	 * version. The older version to retry with after an HTTP 400 whose
+	 * message is `why` (0: none, do not retry), and a version's name.
 	 */
-	int (*tool_pick)(const char *model, const char *forced);
+	int (*tool_pick)(const char *model, int forced);
 	int (*tool_fallback)(int version, const char *why);
 	const char *(*tool_name)(int version);
 	/* Open models speak it: their calls written in text are read (turn_text_calls). */

@@ -23,28 +23,32 @@
 
 BASE_ERROR_TEXT(, provider_err, provider_error, provider_fail)
 
-static const char *const kind_names[] = {
+const char *const provider_kind_names[PROVIDER_KIND_COUNT] = {
 	[PROVIDER_OPENAI] = "openai",
 	[PROVIDER_ANTHROPIC] = "anthropic",
 	[PROVIDER_OLLAMA] = "ollama",
 	[PROVIDER_SCRIPT] = "script",
 	[PROVIDER_GEMINI] = "gemini",
 };
+BASE_NAME_FUNCTIONS(enum provider_kind, provider_kind_names, provider_kind_parse,
+                    provider_kind_name, "?")
 
-bool provider_kind_parse(const char *name, enum provider_kind *out)
-{
-	for (size_t i = 0; name && i < sizeof(kind_names) / sizeof(kind_names[0]); i++)
-		if (strcmp(name, kind_names[i]) == 0) {
-			*out = (enum provider_kind)i;
-			return true;
-		}
-	return false;
-}
+const char *const provider_api_names[PROVIDER_API_COUNT] = {
+	[PROVIDER_API_RESPONSES] = "responses",
+	[PROVIDER_API_CHAT] = "chat",
+};
+BASE_NAME_FUNCTIONS(enum provider_api, provider_api_names, provider_api_parse,
+                    provider_api_name, "?")
 
-const char *provider_kind_name(enum provider_kind kind)
-{
-	return (size_t)kind < sizeof(kind_names) / sizeof(kind_names[0]) ? kind_names[kind] : "?";
-}
+const char *const provider_think_names[PROVIDER_THINK_COUNT] = {
+	[PROVIDER_THINK_TRUE] = "true",
+	[PROVIDER_THINK_FALSE] = "false",
+	[PROVIDER_THINK_LOW] = "low",
+	[PROVIDER_THINK_MEDIUM] = "medium",
+	[PROVIDER_THINK_HIGH] = "high",
+};
+BASE_NAME_FUNCTIONS(enum provider_think, provider_think_names, provider_think_parse,
+                    provider_think_name, "?")
 
 /*
  * The vendors, registered in this one place: where each one's API lives,
@@ -102,7 +106,7 @@ struct provider {
 	bool tool_forced;  /* given by the user: never stepped down */
 	long last_status;  /* the HTTP status of the last exchange */
 	enum model_family family; /* open models: their calls in text (turn_text_calls) */
-	char *think;       /* Ollama's think, as given */
+	enum provider_think think; /* Ollama's think */
 };
 
 void provider_tools_clear(struct provider_tools *t)
@@ -156,7 +160,6 @@ void provider_destroy(struct provider *p)
 	script_destroy(p->script);
 	wipe(p->api_key);
 	free(p->last_response_id);
-	free(p->think);
 	free(p->model);
 	free(p->url);
 	free(p);
@@ -263,14 +266,13 @@ static bool vendor_setup(struct provider *p, const struct provider_settings *s, 
 		return false;
 	if (p->format->open_models)
 		p->family = model_family_of(p->model);
-	if (s->think && *s->think && !(p->think = strdup(s->think)))
-		return provider_fail("%s: out of memory", who);
+	p->think = s->think;
 	if (p->format->tool_pick) {
-		p->tool_forced = s->computer_tool && *s->computer_tool;
-		p->tool_version = p->format->tool_pick(p->model, p->tool_forced ? s->computer_tool : NULL);
+		p->tool_forced = s->computer_tool != ANTHROPIC_TOOL_AUTO;
+		p->tool_version = p->format->tool_pick(p->model, (int)s->computer_tool);
 		if (p->tool_version < 0)
-			return provider_fail("%s: unknown computer tool version '%s'", who,
-			                     s->computer_tool);
+			return provider_fail("%s: unknown computer tool version %d", who,
+			                     (int)s->computer_tool);
 	}
 	return (p->http = http_open(who)) != NULL;
 }

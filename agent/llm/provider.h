@@ -51,19 +51,29 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "agent/llm/anthropic_tools.h"
 #include "agent/llm/conversation.h"
 #include "agent/llm/family.h"
 
+/*
+ * The settings' names (--provider, --api, --think and the config file's)
+ * are one table each, by the value, read through base's helper (base.h):
+ * parse and name below, the table for the lists in messages.
+ */
 enum provider_kind {
 	PROVIDER_OPENAI,
 	PROVIDER_ANTHROPIC,
 	PROVIDER_OLLAMA,
 	PROVIDER_SCRIPT,
 	PROVIDER_GEMINI,
+	PROVIDER_KIND_COUNT
 };
 
-/* "openai", "anthropic", "ollama", "script", "gemini" -> kind. False for anything else. */
+/* "openai", "anthropic", "ollama", "script", "gemini". */
+extern const char *const provider_kind_names[PROVIDER_KIND_COUNT];
+/* A name -> the kind. False for anything else. */
 bool provider_kind_parse(const char *name, enum provider_kind *out);
+/* "?" for no kind. */
 const char *provider_kind_name(enum provider_kind kind);
 
 /*
@@ -72,10 +82,32 @@ const char *provider_kind_name(enum provider_kind kind);
  * Ollama's /v1 serve only that); --api overrides either way.
  */
 enum provider_api {
-	PROVIDER_API_AUTO,
-	PROVIDER_API_CHAT,
+	PROVIDER_API_AUTO,      /* by the endpoint; has no name */
 	PROVIDER_API_RESPONSES,
+	PROVIDER_API_CHAT,
+	PROVIDER_API_COUNT
 };
+
+/* "responses", "chat" (--api). */
+extern const char *const provider_api_names[PROVIDER_API_COUNT];
+bool provider_api_parse(const char *name, enum provider_api *out);
+const char *provider_api_name(enum provider_api api); /* "?" for AUTO */
+
+/* Ollama's "think": not sent, true, false, or a level. */
+enum provider_think {
+	PROVIDER_THINK_NONE,    /* not sent; has no name */
+	PROVIDER_THINK_TRUE,
+	PROVIDER_THINK_FALSE,
+	PROVIDER_THINK_LOW,
+	PROVIDER_THINK_MEDIUM,
+	PROVIDER_THINK_HIGH,
+	PROVIDER_THINK_COUNT
+};
+
+/* "true", "false", "low", "medium", "high" (--think; also the wire's values). */
+extern const char *const provider_think_names[PROVIDER_THINK_COUNT];
+bool provider_think_parse(const char *name, enum provider_think *out);
+const char *provider_think_name(enum provider_think think); /* "?" for NONE */
 
 /* What the command line gives; NULL fields fall back to the environment and defaults. */
 struct provider_settings {
@@ -107,15 +139,15 @@ struct provider_settings {
 	 * from previous_response_id; default store:false, the whole input sent. */
 	bool store;
 	/*
-	 * Anthropic: the computer tool version ("toolset", "20251124",
-	 * "20250124"); NULL: picked from the model (agent/llm/anthropic_tools.h),
-	 * and on an HTTP 400 that refuses the tool type the turn is retried once
-	 * with the next older version, which is kept for the session (the
-	 * notice event says which). Given: never changed.
+	 * Anthropic: the computer tool version (agent/llm/anthropic_tools.h);
+	 * ANTHROPIC_TOOL_AUTO: picked from the model, and on an HTTP 400 that
+	 * refuses the tool type the turn is retried once with the next older
+	 * version, which is kept for the session (the notice event says
+	 * which). Given: never changed.
 	 */
-	const char *computer_tool;
-	/* Ollama: "think" as given (true|false|low|medium|high); NULL: not sent. */
-	const char *think;
+	enum anthropic_tool computer_tool;
+	/* Ollama: "think"; PROVIDER_THINK_NONE: not sent. */
+	enum provider_think think;
 };
 
 /*

@@ -665,11 +665,10 @@ static bool anthropic_headers(const struct request_ctx *rc, const char *api_key,
 	return api_key == NULL || wire_header_secret(add, user, "x-api-key:", api_key);
 }
 
-static int anthropic_tool_pick(const char *model, const char *forced)
+static int anthropic_tool_pick(const char *model, int forced)
 {
-	enum anthropic_tool t;
-	if (forced)
-		return anthropic_tool_parse(forced, &t) ? (int)t : -1;
+	if (forced != ANTHROPIC_TOOL_AUTO)
+		return forced > ANTHROPIC_TOOL_AUTO && forced < ANTHROPIC_TOOL_COUNT ? forced : -1;
 	return (int)anthropic_model_lookup(model).tool;
 }
 

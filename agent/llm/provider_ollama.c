@@ -7,7 +7,7 @@
  * base64 in the message's "images" (no data: URL), tool call arguments are
  * JSON objects both ways, a tool result names its tool ("tool_name"; there
  * are no call ids), the screenshots follow the tool results in a user
- * message, and "think" is passed through as given. An error is
+ * message, and "think" is sent as --think gave it. An error is
  * {"error": "..."}: the whole body of a failed request, or a line of a
  * stream that broke.
  */
@@ -174,16 +174,16 @@ static void tools(agent_buf *b, const struct provider_tools *t)
 	agent_buf_puts(b, "]");
 }
 
-/* --think: true and false as JSON booleans, a level as a string. */
-static void think(agent_buf *b, const char *v)
+/* --think: true and false as JSON booleans, a level as a string (its name). */
+static void think(agent_buf *b, enum provider_think v)
 {
-	if (v == NULL)
+	if (v == PROVIDER_THINK_NONE)
 		return;
 	agent_buf_puts(b, ",\"think\":");
-	if (strcmp(v, "true") == 0 || strcmp(v, "false") == 0)
-		agent_buf_puts(b, v);
+	if (v == PROVIDER_THINK_TRUE || v == PROVIDER_THINK_FALSE)
+		agent_buf_puts(b, provider_think_name(v));
 	else
-		jb_str(b, v);
+		jb_str(b, provider_think_name(v));
 }
 
 static bool ollama_build(const struct request_ctx *rc, agent_buf *b)

@@ -89,7 +89,7 @@ static void magic_info(agent_session *s)
 		agent_buf_printf(&b, "screen:        monitor %dx%d+%d+%d, model sees %dx%d\n",
 		                 v->screen_w, v->screen_h, v->screen_x, v->screen_y, v->model_w,
 		                 v->model_h);
-	agent_buf_printf(&b, "sandbox:       %s\n", s->opt->sandbox);
+	agent_buf_printf(&b, "sandbox:       %s\n", sandbox_profile_name(s->opt->sandbox));
 	agent_buf_printf(&b, "conversation:  %s (%zu messages)\n", s->conv->path, s->conv->n_messages);
 	agent_buf_printf(&b, "audit log:     %s\n", agent_audit_path(s->audit));
 	if (s->opt->config_path != NULL)

@@ -36,9 +36,12 @@ static void set_str(char **dst, const char *src)
 void agent_options_init(agent_options *o)
 {
 	memset(o, 0, sizeof(*o));
-	set_str(&o->provider, "openai");
-	set_str(&o->safe_mode, "off");
-	set_str(&o->sandbox, "standard");
+	o->provider = PROVIDER_OPENAI;
+	o->api = PROVIDER_API_AUTO;
+	o->safe_mode = AGENT_POLICY_SAFE_OFF;
+	o->sandbox = SANDBOX_STANDARD;
+	o->computer_tool = ANTHROPIC_TOOL_AUTO;
+	o->think = PROVIDER_THINK_NONE;
 	o->max_output = 2800;
 	o->max_steps = 50;
 	o->keep_images = 3;
@@ -55,21 +58,14 @@ void agent_options_finish(agent_options *o)
 {
 	if (o == NULL)
 		return;
-	free(o->provider);
 	free(o->model);
 	free(o->api_base);
-	free(o->api);
 	if (o->api_key != NULL) {
 		/* The key should not linger in freed memory. */
 		memset(o->api_key, 0, strlen(o->api_key));
 		free(o->api_key);
 	}
 	free(o->script);
-	free(o->safe_mode);
-	free(o->sandbox);
-	free(o->computer_tool);
-	free(o->grounding);
-	free(o->think);
 	free(o->conversation);
 	free(o->audit);
 	free(o->message);
@@ -79,34 +75,15 @@ void agent_options_finish(agent_options *o)
 	memset(o, 0, sizeof(*o));
 }
 
-static bool one_of(const char *v, const char *const *allowed)
+/* The reason fail() left, after the config file's path when the value came
+ * from one (path NULL: from the command line). Always false. */
+static bool fail_in(const char *path)
 {
-	for (; *allowed != NULL; allowed++)
-		if (strcmp(v, *allowed) == 0)
-			return true;
-	return false;
-}
-
-static const char *const providers[] = {"openai", "anthropic", "ollama", "script", "gemini",
-                                        NULL};
-static const char *const safe_modes[] = {"off", "ask", "auto", NULL};
-static const char *const sandboxes[] = {"off", "standard", "strict", NULL};
-static const char *const apis[] = {"responses", "chat", NULL};
-static const char *const computer_tools[] = {"toolset", "20251124", "20250124", NULL};
-static const char *const groundings[] = {"pixels", "smart-resize", "relative-1000", NULL};
-static const char *const thinks[] = {"true", "false", "low", "medium", "high", NULL};
-
-static bool check_enum(const char *what, const char *v, const char *const *allowed)
-{
-	if (one_of(v, allowed))
-		return true;
-	char list[128] = "";
-	for (const char *const *a = allowed; *a != NULL; a++) {
-		if (a != allowed)
-			strncat(list, "|", sizeof(list) - strlen(list) - 1);
-		strncat(list, *a, sizeof(list) - strlen(list) - 1);
-	}
-	return fail("%s: '%s' is not one of %s", what, v, list);
+	if (path == NULL)
+		return false;
+	char tmp[sizeof(opt_err.text)];
+	snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err.text);
+	return fail("%s", tmp);
 }
 
 static bool parse_long(const char *what, const char *s, long min, long max, long *out)
@@ -138,6 +115,79 @@ static bool parse_size(const char *what, const char *s, long *w, long *h)
 	return parse_long(what, wbuf, 64, 8192, w) && parse_long(what, x + 1, 64, 8192, h);
 }
 
+/* The options of the command line (getopt_long's values); the settings with
+ * names are parsed by the same code from a flag or the config file. */
+enum {
+	OPT_PROVIDER = 1000, OPT_MODEL, OPT_API_BASE, OPT_API_KEY, OPT_SCRIPT,
+	OPT_SAFE_MODE, OPT_OS, OPT_OS_AUTO_APPROVE, OPT_SANDBOX, OPT_CONVERSATION,
+	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
+	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
+	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_MARKS, OPT_SETTLE_MS, OPT_CONFIG,
+	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL, OPT_GROUNDING, OPT_THINK,
+	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE,
+};
+
+/* v is none of the names (an owner's table): why, listing them. Always false. */
+static bool not_one_of(const char *path, const char *what, const char *v,
+                       const char *const *names, size_t n)
+{
+	char list[128];
+	base_names_join(names, n, "|", list, sizeof(list));
+	fail("%s: '%s' is not one of %s", what, v, list);
+	return fail_in(path);
+}
+
+/*
+ * A setting with names (c: its option), parsed once by the owner of its
+ * enum into o. `what` names it in a refusal ("--sandbox", "sandbox"), path
+ * is the config file it came from (NULL: the command line). False: refused,
+ * fail() said why.
+ */
+static bool apply_choice(agent_options *o, int c, const char *what, const char *v,
+                         const char *path)
+{
+	sandbox_profile sandbox;
+	switch (c) {
+	case OPT_PROVIDER:
+		if (!provider_kind_parse(v, &o->provider))
+			return not_one_of(path, what, v, BASE_NAMES(provider_kind_names));
+		return true;
+	case OPT_API:
+		if (!provider_api_parse(v, &o->api))
+			return not_one_of(path, what, v, BASE_NAMES(provider_api_names));
+		return true;
+	case OPT_SAFE_MODE:
+		if (!agent_policy_safe_mode_parse(v, &o->safe_mode))
+			return not_one_of(path, what, v, BASE_NAMES(agent_policy_safe_mode_names));
+		if (path == NULL)
+			o->safe_mode_from_flag = true;
+		return true;
+	case OPT_SANDBOX:
+		if (!sandbox_profile_from_name(v, &sandbox))
+			return not_one_of(path, what, v, BASE_NAMES(sandbox_profile_names));
+		if (path != NULL && sandbox == SANDBOX_OFF) /* see config_item_allowed */
+			return fail("%s: \"sandbox\": \"off\" is not read from a file; only "
+			            "--sandbox off on the command line switches the sandbox off", path);
+		o->sandbox = sandbox;
+		return true;
+	case OPT_COMPUTER_TOOL:
+		if (!anthropic_tool_parse(v, &o->computer_tool))
+			return not_one_of(path, what, v, BASE_NAMES(anthropic_tool_names));
+		return true;
+	case OPT_GROUNDING:
+		if (!vision_grounding_parse(v, &o->grounding))
+			return not_one_of(path, what, v, BASE_NAMES(vision_grounding_names));
+		o->grounding_given = true;
+		return true;
+	case OPT_THINK:
+		if (!provider_think_parse(v, &o->think))
+			return not_one_of(path, what, v, BASE_NAMES(provider_think_names));
+		return true;
+	default:
+		return fail("%s: not a setting with names", what);
+	}
+}
+
 /* ---- config file --------------------------------------------------- */
 
 struct cfg_num {
@@ -160,24 +210,30 @@ static const struct cfg_num cfg_nums[] = {
 struct cfg_str {
 	const char *key;
 	size_t offset;
-	const char *const *allowed;
 };
 
-#define STR(k, f, a) {k, offsetof(agent_options, f), a}
+#define STR(k, f) {k, offsetof(agent_options, f)}
 static const struct cfg_str cfg_strs[] = {
-	STR("provider", provider, providers),
-	STR("model", model, NULL),
-	STR("api_base", api_base, NULL),
-	STR("api_key", api_key, NULL),
-	STR("script", script, NULL),
-	STR("api", api, apis),
-	STR("safe_mode", safe_mode, safe_modes),
-	STR("sandbox", sandbox, sandboxes),
-	STR("computer_tool", computer_tool, computer_tools),
-	STR("grounding", grounding, groundings),
-	STR("think", think, thinks),
-	STR("audit", audit, NULL),
-	STR("workspace", workspace, NULL),
+	STR("model", model),
+	STR("api_base", api_base),
+	STR("api_key", api_key),
+	STR("script", script),
+	STR("audit", audit),
+	STR("workspace", workspace),
+};
+
+/* The settings with names: a string, parsed as its option's value is. */
+static const struct cfg_choice {
+	const char *key;
+	int opt;
+} cfg_choices[] = {
+	{"provider", OPT_PROVIDER},
+	{"api", OPT_API},
+	{"safe_mode", OPT_SAFE_MODE},
+	{"sandbox", OPT_SANDBOX},
+	{"computer_tool", OPT_COMPUTER_TOOL},
+	{"grounding", OPT_GROUNDING},
+	{"think", OPT_THINK},
 };
 
 struct cfg_bool {
@@ -199,17 +255,14 @@ static const struct cfg_bool cfg_bools[] = {
 /* What waives the human's confirmation or the sandbox comes from the person
  * at start, never from a file: code that can write the file (a block run
  * under -y, a planted dotfile) must not be able to switch it on for the
- * next session. */
+ * next session. (The sandbox: apply_choice refuses the parsed profile off
+ * from a file.) */
 static bool config_item_allowed(const char *path, const cJSON *it)
 {
 	if (strcmp(it->string, "os_auto_approve") == 0)
 		return fail("%s: \"os_auto_approve\" is not read from a file; only "
 		            "--os-auto-approve on the command line waives the confirmation "
 		            "of OS actions", path);
-	if (strcmp(it->string, "sandbox") == 0 && cJSON_IsString(it) &&
-	    strcmp(it->valuestring, "off") == 0)
-		return fail("%s: \"sandbox\": \"off\" is not read from a file; only "
-		            "--sandbox off on the command line switches the sandbox off", path);
 	return true;
 }
 
@@ -236,14 +289,15 @@ static bool apply_config_item(agent_options *o, const char *path, const cJSON *i
 			continue;
 		if (!cJSON_IsString(it))
 			return fail("%s: \"%s\" must be a string", path, k);
-		if (cfg_strs[i].allowed != NULL &&
-		    !check_enum(k, it->valuestring, cfg_strs[i].allowed)) {
-			char tmp[sizeof(opt_err.text)];
-			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err.text);
-			return fail("%s", tmp);
-		}
 		set_str((char **)((char *)o + cfg_strs[i].offset), it->valuestring);
 		return true;
+	}
+	for (size_t i = 0; i < sizeof(cfg_choices) / sizeof(cfg_choices[0]); i++) {
+		if (strcmp(k, cfg_choices[i].key) != 0)
+			continue;
+		if (!cJSON_IsString(it))
+			return fail("%s: \"%s\" must be a string", path, k);
+		return apply_choice(o, cfg_choices[i].opt, k, it->valuestring, path);
 	}
 	for (size_t i = 0; i < sizeof(cfg_bools) / sizeof(cfg_bools[0]); i++) {
 		if (strcmp(k, cfg_bools[i].key) != 0)
@@ -256,11 +310,8 @@ static bool apply_config_item(agent_options *o, const char *path, const cJSON *i
 	if (strcmp(k, "screen_max") == 0) {
 		if (!cJSON_IsString(it))
 			return fail("%s: \"screen_max\" must be a string like \"1280x800\"", path);
-		if (!parse_size("screen_max", it->valuestring, &o->screen_max_w, &o->screen_max_h)) {
-			char tmp[sizeof(opt_err.text)];
-			snprintf(tmp, sizeof(tmp), "%.200s: %.300s", path, opt_err.text);
-			return fail("%s", tmp);
-		}
+		if (!parse_size("screen_max", it->valuestring, &o->screen_max_w, &o->screen_max_h))
+			return fail_in(path);
 		return true;
 	}
 	return fail("%s: unknown setting \"%s\"", path, k);
@@ -317,16 +368,6 @@ out:
 }
 
 /* ---- command line -------------------------------------------------- */
-
-enum {
-	OPT_PROVIDER = 1000, OPT_MODEL, OPT_API_BASE, OPT_API_KEY, OPT_SCRIPT,
-	OPT_SAFE_MODE, OPT_OS, OPT_OS_AUTO_APPROVE, OPT_SANDBOX, OPT_CONVERSATION,
-	OPT_CONVERSATIONS, OPT_AUDIT, OPT_MAX_OUTPUT, OPT_MAX_STEPS, OPT_KEEP_IMAGES,
-	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
-	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_MARKS, OPT_SETTLE_MS, OPT_CONFIG,
-	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL, OPT_GROUNDING, OPT_THINK,
-	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE,
-};
 
 static const struct option long_opts[] = {
 	{"provider", required_argument, NULL, OPT_PROVIDER},
@@ -422,17 +463,14 @@ static bool apply_number_option(agent_options *o, int c, char **argv)
 static bool apply_option(agent_options *o, int c, char **argv)
 {
 	switch (c) {
-	case OPT_PROVIDER:
-		if (!check_enum("--provider", optarg, providers))
-			return false;
-		set_str(&o->provider, optarg);
-		break;
+	case OPT_PROVIDER: return apply_choice(o, c, "--provider", optarg, NULL);
+	case OPT_API: return apply_choice(o, c, "--api", optarg, NULL);
+	case OPT_SAFE_MODE: return apply_choice(o, c, "--safe-mode", optarg, NULL);
+	case OPT_SANDBOX: return apply_choice(o, c, "--sandbox", optarg, NULL);
+	case OPT_COMPUTER_TOOL: return apply_choice(o, c, "--computer-tool", optarg, NULL);
+	case OPT_GROUNDING: return apply_choice(o, c, "--grounding", optarg, NULL);
+	case OPT_THINK: return apply_choice(o, c, "--think", optarg, NULL);
 	case OPT_MODEL: set_str(&o->model, optarg); break;
-	case OPT_COMPUTER_TOOL:
-		if (!check_enum("--computer-tool", optarg, computer_tools))
-			return false;
-		set_str(&o->computer_tool, optarg);
-		break;
 	case OPT_API_BASE: set_str(&o->api_base, optarg); break;
 	case OPT_API_KEY:
 		set_str(&o->api_key, optarg);
@@ -443,19 +481,8 @@ static bool apply_option(agent_options *o, int c, char **argv)
 		o->auto_run = true;
 		o->auto_run_from_flag = true;
 		break;
-	case OPT_SAFE_MODE:
-		if (!check_enum("--safe-mode", optarg, safe_modes))
-			return false;
-		set_str(&o->safe_mode, optarg);
-		o->safe_mode_from_flag = true;
-		break;
 	case OPT_OS: o->os = true; break;
 	case OPT_OS_AUTO_APPROVE: o->os_auto_approve = true; break;
-	case OPT_SANDBOX:
-		if (!check_enum("--sandbox", optarg, sandboxes))
-			return false;
-		set_str(&o->sandbox, optarg);
-		break;
 	case OPT_CONVERSATION: set_str(&o->conversation, optarg); break;
 	case OPT_CONVERSATIONS: o->list_conversations = true; break;
 	case OPT_AUDIT: set_str(&o->audit, optarg); break;
@@ -468,22 +495,7 @@ static bool apply_option(agent_options *o, int c, char **argv)
 	case OPT_MARKS: o->marks = true; break;
 	case OPT_CONFIG: break; /* read before parsing; see agent_main */
 	case OPT_NO_PROMPT_CACHE: o->prompt_cache = false; break;
-	case OPT_API:
-		if (!check_enum("--api", optarg, apis))
-			return false;
-		set_str(&o->api, optarg);
-		break;
 	case OPT_STORE: o->store = true; break;
-	case OPT_GROUNDING:
-		if (!check_enum("--grounding", optarg, groundings))
-			return false;
-		set_str(&o->grounding, optarg);
-		break;
-	case OPT_THINK:
-		if (!check_enum("--think", optarg, thinks))
-			return false;
-		set_str(&o->think, optarg);
-		break;
 	case OPT_CONSOLE: set_str(&o->console, optarg); break;
 	case OPT_CONSOLE_ALLOW_REMOTE: o->console_allow_remote = true; break;
 	default:
@@ -530,14 +542,14 @@ bool agent_options_validate(const agent_options *o)
 {
 	if (opt_oom)
 		return fail("out of memory");
-	if (strcmp(o->provider, "script") == 0 && o->script == NULL)
+	if (o->provider == PROVIDER_SCRIPT && o->script == NULL)
 		return fail("--provider script needs --script FILE");
-	if (o->script != NULL && strcmp(o->provider, "script") != 0)
+	if (o->script != NULL && o->provider != PROVIDER_SCRIPT)
 		return fail("--script is only for --provider script");
 	if (o->message != NULL && o->message[0] == '\0')
 		return fail("the message is empty");
 	/* Google serves this model the browser environment only: no desktop to drive. */
-	if (o->os && strcmp(o->provider, "gemini") == 0 && o->model != NULL &&
+	if (o->os && o->provider == PROVIDER_GEMINI && o->model != NULL &&
 	    strncmp(o->model, "gemini-2.5-computer-use-preview", 31) == 0)
 		return fail("--os: %s is browser-only (Google's API gives it ENVIRONMENT_BROWSER, not "
 		            "the desktop); use a desktop model such as gemini-3.5-flash", o->model);

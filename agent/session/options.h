@@ -4,6 +4,8 @@
  *
  * Parsing is strict: an unknown option, a malformed number, a bad enum value
  * or a malformed config file is an error with a message, never a guess.
+ * A setting with names becomes its owner's enum here, once, by the owner's
+ * parse (the names and the lists in messages are the owner's table).
  * Nothing here touches the network, the display or the terminal.
  */
 #ifndef DESKHAND_AGENT_OPTIONS_H
@@ -12,22 +14,28 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "agent/llm/llm.h"
+#include "agent/safety/safety.h"
+#include "executors/exec.h"
+#include "vision/vision.h"
+
 typedef struct agent_options {
-	char *provider;         /* openai | anthropic | ollama | script */
+	enum provider_kind provider;
 	char *model;
 	char *api_base;
 	char *api_key;          /* held in memory only; never written anywhere */
 	char *script;           /* script provider's file */
-	char *api;              /* NULL (by endpoint) | responses | chat: OpenAI's API */
+	enum provider_api api;  /* OpenAI's API; PROVIDER_API_AUTO: by the endpoint */
 	bool store;             /* Responses: keep responses at OpenAI (previous_response_id) */
 	bool auto_run;
-	char *safe_mode;        /* off | ask | auto */
+	agent_policy_safe_mode safe_mode;
 	bool os;
 	bool os_auto_approve;
-	char *sandbox;          /* off | standard | strict */
-	char *computer_tool;    /* Anthropic: toolset | 20251124 | 20250124; NULL: from the model */
-	char *grounding;        /* pixels | smart-resize | relative-1000; NULL: from the model */
-	char *think;            /* Ollama: true | false | low | medium | high; NULL: not sent */
+	sandbox_profile sandbox;
+	enum anthropic_tool computer_tool; /* Anthropic's; ANTHROPIC_TOOL_AUTO: from the model */
+	vision_grounding grounding;        /* how the model points, when grounding_given */
+	bool grounding_given;              /* false: from the model's name (session/setup.c) */
+	enum provider_think think;         /* Ollama's; PROVIDER_THINK_NONE: not sent */
 	char *conversation;     /* path to resume or create */
 	bool list_conversations;
 	char *audit;            /* audit log path */

@@ -18,7 +18,11 @@
 #include "agent/util/textutil.h"
 #include "base/base.h"
 
-static const char *const languages[] = {"python", "shell", "javascript", "ruby", "r"};
+/* What the model is told each profile keeps from its code, after its name. */
+static const char *const sandbox_told[SANDBOX_PROFILE_COUNT] = {
+	[SANDBOX_STANDARD] = " (no display or session bus, no credentials in the environment)",
+	[SANDBOX_STRICT] = " (no network; writes only in the workspace and a private /tmp)",
+};
 
 static bool build_prompt(agent_session *s)
 {
@@ -26,21 +30,14 @@ static bool build_prompt(agent_session *s)
 	char osdesc[256] = "Linux, X11";
 	if (uname(&u) == 0)
 		snprintf(osdesc, sizeof(osdesc), "%s %s %s, X11", u.sysname, u.release, u.machine);
-	const char *avail[5];
+	const char *avail[EXEC_LANG_COUNT];
 	size_t n = 0;
-	for (size_t i = 0; i < sizeof(languages) / sizeof(languages[0]); i++) {
-		exec_lang l;
-		if (exec_lang_from_name(languages[i], &l) && exec_lang_installed(l))
-			avail[n++] = languages[i];
-	}
+	for (int l = 0; l < EXEC_LANG_COUNT; l++)
+		if (exec_lang_installed((exec_lang)l))
+			avail[n++] = exec_lang_name((exec_lang)l);
 	char sandbox[160];
-	snprintf(sandbox, sizeof(sandbox), "%s", s->opt->sandbox);
-	if (strcmp(s->opt->sandbox, "strict") == 0)
-		snprintf(sandbox, sizeof(sandbox),
-		         "strict (no network; writes only in the workspace and a private /tmp)");
-	else if (strcmp(s->opt->sandbox, "standard") == 0)
-		snprintf(sandbox, sizeof(sandbox),
-		         "standard (no display or session bus, no credentials in the environment)");
+	snprintf(sandbox, sizeof(sandbox), "%s%s", sandbox_profile_name(s->opt->sandbox),
+	         base_name_of(BASE_NAMES(sandbox_told), (int)s->opt->sandbox, ""));
 	const vision_view *view = agent_tools_view(s->tools);
 	struct prompt_env env = {
 		.os = osdesc,
@@ -149,20 +146,16 @@ static bool open_desktop(agent_session *s)
 static bool start_provider(agent_session *s)
 {
 	struct provider_settings ps = {
+		.kind = s->opt->provider,
 		.model = s->opt->model,
 		.base_url = s->opt->api_base,
 		.api_key = s->opt->api_key,
 		.script = s->opt->script,
 		.store = s->opt->store,
-		.api = s->opt->api == NULL ? PROVIDER_API_AUTO
-		       : strcmp(s->opt->api, "chat") == 0 ? PROVIDER_API_CHAT : PROVIDER_API_RESPONSES,
+		.api = s->opt->api,
 		.computer_tool = s->opt->computer_tool,
 		.think = s->opt->think,
 	};
-	if (!provider_kind_parse(s->opt->provider, &ps.kind)) {
-		agent_term_error(s->term, "unknown provider %s", s->opt->provider);
-		return false;
-	}
 	s->provider = provider_create(&ps);
 	if (s->provider == NULL) {
 		agent_term_error(s->term, "%s", provider_error());
@@ -235,16 +228,16 @@ static void wipe_api_key(int argc, char **argv)
 static void grounding_setup(agent_session *s, vision_shot_opts *vo)
 {
 	enum model_family f = model_family_of(provider_model(s->provider));
-	const char *gr = s->opt->grounding;
-	/* Gemini points on a 0..999 grid whatever the image size. */
 	if (provider_kind_of(s->provider) == PROVIDER_GEMINI)
-		gr = "relative-1000";
-	if (gr == NULL)
-		gr = f == MODEL_FAMILY_QWEN25_VL || f == MODEL_FAMILY_UITARS ? "smart-resize"
-		     : f == MODEL_FAMILY_QWEN3_VL ? "relative-1000" : "pixels";
-	vo->grounding = strcmp(gr, "smart-resize") == 0 ? VISION_GROUND_SMART_RESIZE
-	                : strcmp(gr, "relative-1000") == 0 ? VISION_GROUND_RELATIVE
-	                : VISION_GROUND_PIXELS;
+		vo->grounding = VISION_GROUND_RELATIVE; /* 0..999 whatever the image size */
+	else if (s->opt->grounding_given)
+		vo->grounding = s->opt->grounding;
+	else if (f == MODEL_FAMILY_QWEN25_VL || f == MODEL_FAMILY_UITARS)
+		vo->grounding = VISION_GROUND_SMART_RESIZE;
+	else if (f == MODEL_FAMILY_QWEN3_VL)
+		vo->grounding = VISION_GROUND_RELATIVE;
+	else
+		vo->grounding = VISION_GROUND_PIXELS;
 	vo->min_pixels = f == MODEL_FAMILY_UITARS ? 100L * 28 * 28 : 3136;
 	vo->relative = 1000;
 }
@@ -289,11 +282,8 @@ static bool open_gate(agent_session *s)
 		.hidden = (const char *const *)s->hidden,
 		.max_output = (size_t)s->opt->max_output,
 		.settings = s->settings,
+		.sandbox = s->opt->sandbox,
 	};
-	if (!sandbox_profile_from_name(s->opt->sandbox, &cfg.sandbox)) {
-		agent_term_error(s->term, "unknown sandbox profile %s", s->opt->sandbox);
-		return false;
-	}
 	s->gate = agent_gate_create(&cfg);
 	if (s->gate == NULL)
 		agent_term_error(s->term, "out of memory");
@@ -305,10 +295,9 @@ void session_startup(agent_session *s, int argc, char **argv)
 	const agent_options *opt = s->opt;
 	agent_policy_settings requested = {
 		.auto_run = opt->auto_run,
+		.safe_mode = opt->safe_mode,
 		.os_auto_approve = opt->os_auto_approve,
 	};
-	if (!agent_policy_safe_mode_parse(opt->safe_mode, &requested.safe_mode))
-		requested.safe_mode = AGENT_POLICY_SAFE_ASK;
 	agent_policy_startup start = agent_policy_settings_startup(&requested);
 	s->settings = start.settings;
 	if (start.banner != NULL)

@@ -27,15 +27,15 @@ static void test_defaults(void **state)
 	(void)state;
 	agent_options o;
 	agent_options_init(&o);
-	assert_string_equal(o.provider, "openai");
-	assert_string_equal(o.safe_mode, "off");
-	assert_string_equal(o.sandbox, "standard");
+	assert_int_equal(o.provider, PROVIDER_OPENAI);
+	assert_int_equal(o.safe_mode, AGENT_POLICY_SAFE_OFF);
+	assert_int_equal(o.sandbox, SANDBOX_STANDARD);
 	assert_int_equal(o.max_output, 2800);
 	assert_int_equal(o.max_steps, 50);
 	assert_int_equal(o.keep_images, 3);
 	assert_false(o.auto_run);
 	assert_false(o.os_auto_approve);
-	assert_null(o.computer_tool); /* from the model */
+	assert_int_equal(o.computer_tool, ANTHROPIC_TOOL_AUTO); /* from the model */
 	agent_options_finish(&o);
 }
 
@@ -47,18 +47,18 @@ static void test_flags_and_spellings(void **state)
 	const char *args[] = {"-y", "--safe_mode", "ask", "--os", "--max-steps", "7",
 	                      "--auto_run", "--api", "chat", "--store", "open", "the", "--file", NULL};
 	assert_true(parse(&o, args));
-	assert_string_equal(o.api, "chat");
+	assert_int_equal(o.api, PROVIDER_API_CHAT);
 	assert_true(o.store);
 	assert_true(o.auto_run);
 	assert_true(o.auto_run_from_flag);
-	assert_string_equal(o.safe_mode, "ask");
+	assert_int_equal(o.safe_mode, AGENT_POLICY_SAFE_ASK);
 	assert_true(o.os);
 	assert_int_equal(o.max_steps, 7);
 	agent_options_finish(&o);
 	agent_options_init(&o);
 	const char *tool[] = {"--computer-tool", "20250124", NULL};
 	assert_true(parse(&o, tool));
-	assert_string_equal(o.computer_tool, "20250124");
+	assert_int_equal(o.computer_tool, ANTHROPIC_TOOL_20250124);
 	agent_options_finish(&o);
 	agent_options_init(&o);
 	assert_true(parse(&o, args));
@@ -115,7 +115,7 @@ static void test_config_then_flags(void **state)
 	agent_options o;
 	agent_options_init(&o);
 	assert_true(agent_options_load_config(&o, p));
-	assert_string_equal(o.provider, "anthropic");
+	assert_int_equal(o.provider, PROVIDER_ANTHROPIC);
 	assert_int_equal(o.max_steps, 9);
 	assert_true(o.auto_run);
 	assert_int_equal(o.screen_max_w, 1024);

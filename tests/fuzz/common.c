@@ -31,7 +31,7 @@ void fuzz_build_requests(const struct conv *c)
 		struct provider_request r = {.system = "system", .max_tokens = 100,
 		                             .keep_images = 2, .prompt_cache = anthropic};
 		struct request_ctx rc = {.conv = c, .view = &v, .req = &r, .model = "m",
-		                         .stream = true, .think = "low"};
+		                         .stream = true, .think = PROVIDER_THINK_LOW};
 		agent_buf b = {0};
 		const struct provider_format *f = formats[f_i];
 		if (f->build(&rc, &b) && !b.oom) {

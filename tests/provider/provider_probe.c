@@ -218,9 +218,10 @@ int main(int argc, char **argv)
 			s.model = argv[++i];
 		else if (!strcmp(a, "--script") && more)
 			s.script = argv[++i];
-		else if (!strcmp(a, "--computer-tool") && more)
-			s.computer_tool = argv[++i];
-		else if (!strcmp(a, "--no-stream"))
+		else if (!strcmp(a, "--computer-tool") && more) {
+			if (!anthropic_tool_parse(argv[++i], &s.computer_tool))
+				return usage("--computer-tool toolset|20251124|20250124");
+		} else if (!strcmp(a, "--no-stream"))
 			s.no_stream = true;
 		else if (!strcmp(a, "--no-turn"))
 			turn = false;
