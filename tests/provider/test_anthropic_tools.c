@@ -76,6 +76,9 @@ static void test_names_headers_and_step_down(void **state)
 	assert_int_equal(t, ANTHROPIC_TOOL_20250124);
 	assert_false(anthropic_tool_parse("computer_20251124", &t));
 	assert_false(anthropic_tool_parse(NULL, &t));
+	assert_false(anthropic_tool_parse("", &t));
+	assert_string_equal(anthropic_tool_name(ANTHROPIC_TOOL_20251124), "20251124");
+	assert_string_equal(anthropic_tool_name(ANTHROPIC_TOOL_AUTO), "?"); /* from the model */
 	assert_string_equal(anthropic_tool_type(ANTHROPIC_TOOL_TOOLSET), "computer_toolset_20260801");
 	assert_null(anthropic_tool_beta(ANTHROPIC_TOOL_TOOLSET));
 	assert_string_equal(anthropic_tool_beta(ANTHROPIC_TOOL_20251124), "computer-use-2025-11-24");

@@ -201,6 +201,27 @@ static void test_settings(void **state)
 	assert_false(provider_kind_parse("palm", &k));
 	assert_false(provider_kind_parse(NULL, &k));
 	assert_string_equal(provider_kind_name(PROVIDER_ANTHROPIC), "anthropic");
+	assert_string_equal(provider_kind_name(PROVIDER_KIND_COUNT), "?");
+
+	/* --api and --think: their names; AUTO and NONE have none. */
+	enum provider_api api = PROVIDER_API_AUTO;
+	assert_true(provider_api_parse("chat", &api));
+	assert_int_equal(api, PROVIDER_API_CHAT);
+	assert_true(provider_api_parse("responses", &api));
+	assert_int_equal(api, PROVIDER_API_RESPONSES);
+	assert_false(provider_api_parse("completions", &api));
+	assert_false(provider_api_parse("", &api));
+	assert_int_equal(api, PROVIDER_API_RESPONSES);
+	assert_string_equal(provider_api_name(PROVIDER_API_AUTO), "?");
+	enum provider_think th = PROVIDER_THINK_NONE;
+	assert_true(provider_think_parse("false", &th));
+	assert_int_equal(th, PROVIDER_THINK_FALSE);
+	assert_true(provider_think_parse("high", &th));
+	assert_int_equal(th, PROVIDER_THINK_HIGH);
+	assert_false(provider_think_parse("maybe", &th));
+	assert_false(provider_think_parse(NULL, &th));
+	assert_string_equal(provider_think_name(PROVIDER_THINK_MEDIUM), "medium");
+	assert_string_equal(provider_think_name(PROVIDER_THINK_NONE), "?");
 }
 
 static void test_script_provider(void **state)
