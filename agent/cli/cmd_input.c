@@ -159,19 +159,23 @@ static int finish(os_display *d, bool ok)
 	return ok ? CLI_OK : CLI_FAIL;
 }
 
+/* The buttons a person names, by their X number: by word or by number. */
+static const char *const button_names[][OS_BUTTON_RIGHT + 1] = {
+	{[OS_BUTTON_LEFT] = "left", [OS_BUTTON_MIDDLE] = "middle", [OS_BUTTON_RIGHT] = "right"},
+	{[OS_BUTTON_LEFT] = "1", [OS_BUTTON_MIDDLE] = "2", [OS_BUTTON_RIGHT] = "3"},
+};
+
 static bool parse_button(const char *cmd, const char *s, os_button *b)
 {
-	if (strcmp(s, "left") == 0 || strcmp(s, "1") == 0)
-		*b = OS_BUTTON_LEFT;
-	else if (strcmp(s, "middle") == 0 || strcmp(s, "2") == 0)
-		*b = OS_BUTTON_MIDDLE;
-	else if (strcmp(s, "right") == 0 || strcmp(s, "3") == 0)
-		*b = OS_BUTTON_RIGHT;
-	else {
-		cli_usage_error(cmd, "unknown button '%s' (left, middle or right)", s);
-		return false;
+	for (size_t row = 0; row < BASE_COUNT(button_names); row++) {
+		int i = base_name_index(BASE_NAMES(button_names[row]), s);
+		if (i >= 0) {
+			*b = (os_button)i;
+			return true;
+		}
 	}
-	return true;
+	cli_usage_error(cmd, "unknown button '%s' (left, middle or right)", s);
+	return false;
 }
 
 int cmd_move(int argc, char **argv)
