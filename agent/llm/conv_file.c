@@ -67,10 +67,14 @@ static time_t parse_time(const char *s)
 	return timegm(&tm);
 }
 
-static const char *role_name(enum conv_role r)
-{
-	return r == CONV_USER ? "user" : r == CONV_ASSISTANT ? "assistant" : "tool";
-}
+/* The file's names of the roles and the block types, by the enum. */
+static const char *const role_names[] = {
+	[CONV_USER] = "user", [CONV_ASSISTANT] = "assistant", [CONV_TOOL] = "tool",
+};
+static const char *const block_names[] = {
+	[CONV_TEXT] = "text", [CONV_IMAGE] = "image", [CONV_TOOL_CALL] = "tool_call",
+	[CONV_TOOL_RESULT] = "tool_result", [CONV_VENDOR] = "vendor",
+};
 
 static cJSON *image_json(const struct conv_image *img)
 {
@@ -93,15 +97,15 @@ static bool add_opt(cJSON *o, const char *key, const char *s)
 static cJSON *block_json(const struct conv_block *b)
 {
 	cJSON *o = cJSON_CreateObject();
-	bool ok = o != NULL;
+	bool ok = o != NULL && cJSON_AddStringToObject(
+		o, "type", base_name_of(BASE_NAMES(block_names), (int)b->type, "?"));
 	switch (b->type) {
 	case CONV_TEXT:
-		ok = ok && cJSON_AddStringToObject(o, "type", "text") &&
-		     cJSON_AddStringToObject(o, "text", b->text);
+		ok = ok && cJSON_AddStringToObject(o, "text", b->text);
 		break;
 	case CONV_IMAGE: {
 		cJSON *img = image_json(&b->image);
-		ok = ok && img && cJSON_AddStringToObject(o, "type", "image");
+		ok = ok && img;
 		if (ok) {
 			cJSON_AddItemToObject(o, "path", cJSON_DetachItemFromObject(img, "path"));
 			cJSON_AddItemToObject(o, "width", cJSON_DetachItemFromObject(img, "width"));
@@ -111,22 +115,19 @@ static cJSON *block_json(const struct conv_block *b)
 		break;
 	}
 	case CONV_TOOL_CALL:
-		ok = ok && cJSON_AddStringToObject(o, "type", "tool_call") &&
-		     cJSON_AddStringToObject(o, "id", b->id) &&
+		ok = ok && cJSON_AddStringToObject(o, "id", b->id) &&
 		     cJSON_AddStringToObject(o, "name", b->name) &&
 		     cJSON_AddStringToObject(o, "arguments", b->arguments) &&
 		     add_opt(o, "toolset", b->dialect->name) && add_opt(o, "vendor", b->vendor) &&
 		     add_opt(o, "raw", b->raw) && add_opt(o, "checks", b->checks);
 		break;
 	case CONV_VENDOR:
-		ok = ok && cJSON_AddStringToObject(o, "type", "vendor") &&
-		     cJSON_AddStringToObject(o, "vendor", b->vendor) &&
+		ok = ok && cJSON_AddStringToObject(o, "vendor", b->vendor) &&
 		     cJSON_AddStringToObject(o, "raw", b->raw) &&
 		     cJSON_AddStringToObject(o, "text", b->text);
 		break;
 	case CONV_TOOL_RESULT:
-		ok = ok && cJSON_AddStringToObject(o, "type", "tool_result") &&
-		     cJSON_AddStringToObject(o, "call_id", b->call_id) &&
+		ok = ok && cJSON_AddStringToObject(o, "call_id", b->call_id) &&
 		     cJSON_AddStringToObject(o, "text", b->text) &&
 		     cJSON_AddBoolToObject(o, "is_error", b->is_error) && add_opt(o, "ack", b->ack);
 		if (ok && b->image.path) {
@@ -174,7 +175,8 @@ static char *conv_to_json(const struct conv *c)
 		cJSON *mo = cJSON_CreateObject();
 		cJSON *content = NULL;
 		if (!mo || !cJSON_AddItemToArray(msgs, mo) ||
-		    !cJSON_AddStringToObject(mo, "role", role_name(m->role)) ||
+		    !cJSON_AddStringToObject(mo, "role", base_name_of(BASE_NAMES(role_names),
+		                                                      (int)m->role, "tool")) ||
 		    !(content = cJSON_AddArrayToObject(mo, "content")))
 			goto out;
 		for (size_t j = 0; j < m->n_blocks; j++) {
@@ -366,16 +368,17 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 	bool ok;
 	if (!type)
 		return conv_fail("message %zu: a block without a type", mi + 1);
-	if (strcmp(type, "text") == 0) {
-		const char *t = jstr(bo, "text");
-		if (!t)
+	int t = base_name_index(BASE_NAMES(block_names), type);
+	if (t == CONV_TEXT) {
+		const char *text = jstr(bo, "text");
+		if (!text)
 			return conv_fail("message %zu: a text block without text", mi + 1);
-		ok = conv_msg_add_text(m, t);
-	} else if (strcmp(type, "image") == 0) {
+		ok = conv_msg_add_text(m, text);
+	} else if (t == CONV_IMAGE) {
 		if (!jimage(bo, &img))
 			return conv_fail("message %zu: an image block without a path", mi + 1);
 		ok = conv_msg_add_image(m, &img);
-	} else if (strcmp(type, "tool_call") == 0) {
+	} else if (t == CONV_TOOL_CALL) {
 		const char *id = jstr(bo, "id"), *name = jstr(bo, "name"), *args = jstr(bo, "arguments");
 		if (!id || !name || !args)
 			return conv_fail("message %zu: a tool call without id, name or arguments", mi + 1);
@@ -391,20 +394,20 @@ static bool load_block(struct conv *c, struct conv_message *m, const cJSON *bo, 
 			return conv_fail("message %zu: a tool call of an unknown toolset \"%.40s\"",
 			                 mi + 1, toolset);
 		ok = conv_msg_add_tool_call_ex(m, id, name, args, &x);
-	} else if (strcmp(type, "vendor") == 0) {
+	} else if (t == CONV_VENDOR) {
 		const char *v = jstr(bo, "vendor"), *raw = jstr(bo, "raw");
 		if (!v || !raw)
 			return conv_fail("message %zu: a vendor block without vendor or raw", mi + 1);
 		ok = conv_msg_add_vendor(m, v, raw, jstr(bo, "text"));
-	} else if (strcmp(type, "tool_result") == 0) {
-		const char *id = jstr(bo, "call_id"), *t = jstr(bo, "text");
+	} else if (t == CONV_TOOL_RESULT) {
+		const char *id = jstr(bo, "call_id"), *text = jstr(bo, "text");
 		const cJSON *io = cJSON_GetObjectItemCaseSensitive(bo, "image");
 		if (!id)
 			return conv_fail("message %zu: a tool result without call_id", mi + 1);
 		if (io && !jimage(io, &img))
 			return conv_fail("message %zu: a tool result image without a path", mi + 1);
 		ok = conv_msg_add_tool_result_ex(
-			m, id, t ? t : "", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bo, "is_error")),
+			m, id, text ? text : "", cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(bo, "is_error")),
 			img.path ? &img : NULL, jstr(bo, "ack"));
 	} else {
 		return conv_fail("message %zu: unknown block type '%s'", mi + 1, type);
@@ -464,14 +467,8 @@ struct conv *conv_parse(const char *path, const char *text)
 	cJSON_ArrayForEach(mo, msgs) {
 		const char *role = jstr(mo, "role");
 		const cJSON *content = cJSON_GetObjectItemCaseSensitive(mo, "content");
-		enum conv_role r;
-		if (role && strcmp(role, "user") == 0)
-			r = CONV_USER;
-		else if (role && strcmp(role, "assistant") == 0)
-			r = CONV_ASSISTANT;
-		else if (role && strcmp(role, "tool") == 0)
-			r = CONV_TOOL;
-		else {
+		int r = base_name_index(BASE_NAMES(role_names), role);
+		if (r < 0) {
 			conv_fail("%s: message %zu has no known role", path, mi + 1);
 			goto fail;
 		}
@@ -479,7 +476,7 @@ struct conv *conv_parse(const char *path, const char *text)
 			conv_fail("%s: message %zu has no content array", path, mi + 1);
 			goto fail;
 		}
-		struct conv_message *m = conv_add_message(c, r);
+		struct conv_message *m = conv_add_message(c, (enum conv_role)r);
 		if (!m) {
 			conv_fail("out of memory");
 			goto fail;
@@ -587,11 +584,12 @@ static bool summarize(const char *path, struct conv_summary *s)
 	cJSON_ArrayForEach(mo, msgs) {
 		const char *role = jstr(mo, "role");
 		const cJSON *bo;
-		if (!role || strcmp(role, "user") != 0)
+		if (base_name_index(BASE_NAMES(role_names), role) != CONV_USER)
 			continue;
 		cJSON_ArrayForEach(bo, cJSON_GetObjectItemCaseSensitive(mo, "content")) {
 			const char *type = jstr(bo, "type");
-			if (type && strcmp(type, "text") == 0 && jstr(bo, "text")) {
+			if (base_name_index(BASE_NAMES(block_names), type) == CONV_TEXT &&
+			    jstr(bo, "text")) {
 				first = jstr(bo, "text");
 				goto found;
 			}
