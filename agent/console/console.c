@@ -145,18 +145,6 @@ void agent_console_audit_line(void *console, const char *line, size_t len)
 
 /* ---- questions: the terminal's remote ---------------------------------- */
 
-static const char *answer_name(agent_term_answer a)
-{
-	switch (a) {
-	case AGENT_ANSWER_YES: return "yes";
-	case AGENT_ANSWER_EDIT: return "edit";
-	case AGENT_ANSWER_DETAILS: return "details";
-	case AGENT_ANSWER_SCAN: return "scan";
-	case AGENT_ANSWER_NONE: return "none";
-	default: return "no";
-	}
-}
-
 static void drain_fd(int fd)
 {
 	uint64_t v;
@@ -215,7 +203,7 @@ static void push_answered_locked(agent_console *c, agent_term_answer a, const ch
 {
 	char *json = format("{\"type\":\"answered\",\"qid\":%llu,\"answer\":\"%s\","
 	                          "\"who\":\"%s\"}", (unsigned long long)c->qid,
-	                          answer_name(a), who);
+	                          agent_term_answer_name(a), who);
 	console_event_push_locked(c, json);
 }
 

@@ -46,6 +46,10 @@ typedef enum agent_term_answer {
 	AGENT_ANSWER_SCAN,
 } agent_term_answer;
 
+/* "no", "none", "yes", "edit", "details", "scan": the word a person types
+ * for the answer (none: input ended), which is also how it is shown. */
+const char *agent_term_answer_name(agent_term_answer a);
+
 /*
  * Creates the terminal on stdin/stdout/stderr. `json` selects the machine
  * face; colour is used only on a terminal without NO_COLOR and TERM=dumb.

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "agent/ui/terminal-internal.h"
+#include "base/base.h"
 #include "config.h"
 
 #if DESKHAND_HAVE_LIBEDIT
@@ -117,18 +118,28 @@ static void trim(char *s)
 		*p = (char)tolower((unsigned char)*p);
 }
 
-/* The answers a question may take, by key and by word. */
+static const char *const answer_names[] = {
+	[AGENT_ANSWER_NO] = "no", [AGENT_ANSWER_NONE] = "none", [AGENT_ANSWER_YES] = "yes",
+	[AGENT_ANSWER_EDIT] = "edit", [AGENT_ANSWER_DETAILS] = "details",
+	[AGENT_ANSWER_SCAN] = "scan",
+};
+
+const char *agent_term_answer_name(agent_term_answer a)
+{
+	return base_name_of(BASE_NAMES(answer_names), (int)a, "no");
+}
+
+/* The answers a question may take, by key and by their word (answer_names). */
 static const struct {
 	char key;
-	const char *word;
 	const char *label;
 	agent_term_answer answer;
 } ask_opts[] = {
-	{'y', "yes", "y=run", AGENT_ANSWER_YES},
-	{'n', "no", "n=deny", AGENT_ANSWER_NO},
-	{'e', "edit", "e=edit", AGENT_ANSWER_EDIT},
-	{'d', "details", "d=details", AGENT_ANSWER_DETAILS},
-	{'s', "scan", "s=scan", AGENT_ANSWER_SCAN},
+	{'y', "y=run", AGENT_ANSWER_YES},
+	{'n', "n=deny", AGENT_ANSWER_NO},
+	{'e', "e=edit", AGENT_ANSWER_EDIT},
+	{'d', "d=details", AGENT_ANSWER_DETAILS},
+	{'s', "s=scan", AGENT_ANSWER_SCAN},
 };
 #define ASK_OPTS (sizeof(ask_opts) / sizeof(ask_opts[0]))
 
@@ -185,11 +196,12 @@ static agent_term_answer parse_answer(char *line, const char *choices, bool *kno
 	trim(line);
 	agent_term_answer ans = AGENT_ANSWER_NO;
 	*known = false;
+	int word = base_name_index(BASE_NAMES(answer_names), line);
 	for (size_t i = 0; i < ASK_OPTS; i++) {
 		if (strchr(choices, ask_opts[i].key) == NULL)
 			continue;
 		if ((line[0] == ask_opts[i].key && line[1] == '\0') ||
-		    strcmp(line, ask_opts[i].word) == 0) {
+		    word == (int)ask_opts[i].answer) {
 			ans = ask_opts[i].answer;
 			*known = true;
 		}
@@ -251,14 +263,6 @@ static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const c
 	return AGENT_ANSWER_NO;
 }
 
-static const char *answer_word(agent_term_answer a)
-{
-	for (size_t i = 0; i < ASK_OPTS; i++)
-		if (ask_opts[i].answer == a)
-			return ask_opts[i].word;
-	return "no";
-}
-
 agent_term_answer agent_term_ask_ex(agent_term *t, const char *id, const char *question,
                                     const char *choices, const agent_term_ask_info *info)
 {
@@ -298,7 +302,7 @@ agent_term_answer agent_term_ask_ex(agent_term *t, const char *id, const char *q
 		a = AGENT_ANSWER_NO; /* what the terminal would say if it had the last word */
 	if (t->remote.settle(t->remote.ctx, &a, &t->edit_text, who, sizeof(who))) {
 		snprintf(t->answered_from, sizeof(t->answered_from), "%s", who);
-		agent_term_notice(t, "answered in the %s: %s", who, answer_word(a));
+		agent_term_notice(t, "answered in the %s: %s", who, agent_term_answer_name(a));
 	}
 	return a;
 }
