@@ -200,12 +200,13 @@ int base_name_index_len(const char *const *names, size_t n, const char *s, size_
 const char *base_name_of(const char *const *names, size_t n, int v, const char *unknown);
 /*
  * The names, in the table's order and without its holes, joined by `sep`
- * ("off|standard|strict"), into buf[size]: cut to fit and NUL-terminated
+ * and before the last one by `last` (NULL: sep too) — "off|standard|strict",
+ * "up, down, left or right" — into buf[size]: cut to fit and NUL-terminated
  * when size > 0. Returns the length the whole list has (as snprintf), so
  * that a result >= size says it was cut.
  */
-size_t base_names_join(const char *const *names, size_t n, const char *sep, char *buf,
-                       size_t size);
+size_t base_names_join(const char *const *names, size_t n, const char *sep, const char *last,
+                       char *buf, size_t size);
 
 /*
  * Defines an owner's two functions over its table, as declared in its

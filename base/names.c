@@ -38,18 +38,27 @@ static void put(char *buf, size_t size, size_t *at, const char *s)
 	*at += len;
 }
 
-size_t base_names_join(const char *const *names, size_t n, const char *sep, char *buf,
-                       size_t size)
+/* The index of the first name at or after i; n when there is none. */
+static size_t next_name(const char *const *names, size_t n, size_t i)
+{
+	while (i < n && names[i] == NULL)
+		i++;
+	return i;
+}
+
+size_t base_names_join(const char *const *names, size_t n, const char *sep, const char *last,
+                       char *buf, size_t size)
 {
 	size_t at = 0;
-	bool first = true;
-	for (size_t i = 0; names != NULL && i < n; i++) {
-		if (names[i] == NULL)
-			continue;
-		if (!first)
-			put(buf, size, &at, sep != NULL ? sep : "");
+	if (sep == NULL)
+		sep = "";
+	if (last == NULL)
+		last = sep;
+	for (size_t i = names != NULL ? next_name(names, n, 0) : n; i < n;) {
 		put(buf, size, &at, names[i]);
-		first = false;
+		i = next_name(names, n, i + 1);
+		if (i < n)
+			put(buf, size, &at, next_name(names, n, i + 1) < n ? sep : last);
 	}
 	if (size > 0)
 		buf[at < size ? at : size - 1] = '\0';

@@ -46,7 +46,8 @@ int cli_exec_parse(int argc, char **argv, cli_exec_args *out)
 				return cli_usage_error("exec", "--sandbox needs a profile");
 			if (!sandbox_profile_from_name(argv[++i], &out->sandbox)) {
 				char list[64];
-				base_names_join(BASE_NAMES(sandbox_profile_names), ", ", list, sizeof(list));
+				base_names_join(BASE_NAMES(sandbox_profile_names), ", ", NULL, list,
+				                sizeof(list));
 				return cli_usage_error("exec", "unknown sandbox profile '%s' (%s)", argv[i],
 				                       list);
 			}
@@ -77,7 +78,7 @@ int cli_exec_parse(int argc, char **argv, cli_exec_args *out)
 		}
 	}
 	char langs[64];
-	base_names_join(BASE_NAMES(exec_lang_names), ", ", langs, sizeof(langs));
+	base_names_join(BASE_NAMES(exec_lang_names), ", ", NULL, langs, sizeof(langs));
 	if (lang == NULL)
 		return cli_usage_error("exec", "which language? (%s)", langs);
 	if (!exec_lang_from_name(lang, &out->lang))

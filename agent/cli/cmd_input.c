@@ -174,7 +174,9 @@ static bool parse_button(const char *cmd, const char *s, os_button *b)
 			return true;
 		}
 	}
-	cli_usage_error(cmd, "unknown button '%s' (left, middle or right)", s);
+	char words[32];
+	base_names_join(BASE_NAMES(button_names[0]), ", ", " or ", words, sizeof(words));
+	cli_usage_error(cmd, "unknown button '%s' (%s)", s, words);
 	return false;
 }
 
@@ -286,9 +288,11 @@ int cmd_scroll(int argc, char **argv)
 	if (npos == 0)
 		return cli_usage_error("scroll", "scroll needs a direction");
 	os_scroll dir;
-	if (!os_scroll_parse(pos[0], &dir))
-		return cli_usage_error("scroll", "unknown direction '%s' (up, down, "
-		                       "left or right)", pos[0]);
+	if (!os_scroll_parse(pos[0], &dir)) {
+		char dirs[40];
+		base_names_join(BASE_NAMES(os_scroll_names), ", ", " or ", dirs, sizeof(dirs));
+		return cli_usage_error("scroll", "unknown direction '%s' (%s)", pos[0], dirs);
+	}
 	long amount = 3;
 	if (npos == 2 && !cli_parse_int(pos[1], 1, 1000, "AMOUNT", &amount))
 		return cli_usage("scroll");

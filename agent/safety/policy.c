@@ -376,7 +376,7 @@ agent_policy_change agent_policy_magic_apply(agent_policy_settings *s,
 		                            m->arg_len);
 		if (i < 0) {
 			char modes[32];
-			base_names_join(BASE_NAMES(agent_policy_safe_mode_names), "|", modes,
+			base_names_join(BASE_NAMES(agent_policy_safe_mode_names), "|", NULL, modes,
 			                sizeof(modes));
 			return say(msg, msg_size, AGENT_POLICY_INVALID, "usage: %%safe_mode %s", modes);
 		}

@@ -132,7 +132,7 @@ static bool not_one_of(const char *path, const char *what, const char *v,
                        const char *const *names, size_t n)
 {
 	char list[128];
-	base_names_join(names, n, "|", list, sizeof(list));
+	base_names_join(names, n, "|", NULL, list, sizeof(list));
 	fail("%s: '%s' is not one of %s", what, v, list);
 	return fail_in(path);
 }

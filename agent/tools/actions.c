@@ -239,8 +239,11 @@ static bool parse_modifiers(agent_computer_action *a, char *err, size_t errlen)
 
 static bool parse_scroll(const cJSON *args, agent_computer_action *a, char *err, size_t errlen)
 {
-	if (!os_scroll_parse(get_string(args, "scroll_direction"), &a->direction))
-		return agent_action_refuse(err, errlen, "scroll needs \"scroll_direction\": up, down, left or right");
+	if (!os_scroll_parse(get_string(args, "scroll_direction"), &a->direction)) {
+		char dirs[40];
+		base_names_join(BASE_NAMES(os_scroll_names), ", ", " or ", dirs, sizeof(dirs));
+		return agent_action_refuse(err, errlen, "scroll needs \"scroll_direction\": %s", dirs);
+	}
 	long amount = 3;
 	const cJSON *am = cJSON_GetObjectItemCaseSensitive(args, "scroll_amount");
 	if (am != NULL && !agent_action_int(am, 1, 100, &amount))

@@ -7,6 +7,7 @@
 #include "agent/tools/gemini_actions.h"
 #include "agent/tools/openai_actions.h"
 #include "agent/tools/tools-internal.h"
+#include "base/base.h"
 
 /* Deletes o; err already says why. */
 static cJSON *drop(cJSON *o)
@@ -220,8 +221,11 @@ static cJSON *scroll(cJSON *o, const cJSON *a, const char *fn, long def, bool ce
 {
 	os_scroll d;
 	if (!os_scroll_parse(cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(a, "direction")),
-	                     &d))
-		return agent_action_drop(err, errlen, o, "%s needs \"direction\": up, down, left or right", fn);
+	                     &d)) {
+		char dirs[40];
+		base_names_join(BASE_NAMES(os_scroll_names), ", ", " or ", dirs, sizeof(dirs));
+		return agent_action_drop(err, errlen, o, "%s needs \"direction\": %s", fn, dirs);
+	}
 	long mag = def;
 	const char *key = has(a, "magnitude_in_pixels") ? "magnitude_in_pixels" : "magnitude";
 	if (has(a, key) && (!get_int(a, key, &mag) || mag < 0 || mag > 999))

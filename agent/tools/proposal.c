@@ -12,6 +12,7 @@
 
 #include "agent/tools/tools-internal.h"
 #include "agent/util/textutil.h"
+#include "base/base.h"
 
 void agent_proposal_refuse(agent_proposal *p, const char *fmt, ...)
 {
@@ -64,10 +65,10 @@ void agent_tools_parse_translated(agent_tools *t, cJSON *args, const char *err,
 
 /* ---- deskhand's own tools ------------------------------------------------ */
 
-static const char *const languages = "python, shell, javascript, ruby or r";
-
 static void propose_execute(agent_tools *t, const cJSON *args, agent_proposal *p)
 {
+	char languages[64];
+	base_names_join(BASE_NAMES(exec_lang_names), ", ", " or ", languages, sizeof(languages));
 	const cJSON *lang = cJSON_GetObjectItemCaseSensitive(args, "language");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(args, "code");
 	const cJSON *disp = cJSON_GetObjectItemCaseSensitive(args, "display");

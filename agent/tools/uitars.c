@@ -8,6 +8,7 @@
 #include "agent/tools/openai_actions.h"
 #include "agent/tools/uitars.h"
 #include "agent/tools/tools-internal.h"
+#include "base/base.h"
 
 #define UT_MAX_ARGS 8
 #define UT_MAX_VALUE 65536
@@ -266,8 +267,11 @@ static bool add_keys(cJSON *o, const struct ut_call *c, const char *v, char *err
 static bool scroll(cJSON *o, const struct ut_call *c, char *err, size_t errlen)
 {
 	os_scroll d;
-	if (!os_scroll_parse(ut_get(c, "direction", NULL), &d))
-		return agent_action_refuse(err, errlen, "scroll needs direction='up', 'down', 'left' or 'right'");
+	if (!os_scroll_parse(ut_get(c, "direction", NULL), &d)) {
+		char dirs[48];
+		base_names_join(BASE_NAMES(os_scroll_names), "', '", "' or '", dirs, sizeof(dirs));
+		return agent_action_refuse(err, errlen, "scroll needs direction='%s'", dirs);
+	}
 	if ((ut_get(c, "start_box", "point") != NULL) &&
 	    !add_point(o, "coordinate", c, ut_get(c, "start_box", NULL) ? "start_box" : "point",
 	               NULL, err, errlen))

@@ -682,24 +682,35 @@ static void test_names_join(void **state)
 	(void)state;
 	char buf[64];
 	/* The hole is left out, not an empty name between separators. */
-	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", buf, sizeof(buf)), 14);
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", NULL, buf, sizeof(buf)), 14);
 	assert_string_equal(buf, "red|green|blue");
-	assert_int_equal(base_names_join(BASE_NAMES(t_colours), ", ", buf, sizeof(buf)), 16);
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), ", ", NULL, buf, sizeof(buf)), 16);
 	assert_string_equal(buf, "red, green, blue");
-	assert_int_equal(base_names_join(BASE_NAMES(t_colours), NULL, buf, sizeof(buf)), 12);
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), NULL, NULL, buf, sizeof(buf)), 12);
 	assert_string_equal(buf, "redgreenblue");
+	/* The last pair gets its own word, and only the last. */
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), ", ", " or ", buf, sizeof(buf)), 18);
+	assert_string_equal(buf, "red, green or blue");
+	assert_int_equal(base_names_join(t_colours, 3, ", ", " or ", buf, sizeof(buf)), 12);
+	assert_string_equal(buf, "red or green");
+	assert_int_equal(base_names_join(t_colours, 2, ", ", " or ", buf, sizeof(buf)), 3);
+	assert_string_equal(buf, "red");
+	/* A hole at the end: the last name is the last one there is. */
+	static const char *const tail_hole[] = {"a", "b", "c", NULL, NULL};
+	base_names_join(BASE_NAMES(tail_hole), ", ", " or ", buf, sizeof(buf));
+	assert_string_equal(buf, "a, b or c");
 	/* Cut to the buffer, always terminated; the whole length is still told. */
 	char small[8];
 	memset(small, 'x', sizeof(small));
-	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", small, sizeof(small)), 14);
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", NULL, small, sizeof(small)), 14);
 	assert_string_equal(small, "red|gre");
-	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", small, 1), 14);
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", NULL, small, 1), 14);
 	assert_string_equal(small, "");
-	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", NULL, 0), 14);
+	assert_int_equal(base_names_join(BASE_NAMES(t_colours), "|", NULL, NULL, 0), 14);
 	/* Nothing to join. */
-	assert_int_equal(base_names_join(t_colours, 1, "|", buf, sizeof(buf)), 0);
+	assert_int_equal(base_names_join(t_colours, 1, "|", NULL, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
-	assert_int_equal(base_names_join(NULL, 5, "|", buf, sizeof(buf)), 0);
+	assert_int_equal(base_names_join(NULL, 5, "|", NULL, buf, sizeof(buf)), 0);
 	assert_string_equal(buf, "");
 }
 
