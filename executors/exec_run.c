@@ -452,8 +452,11 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	res->interrupted = b.interrupted;
 	res->stopped = b.stopped;
 	res->session_ended = !s->alive;
-	snprintf(res->message, sizeof(res->message), "%s%s%s%s", restart_note, msg,
-	         msg[0] && left_running[0] ? "; " : "", left_running);
+	int n = snprintf(res->message, sizeof(res->message), "%s%s%s%s", restart_note, msg,
+	                 msg[0] && left_running[0] ? "; " : "", left_running);
+	/* A message cut to fit says so rather than ending mid-word. */
+	if (n >= (int)sizeof(res->message))
+		memcpy(res->message + sizeof(res->message) - 4, "...", 4);
 	/* Trailing space of the note alone is noise. */
 	size_t ml = strlen(res->message);
 	while (ml > 0 && res->message[ml - 1] == ' ')
