@@ -90,16 +90,21 @@ cJSON *cJSON_ParseWithLengthOpts(const char *value, size_t len, const char **end
 	return r;
 }
 
+/* A print of the outermost call, noted once it is done. */
+static char *printed(char *s, int outer)
+{
+	depth--;
+	if (outer)
+		note(s, s ? strlen(s) : 0, NOTE_PRINT);
+	return s;
+}
+
 char *cJSON_PrintUnformatted(const cJSON *item);
 char *cJSON_PrintUnformatted(const cJSON *item)
 {
 	REAL(cJSON_PrintUnformatted);
 	int outer = depth++ == 0;
-	char *s = real(item);
-	depth--;
-	if (outer)
-		note(s, s ? strlen(s) : 0, NOTE_PRINT);
-	return s;
+	return printed(real(item), outer);
 }
 
 char *cJSON_Print(const cJSON *item);
@@ -107,9 +112,5 @@ char *cJSON_Print(const cJSON *item)
 {
 	REAL(cJSON_Print);
 	int outer = depth++ == 0;
-	char *s = real(item);
-	depth--;
-	if (outer)
-		note(s, s ? strlen(s) : 0, NOTE_PRINT);
-	return s;
+	return printed(real(item), outer);
 }
