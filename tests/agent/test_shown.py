@@ -20,8 +20,7 @@ import subprocess
 import unittest
 
 import harness as h
-from agentlib import FakeLLM, Run, call, check_audit, tool_results
-from test_tty import Pty
+from agentlib import FakeLLM, Pty, Run, call, check_audit, tool_results
 
 
 def setUpModule():
