@@ -21,7 +21,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TOP = os.path.dirname(HERE)
-for d in ("tests/lib", "tests/fake_llm", "tests/agent", "tests/console"):
+for d in ("tests/lib", "tests/fake_llm", "tests/console"):
     sys.path.insert(0, os.path.join(TOP, d))
 os.environ.setdefault("DESKHAND_BUILD", os.path.join(TOP, "build"))
 

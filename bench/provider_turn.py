@@ -4,7 +4,7 @@ What one model turn costs deskhand itself, with an instant fake model:
 load the conversation file, build the request (the newest 3 of 40
 screenshots base64-encoded from their PNG files), POST it over loopback,
 parse the streamed answer, save the conversation atomically. Measured as
-whole processes (tests/provider/provider_probe), so start-up is included;
+whole processes (tests/llm/provider_probe), so start-up is included;
 resident memory is the child's peak RSS.
 
 Compared with the same work in Python's standard library (json + base64 +
@@ -117,7 +117,7 @@ print(json.dumps({"peak_rss_kb": int(hwm)}))
 
 def main():
     build = sys.argv[1] if len(sys.argv) > 1 else os.path.join(SRC, "build")
-    probe = os.path.join(build, "tests", "provider", "provider_probe")
+    probe = os.path.join(build, "tests", "llm", "provider_probe")
     d = tempfile.mkdtemp(prefix="deskhand-bench-")
     try:
         with FakeLLM([{"text": "ok", "text_chunk": 2}] * (2 * RUNS + 4)) as srv:

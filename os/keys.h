@@ -75,7 +75,7 @@ int os_keymap_spare(const os_keymap *km, uint8_t *out, int max);
  * A *slot* is one column (0 or 1) of one spare keycode. The plan is a list
  * of rounds; each round first binds some spare keycodes (one mapping change
  * for the whole round), then types keystrokes. Guarantees, checked by
- * tests/input/test_keys.c:
+ * tests/os/test_keys.c:
  *   - a slot is never rebound within a round that types it: every character
  *     of a round is looked up under the binding the round started with;
  *   - a rebinding never changes a slot that the same round types, and leaves

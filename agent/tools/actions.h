@@ -13,7 +13,7 @@
  * Anthropic's names, used for every provider.
  *
  * AGENT_ACTIONS_EXTRA lets a test build add an action with one line (see
- * tests/safety/meson.build); it is empty in the product.
+ * tests/tools/meson.build); it is empty in the product.
  */
 #ifndef DESKHAND_AGENT_ACTIONS_H
 #define DESKHAND_AGENT_ACTIONS_H

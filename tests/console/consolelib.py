@@ -7,13 +7,10 @@ import json
 import os
 import re
 import subprocess
-import sys
 import time
 
 import harness as h
-
-sys.path.insert(0, os.path.join(h.SRCDIR, "tests", "agent"))
-from agentlib import FakeLLM, Run, call, check_audit, tool_results  # noqa: E402,F401
+from agentlib import FakeLLM, Run, call, check_audit, tool_results  # noqa: F401
 
 
 class Agent:

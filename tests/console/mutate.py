@@ -41,7 +41,7 @@ M = [
  ("Ctrl-C at a question", C, ".cancel = cfg->cancel,", ".cancel = NULL,", "test_console_tty.Tty.test_ctrl_c_at_a_question_is_a_no"),
 ]
 only = sys.argv[1:]
-env = dict(os.environ, PYTHONPATH=":".join(os.path.join(TOP, "tests", d) for d in ("lib", "agent", "input", "console")), DESKHAND_BUILD=os.path.join(TOP, "build"))
+env = dict(os.environ, PYTHONPATH=":".join(os.path.join(TOP, "tests", d) for d in ("lib", "console")), DESKHAND_BUILD=os.path.join(TOP, "build"))
 for name, f, old, new, test in M:
     if only and name not in only: continue
     src = open(f).read()

@@ -9,8 +9,7 @@ import unittest
 
 import harness as h
 from consolelib import Events, FakeLLM, call, login, post
-from agentlib import Run
-from test_tty import Pty
+from agentlib import Pty, Run
 
 
 def code_turns(mark):

@@ -9,7 +9,9 @@ edges; the test reads them and holds every include to them.
   a side door the door itself declares ("Side door: H, for F");
 - a file includes another room only when its own room's door says it may
   call that room;
-- the doors name only rooms that exist, and their graph has no cycle.
+- the doors name only rooms that exist, and their graph has no cycle;
+- tests/ has one folder per room, named as the room's folder is, and
+  besides them only the shared ones.
 
 Library boundaries (only os/ includes Xlib, only the provider code knows
 libcurl, only executors/ knows seccomp and Landlock) are checked too, on
@@ -35,6 +37,9 @@ LIBRARIES = {
     "microhttpd.h": {"agent/console"},
     "atspi/": {"vision"},
 }
+# The folders of tests/ that are no room's: the harness and what several
+# rooms' tests import, the fake model servers, the fuzz targets.
+SHARED_TESTS = {"lib", "fake_llm", "fuzz"}
 
 
 def rel(path):
@@ -165,6 +170,15 @@ class Rooms(unittest.TestCase):
                     if lib.startswith(prefix) and room not in owners and path not in owners:
                         wrong.append("%s includes <%s>" % (path, lib))
         self.assertEqual(wrong, [])
+
+    def test_tests_has_one_folder_per_room(self):
+        top = os.path.join(h.SRCDIR, "tests")
+        # (a folder a move left holding only __pycache__ is none)
+        folders = {d for d in os.listdir(top) if os.path.isdir(os.path.join(top, d))
+                   and set(os.listdir(os.path.join(top, d))) - {"__pycache__"}}
+        names = {r.split("/")[-1] for r in rooms()}
+        self.assertEqual(folders - names - SHARED_TESTS, set(), "test folders of no room")
+        self.assertEqual(names - folders, set(), "rooms without tests/<room>")
 
     def test_the_graph_is_written_only_in_the_doors(self):
         # Neither the build files nor DEVELOPERS.md draw it again.

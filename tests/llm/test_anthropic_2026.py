@@ -6,7 +6,7 @@ blocks kept byte for byte (streamed and whole) and sent back in place, the
 binding remedy after screenshots were pruned, and the fake's own refusals
 (so a passing test means the rule was kept, not that nobody checked).
 
-argv[1] is the provider_probe binary (see tests/provider/meson.build)."""
+argv[1] is the provider_probe binary (see tests/llm/meson.build)."""
 import json
 import os
 import sys

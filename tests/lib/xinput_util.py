@@ -1,6 +1,7 @@
-"""Shared pieces of the input tests: the recording client (tests/xrecord)
-and its event lines, the keyboard state, the keymap, and an xterm running
-`cat > file` that is the truth for typed text."""
+"""Shared pieces of the tests that drive X input (os/'s own and the agent's
+end to end): the recording client (tests/xrecord) and its event lines, the
+keyboard state, the keymap, and an xterm running `cat > file` that is the
+truth for typed text."""
 import os
 import signal
 import socket

@@ -22,7 +22,7 @@ PNG_SIG = b"\x89PNG\r\n\x1a\n"
 
 
 def helper(name):
-    return os.path.join(h.build_dir(), "tests", "capture", name)
+    return os.path.join(h.build_dir(), "tests", "os", name)
 
 
 def setUpModule():

@@ -17,7 +17,8 @@ import unittest
 import harness as h
 from agentlib import FakeLLM, Run, call, tool_results
 
-HERE = os.path.dirname(os.path.abspath(__file__))
+# The Qt form of the accessibility tests (tests/vision) is the application here too.
+QTFORM = os.path.join(h.SRCDIR, "tests", "vision", "qtform.py")
 STARTED = "started a private one until deskhand exits"
 PROBE = """import os, socket
 def probe(path):
@@ -239,7 +240,7 @@ class PrivateBus:
 
 
 def qt_form(env):
-    return subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "qtform.py")], env=env,
+    return subprocess.Popen(["/usr/bin/python3", QTFORM], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
 

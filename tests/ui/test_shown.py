@@ -20,8 +20,7 @@ import subprocess
 import unittest
 
 import harness as h
-from agentlib import FakeLLM, Run, call, check_audit, tool_results
-from test_tty import Pty
+from agentlib import FakeLLM, Pty, Run, call, check_audit, tool_results
 
 
 def setUpModule():
@@ -170,7 +169,7 @@ class Shown(unittest.TestCase):
     def test_a_window_title_in_the_details_cannot_steer_the_terminal(self):
         # Any program names its window; `d` names the window under a click.
         title = "t\x1b]0;owned\x07\x1b[8mhid\u202eY\nfake line"
-        helper = os.path.join(h.build_dir(), "tests", "capture", "capture-xclient")
+        helper = os.path.join(h.build_dir(), "tests", "os", "capture-xclient")
         win = subprocess.Popen([helper, "window", "--utf8-name", title],
                                env=X.env(LANG="C.UTF-8"), stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, start_new_session=True)

@@ -5,7 +5,7 @@ overload event), errors that are not retried (401, garbage, a stream cut
 after text was shown, an unreachable server), Ctrl-C, kill -9 while the
 server is slow, and a conversation file that never holds the API key.
 
-argv[1] is the provider_probe binary (see tests/provider/meson.build)."""
+argv[1] is the provider_probe binary (see tests/llm/meson.build)."""
 import base64
 import json
 import os
@@ -23,7 +23,7 @@ sys.path.insert(0, os.path.join(h.SRCDIR, "tests", "fake_llm"))
 from fakellm import FakeLLM  # noqa: E402
 
 PROBE = sys.argv[1] if len(sys.argv) > 1 else os.path.join(h.build_dir(), "tests",
-                                                           "provider", "provider_probe")
+                                                           "llm", "provider_probe")
 KEY = "sk-test-SECRET-4f9a2c"
 PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 3
 

@@ -1,10 +1,16 @@
 """Shared pieces of the agent's end-to-end tests: running `deskhand` as the
-agent against the fake model server, reading what the model was sent, and
-checking the audit log."""
+agent against the fake model server (or on a pseudo-terminal), reading what
+the model was sent, and checking the audit log."""
 import base64
 import json
 import os
+import pty
+import re
+import select
+import signal
 import sys
+import termios
+import time
 
 import harness as h
 
@@ -60,6 +66,94 @@ class Run:
     def conversation(self):
         with open(self.conv) as f:
             return json.load(f)
+
+
+class Pty:
+    """deskhand on a pseudo-terminal, driven like a person would."""
+
+    def __init__(self, args, env):
+        self.pid, self.fd = pty.fork()
+        if self.pid == 0:
+            os.execve(args[0], args, env)
+        self.buf = b""
+        self.transcript = b""   # everything read, for failure messages
+
+    def expect(self, pattern, timeout=30):
+        """Reads until `pattern` (regex on bytes) appears; returns the match."""
+        deadline = time.monotonic() + timeout
+        rx = re.compile(pattern)
+        while True:
+            m = rx.search(self.buf)
+            if m:
+                self.buf = self.buf[m.end():]
+                return m
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise AssertionError("no %r within %ds; the terminal showed:\n%s" %
+                                     (pattern, timeout, self.shown()))
+            r, _, _ = select.select([self.fd], [], [], left)
+            if r:
+                try:
+                    data = os.read(self.fd, 4096)
+                except OSError:
+                    data = b""
+                if not data:
+                    raise AssertionError("ended before %r; the terminal showed:\n%s" %
+                                         (pattern, self.shown()))
+                self._took(data)
+
+    def _took(self, data):
+        self.buf += data
+        self.transcript += data
+
+    def shown(self, limit=2000):
+        """The tail of the transcript, one terminal line per line."""
+        text = self.transcript[-limit:].decode("utf-8", "replace")
+        return "\n".join(repr(l) for l in text.split("\n"))
+
+    def mode(self):
+        """The terminal's local modes (on Linux the master reports the
+        slave's), or None once the pty is gone."""
+        try:
+            return termios.tcgetattr(self.fd)[3]
+        except (termios.error, OSError):
+            return None
+
+    def send(self, text):
+        os.write(self.fd, text if isinstance(text, bytes) else text.encode())
+
+    def eof(self, key=b"\x04"):
+        """Ctrl-D at the prompt, once: deskhand holds the terminal (no
+        canonical input) from start to end, so the key reaches the line
+        editor whenever it is typed."""
+        self.send(key)
+
+    def wait(self, timeout=30):
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            pid, status = os.waitpid(self.pid, os.WNOHANG)
+            if pid:
+                self.final_mode = self.mode()
+                try:
+                    while True:
+                        data = os.read(self.fd, 4096)
+                        if not data:
+                            break
+                        self._took(data)
+                except OSError:
+                    pass
+                os.close(self.fd)
+                return os.waitstatus_to_exitcode(status)
+            try:
+                r, _, _ = select.select([self.fd], [], [], 0.05)
+                if r:
+                    self._took(os.read(self.fd, 4096))
+            except OSError:
+                time.sleep(0.05)
+        os.kill(self.pid, signal.SIGKILL)
+        os.waitpid(self.pid, 0)
+        raise AssertionError("deskhand did not exit; the terminal showed:\n%s" %
+                             self.shown())
 
 
 def check_audit(testcase, events):

@@ -12,8 +12,7 @@ import unittest
 
 import harness as h
 import xinput_util as xi
-from agentlib import FakeLLM, Run, check_audit, tool_results
-from test_tty import Pty
+from agentlib import FakeLLM, Pty, Run, check_audit, tool_results
 
 
 def setUpModule():

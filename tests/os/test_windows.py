@@ -17,7 +17,7 @@ LINE = re.compile(r"^0x([0-9a-f]{8}) (-|\d+) ([*-]) (\d+)x(\d+)([+-]\d+)([+-]\d+
 
 
 def helper(name):
-    return os.path.join(h.build_dir(), "tests", "capture", name)
+    return os.path.join(h.build_dir(), "tests", "os", name)
 
 
 def windows(x, *args, env=None):

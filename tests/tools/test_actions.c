@@ -1,6 +1,6 @@
 /*
  * The one action table (agent/tools/actions.h). This test is built with one
- * extra line, AGENT_ACTIONS_EXTRA (tests/safety/meson.build), and checks
+ * extra line, AGENT_ACTIONS_EXTRA (tests/tools/meson.build), and checks
  * that the line alone reaches every list: the enum, the policy's class and
  * name lookup, the prompt's descriptions, the parser's list of names. The
  * parser has no runner for it, so it is refused, never run.

@@ -19,6 +19,11 @@ def have(program, path=None):
     return shutil.which(program, path=path) is not None
 
 
+def helper(name):
+    """A helper program built beside these tests (try-syscall, exec-run)."""
+    return os.path.join(h.build_dir(), "tests", "executors", name)
+
+
 def parse_exec_run(data):
     """Splits exec-run's output into one dict per block:
     {status, timed_out, interrupted, restarted, ended, total, omitted,
@@ -56,7 +61,7 @@ def parse_exec_run(data):
 
 
 def run_blocks(blocks, *opts, env=None, timeout=120):
-    r = h.run([h.binary("exec-run")] + list(opts) + list(blocks), env=env,
+    r = h.run([helper("exec-run")] + list(opts) + list(blocks), env=env,
               timeout=timeout)
     if r.returncode != 0:
         raise AssertionError("exec-run failed (%d): %s" % (r.returncode, r.stderr))

@@ -12,7 +12,7 @@ import unittest
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import harness as h  # noqa: E402
-from execlib import Listener, as_nobody, deskhand_exec, env_with, run_blocks  # noqa: E402
+from execlib import Listener, as_nobody, deskhand_exec, env_with, helper, run_blocks  # noqa: E402
 
 DENIED_EPERM = [
     "ptrace", "process_vm_readv", "process_vm_writev",
@@ -43,7 +43,7 @@ KERNEL_EPERM_UNPRIVILEGED = {"bpf", "userfaultfd", "open_by_handle_at", "reboot"
 
 
 def try_syscalls(profile, names):
-    code = " ".join([h.binary("try-syscall")] + names)
+    code = " ".join([helper("try-syscall")] + names)
     r = deskhand_exec("shell", code, "--sandbox", profile)
     assert r.returncode == 0, (r.returncode, r.stderr)
     return dict(line.split() for line in r.stdout.decode().splitlines())
@@ -53,7 +53,7 @@ class Seccomp(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         names = DENIED_EPERM + DENIED_ENOSYS + list(ALLOWED)
-        r = h.run([h.binary("try-syscall")] + names)
+        r = h.run([helper("try-syscall")] + names)
         cls.host = dict(line.split() for line in r.stdout.decode().splitlines())
         cls.names = names
 
@@ -97,13 +97,13 @@ class Seccomp(unittest.TestCase):
                           "os.setgroups([0, 4242])\n"
                           "print(os.getgroups() == before, 4242 in os.getgroups())")
         self.assertEqual(r.stdout, b"True False\n", r.stderr)
-        r = deskhand_exec("shell", "%s setgroups" % h.binary("try-syscall"),
+        r = deskhand_exec("shell", "%s setgroups" % helper("try-syscall"),
                           prefix=as_nobody())
         self.assertEqual(r.stdout, b"setgroups EPERM\n", r.stderr)
 
     @staticmethod
     def host_setgroups():
-        r = h.run([h.binary("try-syscall"), "setgroups"])
+        r = h.run([helper("try-syscall"), "setgroups"])
         return r.stdout.decode().split()[1]
 
     def test_process_state(self):

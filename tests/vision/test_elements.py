@@ -199,7 +199,7 @@ class Cli(unittest.TestCase):
                 p = elements(env=env)
             finally:
                 t.stop()
-        # deskhand starts a bus of its own and says so (tests/a11y/test_bus.py):
+        # deskhand starts a bus of its own and says so (tests/os/test_bus.py):
         # what runs already, like this xterm, was started without one.
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(p.stdout, b"")

@@ -17,7 +17,7 @@ import unittest
 
 import harness as h
 import xinput_util as xi
-from agentlib import FakeLLM, Run, check_audit
+from agentlib import FakeLLM, Pty, Run, check_audit
 
 sys.path.insert(0, os.path.join(h.SRCDIR, "tests", "fake_llm"))
 import gemini as fake_gemini  # noqa: E402
@@ -324,7 +324,6 @@ class Gemini(unittest.TestCase):
     # -- safety decisions
 
     def test_a_safety_decision_is_asked_even_under_auto_approve(self):
-        from test_tty import Pty
         turns = [{"calls": [call("click", x=100, y=100, safety_decision=SAFETY)]},
                  {"text": "ok"}]
         r = Run()
@@ -347,7 +346,6 @@ class Gemini(unittest.TestCase):
         check_audit(self, r.audit_events())
 
     def test_a_declined_safety_decision_runs_nothing_and_the_model_is_told(self):
-        from test_tty import Pty
         turns = [{"calls": [call("click", x=100, y=100, safety_decision=SAFETY)]},
                  {"text": "understood"}]
         r = Run()

@@ -16,7 +16,7 @@ import unittest
 
 import harness as h
 import xinput_util as xi
-from agentlib import FakeLLM, Run, check_audit
+from agentlib import FakeLLM, Pty, Run, check_audit
 
 sys.path.insert(0, os.path.join(h.SRCDIR, "tests", "fake_llm"))
 import responses as fake_responses  # noqa: E402
@@ -158,7 +158,6 @@ class Responses(unittest.TestCase):
         check_audit(self, r.audit_events())
 
     def test_a_safety_check_is_asked_even_under_auto_approve(self):
-        from test_tty import Pty
         actions = [{"type": "click", "button": "left", "x": 100, "y": 100}]
         turns = [{"reasoning": [{"summary": "hm"}],
                   "computer_call": cc(actions, checks=[CHECK])}, {"text": "ok"}]
@@ -180,7 +179,6 @@ class Responses(unittest.TestCase):
         check_audit(self, r.audit_events())
 
     def test_a_declined_check_runs_nothing_and_the_model_is_told(self):
-        from test_tty import Pty
         actions = [{"type": "click", "button": "left", "x": 100, "y": 100}]
         turns = [{"reasoning": [{"summary": "hm"}], "computer_call": cc(actions, checks=[CHECK])},
                  {"text": "understood"}]
