@@ -594,6 +594,20 @@ static void expect_click(agent_computer_action *a, int sx, int sy)
 	assert_int_equal(a->sy, sy);
 }
 
+/* A translator's arguments (consumed) parsed as the click at the middle
+ * of the picture whose JSON is `own`. */
+static void expect_same_click(cJSON *args, const char *own)
+{
+	agent_computer_action a;
+	assert_non_null(args);
+	char *s = parsed_json(NULL, args, &pixels, &a);
+	expect_click(&a, 960, 540);
+	assert_string_equal(s, own);
+	free(s);
+	agent_computer_action_finish(&a);
+	cJSON_Delete(args);
+}
+
 /* A left click at the middle of the picture, in each dialect's words, is
  * one and the same action: the point on the screen, and the JSON the
  * audit line, the question and an edit start from. */
@@ -629,37 +643,17 @@ static void every_dialect_clicks_the_same(void **state)
 
 	/* OpenAI */
 	cJSON *in = cJSON_Parse("{\"type\":\"click\",\"button\":\"left\",\"x\":640,\"y\":360}");
-	args = agent_openai_action_args(in, err, sizeof(err));
-	assert_non_null(args);
-	s = parsed_json(NULL, args, &pixels, &a);
-	expect_click(&a, 960, 540);
-	assert_string_equal(s, own);
-	free(s);
-	agent_computer_action_finish(&a);
-	cJSON_Delete(args);
+	expect_same_click(agent_openai_action_args(in, err, sizeof(err)), own);
 	cJSON_Delete(in);
 
 	/* Qwen */
 	in = cJSON_Parse("{\"action\":\"left_click\",\"coordinate\":[640,360]}");
-	args = agent_qwen_action_args(in, NULL, err, sizeof(err));
-	assert_non_null(args);
-	s = parsed_json(NULL, args, &pixels, &a);
-	expect_click(&a, 960, 540);
-	assert_string_equal(s, own);
-	free(s);
-	agent_computer_action_finish(&a);
-	cJSON_Delete(args);
+	expect_same_click(agent_qwen_action_args(in, NULL, err, sizeof(err)), own);
 	cJSON_Delete(in);
 
 	/* UI-TARS, its text */
-	args = agent_uitars_action_args("click(start_box='(640,360)')", err, sizeof(err));
-	assert_non_null(args);
-	s = parsed_json(NULL, args, &pixels, &a);
-	expect_click(&a, 960, 540);
-	assert_string_equal(s, own);
-	free(s);
-	agent_computer_action_finish(&a);
-	cJSON_Delete(args);
+	expect_same_click(agent_uitars_action_args("click(start_box='(640,360)')", err,
+	                                           sizeof(err)), own);
 
 	/* Gemini, on the 0..999 grid: the same screen point the grid maps to. */
 	int gx, gy;
