@@ -21,6 +21,9 @@ void conv_error_clear(void);
  */
 bool conv_image_path_safe(const char *p);
 
+/* Lets go of the newest image's bytes (conv_file.c); the file stays. */
+void conv_forget_newest(struct conv *c);
+
 /* A message the human wrote (user text), not a tool result. */
 bool conv_is_human(const struct conv_message *m);
 

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -219,18 +220,37 @@ char *conv_image_file(const struct conv *c, const struct conv_image *img)
 	return out;
 }
 
-/* The newest image's bytes (owned: consumed), for the request that sends
- * it next; without memory for its name it is read back from its file, as
- * older ones are. */
+/*
+ * The newest image's bytes (png, owned: consumed), kept for the request
+ * that sends it next, in pages of their own: held across a step inside
+ * malloc's heap, a buffer this size keeps the heap from shrinking back
+ * (about 3 MB more resident at the agent's step). Without memory for them
+ * the image is read back from its file, as older ones are.
+ */
 static void keep_newest(struct conv *c, const char *rel, uint8_t *png, size_t len)
 {
+	conv_forget_newest(c);
+	void *kept = len > 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+	                            -1, 0) : MAP_FAILED;
+	c->newest.path = kept != MAP_FAILED ? strdup(rel) : NULL;
+	if (c->newest.path != NULL) {
+		memcpy(kept, png, len);
+		c->newest.png = kept;
+		c->newest.len = len;
+	} else if (kept != MAP_FAILED) {
+		munmap(kept, len);
+	}
+	free(png);
+}
+
+void conv_forget_newest(struct conv *c)
+{
+	if (c->newest.png != NULL)
+		munmap(c->newest.png, c->newest.len);
 	free(c->newest.path);
-	free(c->newest.png);
-	c->newest.path = strdup(rel);
-	c->newest.png = c->newest.path != NULL ? png : NULL;
-	c->newest.len = len;
-	if (c->newest.path == NULL)
-		free(png);
+	c->newest.path = NULL;
+	c->newest.png = NULL;
+	c->newest.len = 0;
 }
 
 const uint8_t *conv_image_bytes(const struct conv *c, const struct conv_image *img, size_t *len)

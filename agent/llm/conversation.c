@@ -129,8 +129,7 @@ void conv_destroy(struct conv *c)
 	truncate_messages(c, 0);
 	free(c->messages);
 	free(c->path);
-	free(c->newest.path);
-	free(c->newest.png);
+	conv_forget_newest(c);
 	free(c);
 }
 
