@@ -210,6 +210,11 @@ bool conv_save(struct conv *c)
 }
 
 
+char *conv_dir(const struct conv *c)
+{
+	return c->path != NULL ? path_dirname(c->path) : NULL;
+}
+
 char *conv_image_file(const struct conv *c, const struct conv_image *img)
 {
 	char *dir = path_dirname(c->path ? c->path : "./x");
@@ -221,13 +226,13 @@ char *conv_image_file(const struct conv *c, const struct conv_image *img)
 }
 
 /*
- * The newest image's bytes (png, owned: consumed), kept for the request
- * that sends it next, in pages of their own: held across a step inside
+ * A copy of the newest image's bytes, kept for the request that sends it
+ * next, in pages of their own: held across a step inside
  * malloc's heap, a buffer this size keeps the heap from shrinking back
  * (about 3 MB more resident at the agent's step). Without memory for them
  * the image is read back from its file, as older ones are.
  */
-static void keep_newest(struct conv *c, const char *rel, uint8_t *png, size_t len)
+static void keep_newest(struct conv *c, const char *rel, const void *png, size_t len)
 {
 	conv_forget_newest(c);
 	void *kept = len > 0 ? mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
@@ -240,7 +245,6 @@ static void keep_newest(struct conv *c, const char *rel, uint8_t *png, size_t le
 	} else if (kept != MAP_FAILED) {
 		munmap(kept, len);
 	}
-	free(png);
 }
 
 void conv_forget_newest(struct conv *c)
@@ -273,23 +277,10 @@ const uint8_t *conv_image_bytes(const struct conv *c, const struct conv_image *i
 bool conv_store_png(struct conv *c, const void *png, size_t len, int width, int height,
                     struct conv_image *img)
 {
-	uint8_t *copy = malloc(len > 0 ? len : 1);
-	if (copy == NULL) {
-		memset(img, 0, sizeof(*img));
-		return conv_fail("out of memory");
-	}
-	memcpy(copy, png, len);
-	return conv_store_png_owned(c, copy, len, width, height, img);
-}
-
-bool conv_store_png_owned(struct conv *c, uint8_t *png, size_t len, int width, int height,
-                          struct conv_image *img)
-{
 	static const unsigned char sig[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 	memset(img, 0, sizeof(*img));
 	bool is_png = len >= 8 && memcmp(png, sig, 8) == 0, sized = width > 0 && height > 0;
 	if (!c->path || !is_png || !sized) {
-		free(png);
 		if (!c->path)
 			return conv_fail("the conversation has no file to store images beside");
 		if (!is_png)
@@ -331,14 +322,12 @@ bool conv_store_png_owned(struct conv *c, uint8_t *png, size_t len, int width, i
 		goto out;
 	c->next_image++;
 	keep_newest(c, rel, png, len);
-	png = NULL;
 	img->path = rel;
 	img->width = width;
 	img->height = height;
 	rel = NULL;
 	ok = true;
 out:
-	free(png);
 	free(dir);
 	free(stem);
 	free(imgdir);

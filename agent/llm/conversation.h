@@ -177,11 +177,11 @@ bool conv_save(struct conv *c);
  */
 bool conv_store_png(struct conv *c, const void *png, size_t len, int width, int height,
                     struct conv_image *img);
-/* The same, taking png (malloc'd) over: kept as the newest, freed on failure. */
-bool conv_store_png_owned(struct conv *c, uint8_t *png, size_t len, int width, int height,
-                          struct conv_image *img);
 void conv_image_clear(struct conv_image *img);
 
+/* The directory the conversation's file is in ("." for a bare name): malloc'd,
+ * NULL when out of memory or in memory only. */
+char *conv_dir(const struct conv *c);
 /* The absolute (or cwd-relative) path of an image: malloc'd, NULL when out of memory. */
 char *conv_image_file(const struct conv *c, const struct conv_image *img);
 /* The bytes of img while it is the newest image stored and its file is

@@ -145,11 +145,8 @@ static agent_tool_call call_of(const struct conv_block *b)
 static void store_shot(agent_session *s, agent_tool_result *r, struct conv_image *img)
 {
 	memset(img, 0, sizeof(*img));
-	uint8_t *png = r->shot.png;
-	/* The conversation keeps the newest screenshot: the next request sends it. */
-	r->shot.png = NULL;
-	if (png == NULL ||
-	    conv_store_png_owned(s->conv, png, r->shot.len, r->shot.width, r->shot.height, img))
+	if (r->shot.png == NULL ||
+	    conv_store_png(s->conv, r->shot.png, r->shot.len, r->shot.width, r->shot.height, img))
 		return;
 	agent_shot_missing(&r->text, conv_error());
 }
@@ -245,8 +242,8 @@ static bool attach_screenshot(agent_session *s)
 		                   agent_tools_error());
 		return true;
 	}
-	bool stored = conv_store_png_owned(s->conv, shot.png, shot.len, shot.width, shot.height,
-	                                   &img);
+	bool stored = conv_store_png(s->conv, shot.png, shot.len, shot.width, shot.height, &img);
+	agent_shot_clear(&shot);
 	if (!stored) {
 		agent_term_warning(s->term, "no screenshot goes with the message: %s", conv_error());
 		return true;
