@@ -197,9 +197,7 @@ static void own_files_setup(agent_session *s)
 			s->hidden[n++] = strdup(files[i]);
 	s->hidden[n] = NULL;
 	/* Previews of `d` go beside the conversation, which keeps this path. */
-	char *slash = strrchr(s->conv->path, '/');
-	s->conv_dir = slash != NULL ? strndup(s->conv->path, (size_t)(slash - s->conv->path))
-	                            : strdup(".");
+	s->conv_dir = conv_dir(s->conv);
 }
 
 /* The key given with --api-key: out of deskhand's own /proc/PID/cmdline
