@@ -67,14 +67,22 @@ struct agent_gate {
 typedef struct proposal {
 	agent_proposal p;                     /* what agent/tools made of the call */
 	const char *id;                       /* the call's */
-	bool action;                          /* an action on the desktop; else code */
-	agent_policy_kind kind;
+	agent_policy_kind kind;               /* gate_kind(&p), again after an edit */
 	bool scanned;
 	agent_scan_result *scan;              /* when scanned */
 } proposal;
 
 /* The policy's class of the proposal (code with or without the display, input, observation). */
 agent_policy_kind gate_kind(const agent_proposal *p);
+
+/* Whether it is an action on the desktop (else code). */
+static inline bool gate_is_action(const proposal *p)
+{
+	return p->p.kind == AGENT_PROPOSAL_ACTION;
+}
+
+/* The monitors as the policy's kill switch reads them (at most 16); how many. */
+size_t gate_policy_rects(const os_rect *mons, int n, agent_policy_rect out[16]);
 
 /*
  * Scans the code, or the text a `type` action would type: typed into a

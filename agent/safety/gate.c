@@ -131,19 +131,25 @@ agent_policy_kind gate_kind(const agent_proposal *p)
 
 /* ---- the gate ----------------------------------------------------------- */
 
+size_t gate_policy_rects(const os_rect *mons, int n, agent_policy_rect out[16])
+{
+	size_t k = n < 0 ? 0 : n > 16 ? 16 : (size_t)n;
+	for (size_t i = 0; i < k; i++)
+		out[i] = (agent_policy_rect){mons[i].x, mons[i].y, mons[i].width, mons[i].height};
+	return k;
+}
+
 /* The kill switch, judged on where the pointer was when the proposal was made. */
 static bool kill_switch(agent_gate *g, const agent_proposal *p, char *reason, size_t len)
 {
 	if (!p->have_pointer)
 		return false;
-	int x = p->pointer.x, y = p->pointer.y, n = p->n_monitors;
+	int x = p->pointer.x, y = p->pointer.y;
 	agent_policy_rect rects[AGENT_PROPOSAL_MONITORS];
-	for (int i = 0; i < n; i++)
-		rects[i] = (agent_policy_rect){p->monitors[i].x, p->monitors[i].y,
-		                               p->monitors[i].width, p->monitors[i].height};
+	size_t n = gate_policy_rects(p->monitors, p->n_monitors, rects);
 	agent_policy_point ptr = {x, y};
 	agent_policy_point last = {g->last_px, g->last_py};
-	agent_policy_kill k = agent_policy_killswitch(ptr, rects, (size_t)n,
+	agent_policy_kill k = agent_policy_killswitch(ptr, rects, n,
 	                                              g->have_last_pointer ? &last : NULL,
 	                                              reason, len);
 	if (k != AGENT_POLICY_KILL_NONE) {
@@ -168,7 +174,7 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 		.kill_tripped = kill_tripped,
 		.interactive = agent_term_answerable(g->term),
 		/* A fact of the proposal, read once when it was made. */
-		.own_terminal = p->action && p->p.own_terminal,
+		.own_terminal = gate_is_action(p) && p->p.own_terminal,
 		.unsandboxed = g->sandbox == SANDBOX_OFF,
 	};
 	return agent_policy_decide(&in);
@@ -177,7 +183,7 @@ static agent_policy_decision decide(agent_gate *g, const proposal *p, bool kill_
 /* Records the proposal (again, after an edit: the newest one counts). */
 void gate_audit_proposed(agent_gate *g, const proposal *p)
 {
-	if (p->action) {
+	if (gate_is_action(p)) {
 		agent_gate_logged(g, agent_audit_proposed_action(g->audit, p->id, p->kind, p->p.json));
 		return;
 	}
@@ -189,7 +195,7 @@ void gate_audit_proposed(agent_gate *g, const proposal *p)
 
 void gate_show_proposal(agent_gate *g, const proposal *p)
 {
-	if (p->action) {
+	if (gate_is_action(p)) {
 		agent_term_show_action(g->term, p->id, p->p.description, p->p.json_text);
 		return;
 	}
@@ -231,7 +237,7 @@ static void declined(agent_gate *g, const proposal *p, agent_term_answer a, bool
 	agent_gate_logged(g, agent_audit_denied(g->audit, p->id, p->kind, a == AGENT_ANSWER_NONE,
 	                                        a == AGENT_ANSWER_NONE ? "no answer (end of input)"
 	                                                               : "the user declined"));
-	const char *what = p->action ? "perform this action" : "run this code";
+	const char *what = gate_is_action(p) ? "perform this action" : "run this code";
 	if (findings) {
 		char *f = gate_findings_text(p->scan);
 		gate_result_text(res, true, "The user declined to %s. The safety scanner had "
@@ -249,7 +255,7 @@ enum step { STEP_AGAIN, STEP_RUN, STEP_STOP };
 static void ask_info(const proposal *p, agent_term_ask_info *info)
 {
 	memset(info, 0, sizeof(*info));
-	if (!p->action) {
+	if (!gate_is_action(p)) {
 		info->edit_text = p->p.code.code;
 		info->language = exec_lang_name(p->p.code.lang);
 		return;
@@ -278,7 +284,7 @@ static enum step answered(agent_gate *g, proposal *p, const agent_policy_decisio
 	case AGENT_ANSWER_EDIT:
 		if (gate_edit_proposal(g, p, agent_term_take_edit(g->term))) {
 			gate_show_proposal(g, p);
-			if (p->action && p->p.action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p))
+			if (gate_is_action(p) && p->p.action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p))
 				return scanner_failed(g, p, res) ? STEP_AGAIN : STEP_STOP;
 		}
 		return STEP_AGAIN;
@@ -309,7 +315,7 @@ static enum step ask_round(agent_gate *g, proposal *p, const agent_policy_decisi
 		p->scanned = true; /* declining the scan is not declining the run */
 		return STEP_AGAIN;
 	}
-	const char *question = p->action ? "Perform this action?" : "Run this code?";
+	const char *question = gate_is_action(p) ? "Perform this action?" : "Run this code?";
 	agent_gate_logged(g, agent_audit_asked(g->audit, p->id, p->kind, d->reason));
 	agent_term_ask_info info;
 	ask_info(p, &info);
@@ -399,7 +405,7 @@ static void decide_and_run(agent_gate *g, proposal *p, agent_tool_result *res)
 	 * whatever the safe mode, and findings send it to a human even under
 	 * --os-auto-approve.
 	 */
-	if (p->action && p->p.action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p)) {
+	if (gate_is_action(p) && p->p.action.kind == AGENT_ACTION_TYPE && !gate_scan(g, p)) {
 		scanner_failed(g, p, res);
 		return;
 	}
@@ -413,7 +419,7 @@ static void decide_and_run(agent_gate *g, proposal *p, agent_tool_result *res)
 	}
 	if (!approved)
 		return;
-	if (p->action)
+	if (gate_is_action(p))
 		run_action(g, p, res);
 	else
 		gate_run_code(g, p, res);
@@ -450,10 +456,9 @@ void agent_gate_tool_call(agent_gate *g, const agent_tool_call *call, agent_tool
 	if (p.p.kind == AGENT_PROPOSAL_REFUSED) {
 		refuse_call(g, &p.p, res);
 	} else {
-		p.action = p.p.kind == AGENT_PROPOSAL_ACTION;
 		p.kind = gate_kind(&p.p);
 		decide_and_run(g, &p, res);
-		if (p.action && res->is_error)
+		if (gate_is_action(&p) && res->is_error)
 			res->ends_batch = true;
 	}
 	res->ack = ack;

@@ -52,13 +52,7 @@ static void watch_begin(agent_gate *g, const agent_proposal *p)
 	if (d == NULL)
 		return;
 	os_rect mons[16];
-	int n = os_monitors(d, mons, 16);
-	if (n > 16)
-		n = 16;
-	for (int i = 0; i < n; i++)
-		g->watch_monitors[i] = (agent_policy_rect){mons[i].x, mons[i].y, mons[i].width,
-		                                           mons[i].height};
-	g->watch_n = n > 0 ? (size_t)n : 0;
+	g->watch_n = gate_policy_rects(mons, os_monitors(d, mons, 16), g->watch_monitors);
 	g->watching = d;
 	/* A pointer already resting in a corner was judged before the block
 	 * (an unasked block does not start; an asked one was approved with it

@@ -40,7 +40,7 @@ static void code_details(agent_gate *g, const proposal *p)
 
 void gate_show_details(agent_gate *g, const proposal *p)
 {
-	if (!p->action) {
+	if (!gate_is_action(p)) {
 		code_details(g, p);
 		return;
 	}

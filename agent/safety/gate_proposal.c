@@ -31,7 +31,7 @@ static bool scan_lang(exec_lang l, agent_scan_lang *out)
 bool gate_scan(agent_gate *g, proposal *p)
 {
 	agent_scan_lang lang = AGENT_SCAN_SHELL;
-	bool action = p->action;
+	bool action = gate_is_action(p);
 	const char *text = action ? p->p.action.text : p->p.code.code;
 	p->scanned = true;
 	agent_scan_result_destroy(p->scan);
@@ -122,7 +122,7 @@ static bool replace(agent_gate *g, proposal *p, char *edited)
 	free(edited);
 	if (!ok) {
 		agent_term_warning(g->term, "the edited %s is not valid: %s",
-		                   p->action ? "action" : "code", why);
+		                   gate_is_action(p) ? "action" : "code", why);
 		return false;
 	}
 	p->kind = gate_kind(&p->p);
@@ -138,7 +138,7 @@ bool gate_edit_proposal(agent_gate *g, proposal *p, char *given)
 		if (ed == NULL || ed[0] == '\0')
 			ed = getenv("EDITOR");
 		setenv("DESKHAND_EDITOR", ed != NULL && ed[0] != '\0' ? ed : "vi", 1);
-		edited = edit_text(g, p->action ? p->p.json_text : p->p.code.code);
+		edited = edit_text(g, gate_is_action(p) ? p->p.json_text : p->p.code.code);
 		if (edited == NULL)
 			return false;
 	}
