@@ -182,15 +182,18 @@ class TermLog:
     """deskhand in a real xterm (no window manager) whose output xterm logs
     to a file: what the person at that terminal sees, to wait on."""
 
-    def __init__(self, r, srv, *flags, title="deskhand-own-term"):
+    def __init__(self, r, srv, *flags, title="deskhand-own-term", display=None, **env):
+        """`display`: the one deskhand (not its xterm) connects to; `env`:
+        more of deskhand's environment."""
         self.log = os.path.join(r.dir, "xterm.log")
         self.pos = 0
         # A shell in between, as when deskhand is started from a prompt:
         # the terminal is found by walking up the process tree.
         args = ["xterm", "-u8", "-T", title, "-geometry", "80x24+0+0", "-l",
                 "-lf", self.log, "-e", "sh", "-c", '"$@"; :', "sh"] + \
+            (["env", "DISPLAY=" + display] if display else []) + \
             r.args(srv, "openai", *flags)
-        self.proc = h.Proc(args, env=r.env(X, LC_ALL="C.UTF-8"))
+        self.proc = h.Proc(args, env=r.env(X, LC_ALL="C.UTF-8", **env))
         f = h.run([h.binary("xrecord"), "--focus", title], env=X.env(), timeout=60)
         if f.returncode != 0:
             self.proc.stop()
@@ -376,16 +379,8 @@ class OwnTerminalQueries(unittest.TestCase):
         try:
             with FakeLLM(turns) as srv:
                 # deskhand (not its xterm) connects through the proxy.
-                args = ["xterm", "-u8", "-T", "deskhand-queries", "-geometry", "80x24+0+0",
-                        "-l", "-lf", os.path.join(r.dir, "xterm.log"), "-e", "env",
-                        "DISPLAY=" + trace.display] + r.args(srv, "openai", "--os")
-                term = TermLog.__new__(TermLog)
-                term.log, term.pos = os.path.join(r.dir, "xterm.log"), 0
-                term.proc = h.Proc(args, env=r.env(X, LC_ALL="C.UTF-8", EDITOR="true",
-                                                   VISUAL=""))
-                f = h.run([h.binary("xrecord"), "--focus", "deskhand-queries"], env=X.env(),
-                          timeout=60)
-                self.assertEqual(f.returncode, 0, f.stderr)
+                term = TermLog(r, srv, "--os", title="deskhand-queries",
+                               display=trace.display, EDITOR="true", VISUAL="")
                 try:
                     term.expect(rb"Type a task")
                     term.expect(rb"> ")
