@@ -63,7 +63,71 @@ void os_display_close(os_display *d);
 /* The display string actually used (":3"); owned by d. */
 const char *os_display_name(const os_display *d);
 
-/* Size of the whole root window in pixels. */
+/*
+ * Which backend drives the display. AUTO: a Wayland session
+ * (WAYLAND_DISPLAY set, or XDG_SESSION_TYPE=wayland) gets the Wayland
+ * backend that speaks its compositor's protocols, and fails when none does
+ * (naming the compositor and what it lacks); any other session gets X11.
+ * X11 on a Wayland session only when asked for (it reaches XWayland's
+ * windows only: the display then carries a warning).
+ */
+typedef enum os_backend_choice {
+	OS_BACKEND_AUTO,
+	OS_BACKEND_X11,
+	OS_BACKEND_WLROOTS,
+	OS_BACKEND_COUNT
+} os_backend_choice;
+
+/* "auto", "x11", "wlroots": the one table of their names. */
+extern const char *const os_backend_names[OS_BACKEND_COUNT];
+bool os_backend_parse(const char *name, os_backend_choice *out);
+/*
+ * The choice every later os_display_open in this process makes (the
+ * command line's --display-backend); AUTO until set.
+ */
+void os_display_prefer(os_backend_choice c);
+/* Whether this process's environment is a Wayland session. */
+bool os_session_is_wayland(void);
+
+/* The backend that drives d ("x11", "wlroots"). */
+const char *os_display_backend(const os_display *d);
+/* What serves d ("sway 1.7", "Xvfb"), "" when unknown; owned by d. */
+const char *os_display_server(const os_display *d);
+/* The protocols or extensions the server offers, space separated ("" when
+ * not listed); owned by d. */
+const char *os_display_offers(const os_display *d);
+/* A warning to show the user once (X11 on a Wayland session); NULL: none. */
+const char *os_display_warning(const os_display *d);
+
+/*
+ * What a display can do, each feature as the backend provides it: for
+ * `deskhand doctor`, and for the safety layer, which fails closed where a
+ * fact cannot be had (OWNERS: who owns the window at a point or with the
+ * focus, for the own-terminal check; POINTER_POSITION: where the pointer
+ * is, observed, for the kill switch).
+ */
+typedef enum os_feature {
+	OS_FEATURE_CAPTURE,
+	OS_FEATURE_POINTER,
+	OS_FEATURE_KEYS,
+	OS_FEATURE_TYPING,
+	OS_FEATURE_WINDOWS,
+	OS_FEATURE_OWNERS,
+	OS_FEATURE_POINTER_POSITION,
+	OS_FEATURE_COUNT
+} os_feature;
+
+/* "capture", "pointer", "keys", "typing", "windows", "owners",
+ * "pointer-position". */
+extern const char *const os_feature_names[OS_FEATURE_COUNT];
+/*
+ * How d provides f ("XTest", "zwlr_screencopy_manager_v1", "sway IPC"),
+ * or NULL when it cannot, with the reason in *why (never NULL then).
+ * The strings are static or owned by d.
+ */
+const char *os_feature_how(os_display *d, os_feature f, const char **why);
+
+/* Size of the whole screen (the layout of every monitor) in pixels. */
 void os_screen_size(os_display *d, int *width, int *height);
 /*
  * Monitors through RandR (active outputs' CRTCs), in RandR order; a screen
@@ -71,7 +135,19 @@ void os_screen_size(os_display *d, int *width, int *height);
  * root window. Writes at most `max` entries, returns how many exist.
  */
 int os_monitors(os_display *d, os_rect *out, int max);
-/* Pointer position in root coordinates. */
+/* A monitor: its logical place in the layout, its scale (physical pixels
+ * per logical one) and its name ("HEADLESS-1", "" when unknown). */
+typedef struct os_monitor {
+	os_rect rect;
+	double scale;
+	char name[32];
+} os_monitor;
+/* The same monitors as os_monitors, with scale and name. */
+int os_monitors_info(os_display *d, os_monitor *out, int max);
+/*
+ * Pointer position in screen coordinates, as observed; fails where the
+ * display does not tell it (a Wayland compositor: os_error says so).
+ */
 bool os_pointer(os_display *d, int *x, int *y);
 
 /* ---- images and capture ---------------------------------------------- */
