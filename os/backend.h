@@ -12,6 +12,7 @@
 #ifndef DESKHAND_OS_BACKEND_H
 #define DESKHAND_OS_BACKEND_H
 
+#include <signal.h>
 #include <stdarg.h>
 
 #include "os/os.h"
@@ -105,6 +106,9 @@ void os_display_free_head(os_display *d);
 void os_display_set(char **field, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* Frees a window's strings (os_windows_free does it for a list). */
+void os_window_clear(os_window *w);
+
 /* Sets os_error() from a printf format. Always returns false. */
 bool os_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
@@ -137,5 +141,24 @@ bool os_png_write_file_fed(const os_image *img, const char *path,
                            const os_png_options *opt, os_png_feed *feed);
 bool os_png_write_fd_fed(const os_image *img, int fd,
                          const os_png_options *opt, os_png_feed *feed);
+
+/* ---- os/guard.c ------------------------------------------------------ */
+
+/* Sleeps `ms` milliseconds, or less when a guarded signal arrives. */
+void os_input_sleep_ms(int ms);
+
+/*
+ * While a guard is active, SIGINT/SIGTERM/SIGHUP only set a flag, which the
+ * action polls between events; os_input_signals_end puts the previous
+ * dispositions back and re-raises the signal that arrived, if any, after the
+ * caller has undone its changes. Not nestable.
+ */
+struct os_signal_guard {
+	struct sigaction old[3];
+};
+void os_input_signals_begin(struct os_signal_guard *g);
+/* The signal caught since begin, 0 for none. */
+int os_input_signal_caught(void);
+void os_input_signals_end(struct os_signal_guard *g);
 
 #endif

@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
-#include "os/os-internal.h"
+#include "os/backend.h"
 #include "os/os.h"
 
 extern char **environ;

@@ -1,201 +1,177 @@
 /*
- * The X connection: opening it, error handlers that record instead of
- * exiting, screen and monitor geometry, the pointer.
+ * os/display — the one door to a display, whichever backend drives it:
+ * the choice, made once at connect (os_display_open), and every public
+ * call on a display passed to its backend's struct of functions. Nothing
+ * here names a backend's protocol; the table of backends below is the one
+ * place that lists them.
  */
-#include <X11/Xlib.h>
-#include <X11/Xutil.h>
-#include <X11/extensions/Xrandr.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/base.h"
-#include "os/os-internal.h"
+#include "os/backend.h"
 
 BASE_ERROR_TEXT(, os_err, os_error, os_fail)
 
-/*
- * Xlib calls the error handler from inside whatever request flushed the
- * error, with no user pointer; the record is therefore process-wide. deskhand
- * drives X from one thread, so one record suffices.
- */
-static int x_last_error;
-static char x_last_error_text[256];
-static bool x_io_dead;
+const char *const os_backend_names[OS_BACKEND_COUNT] = {
+	[OS_BACKEND_AUTO] = "auto",
+	[OS_BACKEND_X11] = "x11",
+	[OS_BACKEND_WLROOTS] = "wlroots",
+};
 
-static int x_error_handler(Display *dpy, XErrorEvent *ev)
+bool os_backend_parse(const char *name, os_backend_choice *out)
 {
-	if (x_last_error == 0) {
-		char text[160];
-		XGetErrorText(dpy, ev->error_code, text, sizeof(text));
-		snprintf(x_last_error_text, sizeof(x_last_error_text),
-		         "%s (request %d.%d, resource 0x%lx)", text,
-		         ev->request_code, ev->minor_code, ev->resourceid);
-		x_last_error = ev->error_code;
+	int i = base_name_index(os_backend_names, OS_BACKEND_COUNT, name);
+	if (i < 0)
+		return os_fail("unknown display backend '%s' (one of: auto, x11, wlroots)", name);
+	*out = (os_backend_choice)i;
+	return true;
+}
+
+const char *const os_feature_names[OS_FEATURE_COUNT] = {
+	[OS_FEATURE_CAPTURE] = "capture",
+	[OS_FEATURE_POINTER] = "pointer",
+	[OS_FEATURE_KEYS] = "keys",
+	[OS_FEATURE_TYPING] = "typing",
+	[OS_FEATURE_WINDOWS] = "windows",
+	[OS_FEATURE_OWNERS] = "owners",
+	[OS_FEATURE_POINTER_POSITION] = "pointer-position",
+};
+
+/* The Wayland backends, tried in order on a Wayland session. */
+static const struct {
+	os_backend_choice choice;
+	os_backend_open_fn open;
+} wayland_backends[] = {
+#ifdef DESKHAND_WAYLAND
+	{OS_BACKEND_WLROOTS, os_wlroots_open},
+#endif
+	{OS_BACKEND_COUNT, NULL},
+};
+
+static os_backend_choice preferred = OS_BACKEND_AUTO;
+
+void os_display_prefer(os_backend_choice c)
+{
+	preferred = c;
+}
+
+bool os_session_is_wayland(void)
+{
+	const char *wl = getenv("WAYLAND_DISPLAY");
+	const char *type = getenv("XDG_SESSION_TYPE");
+	return (wl != NULL && wl[0] != '\0') || (type != NULL && strcmp(type, "wayland") == 0);
+}
+
+static os_display *open_wayland(const char *name)
+{
+	char first[512] = "this deskhand was built without Wayland support";
+	for (size_t i = 0; wayland_backends[i].open != NULL; i++) {
+		if (preferred != OS_BACKEND_AUTO && preferred != wayland_backends[i].choice)
+			continue;
+		bool not_mine = false;
+		os_display *d = wayland_backends[i].open(name, &not_mine);
+		if (d != NULL)
+			return d;
+		if (!not_mine || i == 0)
+			snprintf(first, sizeof(first), "%s", os_error());
+		if (!not_mine)
+			break;
 	}
-	return 0;
-}
-
-static int x_io_error_handler(Display *dpy)
-{
-	(void)dpy;
-	x_io_dead = true;
-	return 0;
-}
-
-/*
- * Called instead of exit() once the connection is gone. Returning leaves the
- * Display marked broken: later requests are dropped, and os_display_dead()
- * lets callers report it instead of dying inside Xlib.
- */
-static void x_io_exit_handler(Display *dpy, void *data)
-{
-	(void)dpy;
-	(void)data;
-	x_io_dead = true;
-}
-
-void os_x_trap_begin(os_display *d)
-{
-	if (!x_io_dead)
-		XSync(d->dpy, False);
-	x_last_error = 0;
-	x_last_error_text[0] = '\0';
-}
-
-int os_x_trap_end(os_display *d, const char *what)
-{
-	if (!x_io_dead)
-		XSync(d->dpy, False);
-	if (x_io_dead) {
-		os_fail("%s: lost the connection to the X server %s", what, d->name);
-		return -1;
-	}
-	int code = x_last_error;
-	if (code != 0)
-		os_fail("%s: X error: %s", what, x_last_error_text);
-	x_last_error = 0;
-	return code;
-}
-
-bool os_display_dead(os_display *d)
-{
-	if (x_io_dead)
-		os_fail("lost the connection to the X server %s", d->name);
-	return x_io_dead;
+	os_fail("%s; deskhand drives wlroots compositors (sway, Hyprland, river, labwc, "
+	        "wayfire) on Wayland; X11 input on this session would reach only "
+	        "XWayland's windows (--display-backend x11 to drive just those)", first);
+	return NULL;
 }
 
 os_display *os_display_open(const char *name)
 {
-	if (name == NULL || name[0] == '\0') {
-		name = getenv("DISPLAY");
-		if (name == NULL || name[0] == '\0') {
-			os_fail("no display: DISPLAY is not set and no display was given");
-			return NULL;
-		}
+	bool wayland = os_session_is_wayland();
+	if (preferred == OS_BACKEND_X11 || (preferred == OS_BACKEND_AUTO && !wayland)) {
+		bool not_mine;
+		os_display *d = os_x11_open(name, &not_mine);
+		if (d != NULL && wayland)
+			os_display_set(&d->warning, "driving X11 on a Wayland session: only "
+			               "XWayland's windows receive input and show in screenshots");
+		return d;
 	}
-	os_display *d = calloc(1, sizeof(*d));
-	if (d == NULL) {
-		os_fail("out of memory");
-		return NULL;
-	}
-	d->name = strdup(name);
-	if (d->name == NULL) {
-		os_fail("out of memory");
-		goto err_free;
-	}
-	XSetErrorHandler(x_error_handler);
-	XSetIOErrorHandler(x_io_error_handler);
-	d->dpy = XOpenDisplay(name);
-	if (d->dpy == NULL) {
-		os_fail("cannot open display %s", name);
-		goto err_name;
-	}
-	XSetIOErrorExitHandler(d->dpy, x_io_exit_handler, NULL);
-	x_io_dead = false;
-	d->screen = DefaultScreen(d->dpy);
-	d->root = RootWindow(d->dpy, d->screen);
-	return d;
-
-err_name:
-	free(d->name);
-err_free:
-	free(d);
-	return NULL;
+	return open_wayland(preferred == OS_BACKEND_AUTO && name != NULL && name[0] == ':'
+	                    ? NULL : name);
 }
 
 void os_display_close(os_display *d)
 {
+	if (d != NULL)
+		d->impl->destroy(d);
+}
+
+bool os_display_init_head(os_display *d, const struct os_backend_impl *impl,
+                          const char *name)
+{
+	d->impl = impl;
+	d->name = strdup(name != NULL ? name : "");
+	d->server = strdup("");
+	d->offers = strdup("");
+	if (d->name == NULL || d->server == NULL || d->offers == NULL)
+		return os_fail("out of memory");
+	return true;
+}
+
+void os_display_free_head(os_display *d)
+{
 	if (d == NULL)
 		return;
-	if (d->input_cleanup != NULL)
-		d->input_cleanup(d);
-	if (d->capture_cleanup != NULL)
-		d->capture_cleanup(d);
-	if (d->dpy != NULL && !x_io_dead)
-		XCloseDisplay(d->dpy);
 	free(d->name);
+	free(d->server);
+	free(d->offers);
+	free(d->warning);
 	free(d);
 }
 
-const char *os_display_name(const os_display *d)
+void os_display_set(char **field, const char *fmt, ...)
 {
-	return d->name;
-}
-
-void os_screen_size(os_display *d, int *width, int *height)
-{
-	*width = DisplayWidth(d->dpy, d->screen);
-	*height = DisplayHeight(d->dpy, d->screen);
-}
-
-bool os_point_on_screen(os_display *d, int x, int y)
-{
-	int w, h;
-	os_screen_size(d, &w, &h);
-	if (x < 0 || y < 0 || x >= w || y >= h)
-		return os_fail("point %d,%d is off the screen (%dx%d)", x, y, w, h);
-	return true;
-}
-
-int os_monitors(os_display *d, os_rect *out, int max)
-{
-	int n = 0;
-	int ev_base, err_base;
-	if (XRRQueryExtension(d->dpy, &ev_base, &err_base)) {
-		int nmon = 0;
-		XRRMonitorInfo *mons = XRRGetMonitors(d->dpy, d->root, True, &nmon);
-		for (int i = 0; mons != NULL && i < nmon; i++) {
-			if (n < max) {
-				out[n].x = mons[i].x;
-				out[n].y = mons[i].y;
-				out[n].width = mons[i].width;
-				out[n].height = mons[i].height;
-			}
-			n++;
-		}
-		if (mons != NULL)
-			XRRFreeMonitors(mons);
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	if (vasprintf(&s, fmt, ap) >= 0) {
+		free(*field);
+		*field = s;
 	}
-	if (n == 0) {
-		if (max > 0) {
-			out[0].x = 0;
-			out[0].y = 0;
-			os_screen_size(d, &out[0].width, &out[0].height);
-		}
-		n = 1;
-	}
-	return n;
+	va_end(ap);
 }
 
-bool os_pointer(os_display *d, int *x, int *y)
+const char *os_display_name(const os_display *d) { return d->name; }
+const char *os_display_backend(const os_display *d) { return d->impl->name; }
+const char *os_display_server(const os_display *d) { return d->server; }
+const char *os_display_offers(const os_display *d) { return d->offers; }
+const char *os_display_warning(const os_display *d) { return d->warning; }
+
+const char *os_feature_how(os_display *d, os_feature f, const char **why)
 {
-	Window root_ret, child;
-	int wx, wy;
-	unsigned int mask;
-	if (os_display_dead(d))
-		return false;
-	if (!XQueryPointer(d->dpy, d->root, &root_ret, &child, x, y, &wx, &wy, &mask))
-		return os_fail("the pointer is on another screen");
-	return true;
+	static const char *none = "the display backend cannot";
+	*why = none;
+	if ((unsigned)f >= OS_FEATURE_COUNT || d->impl->feature == NULL)
+		return NULL;
+	const char *how = d->impl->feature(d, f, why);
+	if (how == NULL && *why == NULL)
+		*why = none;
+	return how;
+}
+
+void os_window_clear(os_window *w)
+{
+	free(w->klass);
+	free(w->title);
+	w->klass = w->title = NULL;
+}
+
+void os_windows_free(os_window *w, size_t count)
+{
+	if (w == NULL)
+		return;
+	for (size_t i = 0; i < count; i++)
+		os_window_clear(&w[i]);
+	free(w);
 }

@@ -15,7 +15,7 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
-#include "os/os-internal.h"
+#include "os/backend.h"
 
 os_image *os_image_create(int width, int height)
 {

@@ -12,7 +12,7 @@
 #include "base/base.h"
 #include "os/keys.h"
 #include "os/os.h"
-#include "os/os-internal.h"
+#include "os/backend.h"
 
 long os_utf8_decode(const char *s, size_t len, uint32_t *out,
                     size_t *bad_offset)
@@ -451,3 +451,86 @@ void os_type_plan_finish(os_type_plan *plan)
 	free(plan->strokes);
 	memset(plan, 0, sizeof(*plan));
 }
+
+/* ---- text and key names, for every backend ------------------------------ */
+
+bool os_text_decode(const char *utf8, size_t len, uint32_t **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	uint32_t *cps = malloc((len ? len : 1) * sizeof(*cps));
+	if (cps == NULL)
+		return os_fail("out of memory");
+	size_t bad = 0;
+	long count = os_utf8_decode(utf8, len, cps, &bad);
+	if (count < 0) {
+		free(cps);
+		return os_fail("text is not valid UTF-8 (bad byte 0x%02x at offset %zu)",
+		               (unsigned char)utf8[bad], bad);
+	}
+	for (long i = 0; i < count; i++) {
+		if (os_keysym_for_char(cps[i]) == 0) {
+			os_fail("character %ld of the text (U+%04X) is a control "
+			        "character that cannot be typed (only \\n and \\t are)",
+			        i + 1, cps[i]);
+			free(cps);
+			return false;
+		}
+	}
+	*out = cps;
+	*n = (size_t)count;
+	return true;
+}
+
+bool os_type_check(const char *utf8, size_t len)
+{
+	uint32_t *cps;
+	size_t n;
+	if (!os_text_decode(utf8, len, &cps, &n))
+		return false;
+	free(cps);
+	return true;
+}
+
+bool os_key_parse(const char *text, os_combo *out)
+{
+	memset(out, 0, sizeof(*out));
+	size_t len = strlen(text);
+	if (len == 0)
+		return os_fail("empty key combination");
+	size_t i = 0;
+	while (i < len) {
+		size_t start = i, end;
+		if (text[i] == '+') {
+			end = i + 1;    /* a '+' where a name starts is the key itself */
+		} else {
+			end = i;
+			while (end < len && text[end] != '+')
+				end++;
+		}
+		char part[64];
+		if (end - start >= sizeof(part))
+			return os_fail("key name '%.*s...' in '%s' is too long", 20,
+			               text + start, text);
+		memcpy(part, text + start, end - start);
+		part[end - start] = '\0';
+		uint32_t ks = os_keysym_from_name(part);
+		if (ks == 0)
+			return os_fail("unknown key name '%s' in '%s'", part, text);
+		if (out->count == OS_COMBO_MAX)
+			return os_fail("too many keys in '%s' (at most %d)", text,
+			               OS_COMBO_MAX);
+		out->keysyms[out->count++] = ks;
+		i = end;
+		if (i == len)
+			break;
+		if (text[i] != '+')
+			return os_fail("expected '+' after '%s' in '%s'", part, text);
+		i++;
+		if (i == len)
+			return os_fail("'%s' ends with '+' but no key after it "
+			               "(write ctrl++ or ctrl+plus for the plus key)", text);
+	}
+	return true;
+}
+

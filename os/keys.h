@@ -131,4 +131,11 @@ bool os_type_plan_make(const os_keymap *km, const uint8_t *spare, int nspare,
 /* Frees the plan's arrays; a zeroed plan is fine. */
 void os_type_plan_finish(os_type_plan *plan);
 
+/*
+ * Decodes UTF-8 text to type and checks each character is typable (only
+ * \n and \t of the controls), as os_type_check. Ownership: on success
+ * *out is malloc'ed, the caller frees it.
+ */
+bool os_text_decode(const char *utf8, size_t len, uint32_t **out, size_t *n);
+
 #endif

@@ -1,24 +1,28 @@
 /*
- * os/ — deskhand's only door to the X server.
+ * os/ — deskhand's only door to a display: an X server, or a Wayland
+ * compositor that speaks wlroots' protocols.
  *
  * Everything that touches the display lives behind this header: the
- * connection and its error handlers, screen and monitor geometry, pixel
- * capture (MIT-SHM or XGetImage), PNG encoding, synthetic mouse and keyboard
- * input through XTest (including Unicode typing through temporarily bound
- * spare keycodes) and the window list; and the display's session bus,
- * found where toolkits look for it or started privately (os/bus.c). No
- * other module includes Xlib; the types below are plain C so that callers
- * never need to.
+ * connection (one backend per folder, os/x11/ and os/wlroots/, each one
+ * struct of functions, chosen once at connect: os/display.c), screen and
+ * monitor geometry, pixel capture, PNG encoding, synthetic mouse and
+ * keyboard input (including exact Unicode typing), the window list and
+ * who owns what input would reach; and the display's session bus, found
+ * where toolkits look for it or started privately (os/bus.c). No other
+ * module includes Xlib or libwayland; the types below are plain C so that
+ * callers never need to.
  *
  * Error convention: functions that can fail return false or NULL and leave a
  * human-readable reason in os_error() (per thread, valid until the next os_
  * call on that thread). Nothing here ever exits the process or prints.
  *
  * Owns: the display connection and what it keeps (the reused capture
- * segment, the keymap's temporary bindings, restored at close), and the
- * private session bus it may start.
+ * buffers, the keymap's temporary bindings or the virtual keyboard's
+ * keymap, restored or released at close), and the private session bus it
+ * may start.
  * May call: base/, Xlib and its extensions (XTest, XShm, RandR, XKB,
- * X-Resource), libxkbcommon's keysym tables, libpng, zlib, ISA-L.
+ * X-Resource), libwayland-client, libxkbcommon, cJSON (sway's IPC), libpng,
+ * zlib, ISA-L.
  */
 #ifndef DESKHAND_OS_H
 #define DESKHAND_OS_H

@@ -7,7 +7,7 @@
 
 #include <zlib.h>
 
-#include "os/os-internal.h"
+#include "os/backend.h"
 
 /* Parallel compression: at most this many threads, four bands each. */
 #define OS_PNG_MAX_THREADS 8

@@ -30,7 +30,9 @@ SYSTEM_INCLUDE = re.compile(r"^#include <([^>]+)>", re.M)
 SIDE_DOOR = re.compile(r"Side door:\s*(\S+\.h)\b[^,]*,\s*for\s+(\S+\.c)")
 # Who alone may include which library's headers (the prefix of the path).
 LIBRARIES = {
-    "X11/": {"os"},
+    # The display's protocols: each in its backend's folder alone.
+    "X11/": {"os/x11"},
+    "wayland-": {"os/wlroots"},
     "curl/": {"agent/llm/http.c"},
     "seccomp.h": {"executors"},
     "linux/landlock.h": {"executors"},
@@ -63,7 +65,8 @@ def rooms():
 
 
 def sources():
-    for top in ("agent/*/*.[ch]",) + tuple(t + "/*.[ch]" for t in TOPS):
+    for top in ("agent/*/*.[ch]",) + tuple(t + "/*.[ch]" for t in TOPS) + \
+            tuple(t + "/*/*.[ch]" for t in TOPS):
         for path in sorted(glob.glob(os.path.join(h.SRCDIR, top))):
             r = rel(path)
             with open(path, errors="replace") as f:
@@ -167,7 +170,8 @@ class Rooms(unittest.TestCase):
         for path, room, text in sources():
             for lib in SYSTEM_INCLUDE.findall(text):
                 for prefix, owners in LIBRARIES.items():
-                    if lib.startswith(prefix) and room not in owners and path not in owners:
+                    if lib.startswith(prefix) and room not in owners and path not in owners \
+                            and os.path.dirname(path) not in owners:
                         wrong.append("%s includes <%s>" % (path, lib))
         self.assertEqual(wrong, [])
 

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "os/os-internal.h"
+#include "os/x11/x11.h"
 
 enum {
 	A_CLIENT_LIST_STACKING,
@@ -39,7 +39,7 @@ static const char *const atom_names[A_COUNT] = {
 	"_NET_SUPPORTING_WM_CHECK",
 };
 
-static bool atoms_get(os_display *d, Atom *atoms)
+static bool atoms_get(os_x11 *d, Atom *atoms)
 {
 	if (os_display_dead(d))
 		return false;
@@ -53,7 +53,7 @@ static bool atoms_get(os_display *d, Atom *atoms)
  * another type, or the window is gone. The caller XFree()s the result.
  * Properties are capped at 4 MiB: a title or a client list never needs more.
  */
-static unsigned char *prop_get(os_display *d, Window w, Atom prop, Atom type,
+static unsigned char *prop_get(os_x11 *d, Window w, Atom prop, Atom type,
                                int format, unsigned long *n)
 {
 	Atom actual_type;
@@ -76,7 +76,7 @@ static unsigned char *prop_get(os_display *d, Window w, Atom prop, Atom type,
 }
 
 /* One WINDOW-typed value of a property; 0 when unset. */
-static Window prop_window(os_display *d, Window w, Atom prop)
+static Window prop_window(os_x11 *d, Window w, Atom prop)
 {
 	unsigned long n;
 	unsigned char *data = prop_get(d, w, prop, XA_WINDOW, 32, &n);
@@ -91,7 +91,7 @@ static Window prop_window(os_display *d, Window w, Atom prop)
  * left by a manager that exited points at a window that no longer exists or
  * no longer points back.
  */
-static bool ewmh_running(os_display *d, const Atom *a)
+static bool ewmh_running(os_x11 *d, const Atom *a)
 {
 	os_x_trap_begin(d);
 	Window check = prop_window(d, d->root, a[A_SUPPORTING_WM_CHECK]);
@@ -138,7 +138,7 @@ static char *text_to_utf8(const unsigned char *s, size_t n, bool latin1)
 }
 
 /* WM_NAME in whatever encoding the client chose (STRING, COMPOUND_TEXT...). */
-static char *wm_name_utf8(os_display *d, Window w, const Atom *a)
+static char *wm_name_utf8(os_x11 *d, Window w, const Atom *a)
 {
 	XTextProperty tp;
 	if (!XGetWMName(d->dpy, w, &tp) || tp.value == NULL)
@@ -164,18 +164,11 @@ static char *wm_name_utf8(os_display *d, Window w, const Atom *a)
 
 /* ---- listing --------------------------------------------------------- */
 
-static void window_clear(os_window *w)
-{
-	free(w->klass);
-	free(w->title);
-	w->klass = w->title = NULL;
-}
-
 /*
  * Reads everything about one window inside a trap. False when the window
  * vanished meanwhile (or memory ran out): the caller skips it.
  */
-static bool window_read(os_display *d, const Atom *a, Window w, os_window *out)
+static bool window_read(os_x11 *d, const Atom *a, Window w, os_window *out)
 {
 	memset(out, 0, sizeof(*out));
 	out->id = (uint32_t)w;
@@ -228,11 +221,11 @@ static bool window_read(os_display *d, const Atom *a, Window w, os_window *out)
 fail:
 	os_x_trap_end(d, "reading a window");
 fail_ended:
-	window_clear(out);
+	os_window_clear(out);
 	return false;
 }
 
-static bool has_wm_state(os_display *d, const Atom *a, Window w)
+static bool has_wm_state(os_x11 *d, const Atom *a, Window w)
 {
 	Atom type;
 	int format;
@@ -248,7 +241,7 @@ static bool has_wm_state(os_display *d, const Atom *a, Window w)
 }
 
 /* The client window under a frame: the first descendant with WM_STATE. */
-static Window client_below(os_display *d, const Atom *a, Window w, int depth)
+static Window client_below(os_x11 *d, const Atom *a, Window w, int depth)
 {
 	if (depth > 6)
 		return 0;
@@ -274,7 +267,7 @@ static Window client_below(os_display *d, const Atom *a, Window w, int depth)
  * input-only windows are not windows a user would switch to and are left
  * out. *n receives the count; the array is malloc'ed.
  */
-static Window *tree_windows(os_display *d, const Atom *a, size_t *n)
+static Window *tree_windows(os_x11 *d, const Atom *a, size_t *n)
 {
 	*n = 0;
 	Window root, parent, *kids = NULL;
@@ -319,7 +312,7 @@ static Window *tree_windows(os_display *d, const Atom *a, size_t *n)
 }
 
 /* The manager's client list, bottom to top when it offers stacking order. */
-static Window *ewmh_windows(os_display *d, const Atom *a, size_t *n)
+static Window *ewmh_windows(os_x11 *d, const Atom *a, size_t *n)
 {
 	unsigned long count = 0;
 	os_x_trap_begin(d);
@@ -343,7 +336,7 @@ static Window *ewmh_windows(os_display *d, const Atom *a, size_t *n)
 	return out;
 }
 
-Window os_x_focus(os_display *d)
+Window os_x_focus(os_x11 *d)
 {
 	Window focus = None;
 	int revert;
@@ -354,13 +347,13 @@ Window os_x_focus(os_display *d)
 }
 
 /* The focused window when no manager says which is active. */
-static Window focus_window(os_display *d)
+static Window focus_window(os_x11 *d)
 {
 	Window focus = os_x_focus(d);
 	return focus == PointerRoot ? 0 : focus;
 }
 
-os_window *os_windows_list(os_display *d, size_t *count)
+os_window *os_x11_windows_list(os_x11 *d, size_t *count)
 {
 	*count = 0;
 	Atom a[A_COUNT];
@@ -401,16 +394,7 @@ os_window *os_windows_list(os_display *d, size_t *count)
 	return out;
 }
 
-void os_windows_free(os_window *w, size_t count)
-{
-	if (w == NULL)
-		return;
-	for (size_t i = 0; i < count; i++)
-		window_clear(&w[i]);
-	free(w);
-}
-
-static bool ewmh_manages(os_display *d, const Atom *a, Window w)
+static bool ewmh_manages(os_x11 *d, const Atom *a, Window w)
 {
 	size_t n = 0;
 	Window *ids = ewmh_windows(d, a, &n);
@@ -427,7 +411,7 @@ static bool ewmh_manages(os_display *d, const Atom *a, Window w)
  * waits up to a second for _NET_ACTIVE_WINDOW to name it, so that a
  * screenshot taken right after shows the window in front.
  */
-bool os_window_activate(os_display *d, uint32_t id)
+bool os_x11_window_activate(os_x11 *d, uint32_t id)
 {
 	Atom a[A_COUNT];
 	if (!atoms_get(d, a))
@@ -469,7 +453,7 @@ bool os_window_activate(os_display *d, uint32_t id)
 	               "5 seconds", id);
 }
 
-char *os_root_string(os_display *d, const char *name)
+char *os_x11_root_string(os_x11 *d, const char *name)
 {
 	if (os_display_dead(d))
 		return NULL;

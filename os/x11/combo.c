@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "os/input-internal.h"
+#include "os/x11/input-internal.h"
 
 /* ---- key combinations -------------------------------------------------- */
 
@@ -26,7 +26,7 @@ struct combo_key {
  * unless Shift is already held. Keysyms missing from the keymap are bound to
  * spare keycodes when `allow_bind`; the caller restores them.
  */
-static bool combo_keys(os_display *d, const os_combo *c, bool allow_bind,
+static bool combo_keys(os_x11 *d, const os_combo *c, bool allow_bind,
                        uint8_t *press, int *npress)
 {
 	struct os_input_state *st = os_input_state(d);
@@ -92,7 +92,7 @@ out:
 	return ok;
 }
 
-static void mark_used(os_display *d, const uint8_t *codes, int n)
+static void mark_used(os_x11 *d, const uint8_t *codes, int n)
 {
 	for (int i = 0; i < n; i++)
 		if (d->input->bound[codes[i]]) {
@@ -102,14 +102,14 @@ static void mark_used(os_display *d, const uint8_t *codes, int n)
 	os_input_epoch_end(d);
 }
 
-static void release_reverse(os_display *d, const uint8_t *press, int n)
+static void release_reverse(os_x11 *d, const uint8_t *press, int n)
 {
 	for (int i = n - 1; i >= 0; i--)
 		XTestFakeKeyEvent(d->dpy, press[i], False, CurrentTime);
 }
 
 /* Shared by combo and hold: press all, wait hold_ms, release in reverse. */
-static bool key_press_release(os_display *d, const os_combo *c, int hold_ms)
+static bool key_press_release(os_x11 *d, const os_combo *c, int hold_ms)
 {
 	uint8_t press[2 * OS_COMBO_MAX];
 	int n = 0;
@@ -137,19 +137,19 @@ static bool key_press_release(os_display *d, const os_combo *c, int hold_ms)
 	return ok;
 }
 
-bool os_key_combo(os_display *d, const os_combo *c)
+bool os_x11_key_combo(os_x11 *d, const os_combo *c)
 {
 	return key_press_release(d, c, 0);
 }
 
-bool os_key_hold(os_display *d, const os_combo *c, int ms)
+bool os_x11_key_hold(os_x11 *d, const os_combo *c, int ms)
 {
 	if (ms < 0)
 		return os_fail("hold time %d ms is negative", ms);
 	return key_press_release(d, c, ms);
 }
 
-bool os_key_down(os_display *d, const os_combo *c)
+bool os_x11_key_down(os_x11 *d, const os_combo *c)
 {
 	uint8_t press[2 * OS_COMBO_MAX];
 	int n = 0;
@@ -160,7 +160,7 @@ bool os_key_down(os_display *d, const os_combo *c)
 	return os_input_sync(d);
 }
 
-bool os_key_up(os_display *d, const os_combo *c)
+bool os_x11_key_up(os_x11 *d, const os_combo *c)
 {
 	uint8_t press[2 * OS_COMBO_MAX];
 	int n = 0;
@@ -169,48 +169,3 @@ bool os_key_up(os_display *d, const os_combo *c)
 	release_reverse(d, press, n);
 	return os_input_sync(d);
 }
-
-/* ---- parsing ----------------------------------------------------------- */
-
-bool os_key_parse(const char *text, os_combo *out)
-{
-	memset(out, 0, sizeof(*out));
-	size_t len = strlen(text);
-	if (len == 0)
-		return os_fail("empty key combination");
-	size_t i = 0;
-	while (i < len) {
-		size_t start = i, end;
-		if (text[i] == '+') {
-			end = i + 1;    /* a '+' where a name starts is the key itself */
-		} else {
-			end = i;
-			while (end < len && text[end] != '+')
-				end++;
-		}
-		char part[64];
-		if (end - start >= sizeof(part))
-			return os_fail("key name '%.*s...' in '%s' is too long", 20,
-			               text + start, text);
-		memcpy(part, text + start, end - start);
-		part[end - start] = '\0';
-		uint32_t ks = os_keysym_from_name(part);
-		if (ks == 0)
-			return os_fail("unknown key name '%s' in '%s'", part, text);
-		if (out->count == OS_COMBO_MAX)
-			return os_fail("too many keys in '%s' (at most %d)", text,
-			               OS_COMBO_MAX);
-		out->keysyms[out->count++] = ks;
-		i = end;
-		if (i == len)
-			break;
-		if (text[i] != '+')
-			return os_fail("expected '+' after '%s' in '%s'", part, text);
-		i++;
-		if (i == len)
-			return os_fail("'%s' ends with '+' but no key after it "
-			               "(write ctrl++ or ctrl+plus for the plus key)", text);
-	}
-	return true;
-}
-

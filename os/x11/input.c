@@ -1,8 +1,8 @@
 /*
  * os/input — what synthetic input through XTest shares: the input state on
  * the display, keymap snapshots, temporary spare-keycode bindings and
- * their undoing once the client has read its keystrokes, and the signal
- * guard. The mouse lives in mouse.c, key combinations in combo.c, Unicode
+ * their undoing once the client has read its keystrokes (the signal
+ * guard is os/guard.c's). The mouse lives in mouse.c, key combinations in combo.c, Unicode
  * text typing in type.c.
  */
 #include <X11/Xlib.h>
@@ -12,65 +12,11 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "os/input-internal.h"
-
-/* ---- time and signals -------------------------------------------------- */
-
-static volatile sig_atomic_t signal_caught;
-static const int guarded_signals[3] = {SIGINT, SIGTERM, SIGHUP};
-
-static void on_guarded_signal(int sig)
-{
-	if (signal_caught == 0)
-		signal_caught = sig;
-}
-
-void os_input_signals_begin(struct os_signal_guard *g)
-{
-	signal_caught = 0;
-	struct sigaction sa;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_guarded_signal;
-	sigemptyset(&sa.sa_mask);
-	/* No SA_RESTART: a sleep between keystrokes must end at once. */
-	for (int i = 0; i < 3; i++) {
-		sigaction(guarded_signals[i], NULL, &g->old[i]);
-		/* Ignored when we were started (nohup: SIGHUP) stays ignored: the
-		 * caller asked to outlive it, and re-raising it could not end us. */
-		if (g->old[i].sa_handler != SIG_IGN)
-			sigaction(guarded_signals[i], &sa, NULL);
-	}
-}
-
-int os_input_signal_caught(void)
-{
-	return signal_caught;
-}
-
-void os_input_signals_end(struct os_signal_guard *g)
-{
-	for (int i = 0; i < 3; i++)
-		sigaction(guarded_signals[i], &g->old[i], NULL);
-	int sig = signal_caught;
-	signal_caught = 0;
-	if (sig != 0)
-		raise(sig);
-}
-
-/* Returns early only when `interruptible` and a guarded signal arrived. */
-static void sleep_until(int64_t until, bool interruptible)
-{
-	base_sleep_until(until, interruptible ? &signal_caught : NULL);
-}
-
-void os_input_sleep_ms(int ms)
-{
-	sleep_until(base_now_ns() + ms * BASE_NS_PER_MS, true);
-}
+#include "os/x11/input-internal.h"
 
 /* ---- state, keymap, bindings ------------------------------------------- */
 
-static void input_cleanup(os_display *d)
+static void input_cleanup(os_x11 *d)
 {
 	if (d->input == NULL)
 		return;
@@ -83,7 +29,7 @@ static void input_cleanup(os_display *d)
 	d->input = NULL;
 }
 
-struct os_input_state *os_input_state(os_display *d)
+struct os_input_state *os_input_state(os_x11 *d)
 {
 	if (d->input != NULL)
 		return d->input;
@@ -92,7 +38,7 @@ struct os_input_state *os_input_state(os_display *d)
 	int ev, err, major, minor;
 	if (!XTestQueryExtension(d->dpy, &ev, &err, &major, &minor)) {
 		os_fail("the X server %s has no XTEST extension: cannot send input",
-		        d->name);
+		        d->base.name);
 		return NULL;
 	}
 	struct os_input_state *st = calloc(1, sizeof(*st));
@@ -117,7 +63,7 @@ struct os_input_state *os_input_state(os_display *d)
 	return st;
 }
 
-bool os_input_keymap(os_display *d, os_keymap *km)
+bool os_input_keymap(os_x11 *d, os_keymap *km)
 {
 	int min, max, per = 0;
 	XDisplayKeycodes(d->dpy, &min, &max);
@@ -125,7 +71,7 @@ bool os_input_keymap(os_display *d, os_keymap *km)
 	if (ks == NULL || per <= 0) {
 		if (ks != NULL)
 			XFree(ks);
-		return os_fail("cannot read the keyboard mapping of %s", d->name);
+		return os_fail("cannot read the keyboard mapping of %s", d->base.name);
 	}
 	size_t n = (size_t)(max - min + 1) * (size_t)per;
 	uint32_t *syms = malloc(n * sizeof(*syms));
@@ -143,7 +89,7 @@ bool os_input_keymap(os_display *d, os_keymap *km)
 	return true;
 }
 
-void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2])
+void os_input_bind(os_x11 *d, uint8_t code, const uint32_t syms[2])
 {
 	struct os_input_state *st = d->input;
 	st->bound[code] = true;
@@ -152,14 +98,14 @@ void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2])
 	st->cur[code][1] = syms[1];
 }
 
-void os_input_mark_spare(os_display *d, const uint8_t *spare, int n)
+void os_input_mark_spare(os_x11 *d, const uint8_t *spare, int n)
 {
 	for (int i = 0; i < n; i++)
 		d->input->spare[spare[i]] = true;
 }
 
 /* Writes keycodes [lo, hi] from st->cur in one mapping change. */
-static void write_run(os_display *d, int lo, int hi)
+static void write_run(os_x11 *d, int lo, int hi)
 {
 	struct os_input_state *st = d->input;
 	KeySym ks[256 * 2];
@@ -171,7 +117,7 @@ static void write_run(os_display *d, int lo, int hi)
 }
 
 /* Writes the keycodes marked in want[] in runs (see os_input_bind_flush). */
-static void write_runs(os_display *d, const bool *want)
+static void write_runs(os_x11 *d, const bool *want)
 {
 	struct os_input_state *st = d->input;
 	int lo = -1, hi = -1;
@@ -193,7 +139,7 @@ static void write_runs(os_display *d, const bool *want)
 }
 
 /* The XKB map for this typing call, fetched on first use; NULL without. */
-static XkbDescPtr xkb_map(os_display *d)
+static XkbDescPtr xkb_map(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
 	if (st->xkb != NULL || st->xkb_failed)
@@ -252,7 +198,7 @@ static bool xkb_set_key(struct os_input_state *st, XkbDescPtr xkb, int code,
 
 /* Writes the keycodes in want[] (bound, or back to empty) in one XKB map
  * change; false when XKB cannot (nothing was sent). */
-static bool xkb_write(os_display *d, const bool *want, bool bound)
+static bool xkb_write(os_x11 *d, const bool *want, bool bound)
 {
 	struct os_input_state *st = d->input;
 	XkbDescPtr xkb = xkb_map(d);
@@ -280,7 +226,7 @@ static bool xkb_write(os_display *d, const bool *want, bool bound)
 	return XkbChangeMap(d->dpy, xkb, &ch);
 }
 
-void os_input_bind_flush(os_display *d)
+void os_input_bind_flush(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
 	if (!xkb_write(d, st->pending, true))
@@ -288,19 +234,19 @@ void os_input_bind_flush(os_display *d)
 	memset(st->pending, 0, sizeof(st->pending));
 }
 
-void os_input_find_peer(os_display *d)
+void os_input_find_peer(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
 	st->have_peer = os_peer_find(d, &st->peer);
 }
 
-void os_input_used(os_display *d, uint8_t code, int column)
+void os_input_used(os_x11 *d, uint8_t code, int column)
 {
 	struct os_input_state *st = d->input;
 	st->use_epoch[code][column] = st->epoch + 1;
 }
 
-void os_input_epoch_end(os_display *d)
+void os_input_epoch_end(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
 	st->epoch++;
@@ -312,7 +258,7 @@ void os_input_epoch_end(os_display *d)
 }
 
 /* Syncs and polls the peer until proven idle; false when unobservable. */
-static bool peer_wait_idle(os_display *d)
+static bool peer_wait_idle(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
 	/*
@@ -344,7 +290,7 @@ static bool peer_wait_idle(os_display *d)
 			return true;    /* a client that never rests: bounded, go on */
 		/* Keep the server dispatching: its pass flushes the client's output. */
 		XSync(d->dpy, False);
-		sleep_until(now + BASE_NS_PER_MS, false);
+		base_sleep_until(now + BASE_NS_PER_MS, NULL);
 	}
 }
 
@@ -364,7 +310,7 @@ static long type_guard_ms(void)
 	return guard;
 }
 
-void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
+void os_input_settle(os_x11 *d, const uint8_t *codes, const uint8_t *cols,
                      int n)
 {
 	struct os_input_state *st = d->input;
@@ -389,10 +335,10 @@ void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
 		return;
 	}
 	st->have_peer = false;
-	sleep_until(last + type_guard_ms() * BASE_NS_PER_MS, false);
+	base_sleep_until(last + type_guard_ms() * BASE_NS_PER_MS, NULL);
 }
 
-void os_input_drain(os_display *d)
+void os_input_drain(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
 	XSync(d->dpy, False);
@@ -400,7 +346,7 @@ void os_input_drain(os_display *d)
 		st->handled = st->epoch;
 }
 
-bool os_input_restore(os_display *d)
+bool os_input_restore(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
 	if (st == NULL)
@@ -429,7 +375,7 @@ bool os_input_restore(os_display *d)
 	return os_x_trap_end(d, "restoring the keymap") == 0;
 }
 
-bool os_input_sync(os_display *d)
+bool os_input_sync(os_x11 *d)
 {
 	if (os_display_dead(d))
 		return false;
@@ -437,7 +383,7 @@ bool os_input_sync(os_display *d)
 	return !os_display_dead(d);
 }
 
-int os_input_spares(os_display *d, const os_keymap *km, uint8_t spare[256])
+int os_input_spares(os_x11 *d, const os_keymap *km, uint8_t spare[256])
 {
 	int n = os_keymap_spare(km, spare, 256);
 	if (n > 256)

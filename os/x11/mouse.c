@@ -7,9 +7,9 @@
 #include <X11/extensions/XTest.h>
 
 #include "base/base.h"
-#include "os/input-internal.h"
+#include "os/x11/input-internal.h"
 
-static bool mouse_ready(os_display *d)
+static bool mouse_ready(os_x11 *d)
 {
 	return os_input_state(d) != NULL;
 }
@@ -22,15 +22,15 @@ static bool valid_button(os_button b)
 	return true;
 }
 
-bool os_mouse_move(os_display *d, int x, int y)
+bool os_x11_mouse_move(os_x11 *d, int x, int y)
 {
-	if (!os_point_on_screen(d, x, y) || !mouse_ready(d))
+	if (!os_x11_point_on_screen(d, x, y) || !mouse_ready(d))
 		return false;
 	XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
 	return os_input_sync(d);
 }
 
-bool os_mouse_click(os_display *d, os_button b, int count)
+bool os_x11_mouse_click(os_x11 *d, os_button b, int count)
 {
 	if (!valid_button(b))
 		return false;
@@ -49,7 +49,7 @@ bool os_mouse_click(os_display *d, os_button b, int count)
 	return os_input_sync(d);
 }
 
-bool os_mouse_button(os_display *d, os_button b, bool down)
+bool os_x11_mouse_button(os_x11 *d, os_button b, bool down)
 {
 	if (!valid_button(b) || !mouse_ready(d))
 		return false;
@@ -60,14 +60,8 @@ bool os_mouse_button(os_display *d, os_button b, bool down)
 #define DRAG_STEPS 12
 #define DRAG_STEP_MS 4
 
-bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
-{
-	int xy[4] = {x1, y1, x2, y2};
-	return os_mouse_drag_path(d, xy, 2, b);
-}
-
 /* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
-static bool drag_segment(os_display *d, int x0, int y0, int x1, int y1)
+static bool drag_segment(os_x11 *d, int x0, int y0, int x1, int y1)
 {
 	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
 		os_input_sleep_ms(DRAG_STEP_MS);
@@ -79,14 +73,14 @@ static bool drag_segment(os_display *d, int x0, int y0, int x1, int y1)
 	return os_input_signal_caught() == 0;
 }
 
-bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
+bool os_x11_mouse_drag_path(os_x11 *d, const int *xy, int n, os_button b)
 {
 	if (n < 2 || n > 1024)
 		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
 	if (!valid_button(b))
 		return false;
 	for (int k = 0; k < n; k++)
-		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
+		if (!os_x11_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
 			return false;
 	if (!mouse_ready(d))
 		return false;
@@ -113,13 +107,7 @@ bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
 	return ok;
 }
 
-const char *const os_scroll_names[OS_SCROLL_COUNT] = {
-	[OS_SCROLL_UP] = "up", [OS_SCROLL_DOWN] = "down",
-	[OS_SCROLL_LEFT] = "left", [OS_SCROLL_RIGHT] = "right",
-};
-BASE_NAME_FUNCTIONS(os_scroll, os_scroll_names, os_scroll_parse, os_scroll_name, "?")
-
-bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)
+bool os_x11_mouse_scroll(os_x11 *d, os_scroll dir, int amount)
 {
 	static const unsigned buttons[] = {
 		[OS_SCROLL_UP] = 4, [OS_SCROLL_DOWN] = 5,

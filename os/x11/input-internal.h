@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "os/keys.h"
-#include "os/os-internal.h"
+#include "os/x11/x11.h"
 
 /* ---- peer.c: the client that receives our keystrokes --------------------- */
 
@@ -43,7 +43,7 @@ struct os_peer {
  * a remote client (ssh -X, a TCP relay), another user's process, no
  * X-Resource extension. Release with os_peer_release (also after false).
  */
-bool os_peer_find(os_display *d, struct os_peer *p);
+bool os_peer_find(os_x11 *d, struct os_peer *p);
 void os_peer_release(struct os_peer *p);
 /*
  * One observation: 1 when every member's sockets have nothing left to read
@@ -114,19 +114,19 @@ struct os_input_state {
  * Looks up the client that will receive the next keystrokes (best effort;
  * without one, os_input_settle falls back to the guard time).
  */
-void os_input_find_peer(os_display *d);
+void os_input_find_peer(os_x11 *d);
 /*
  * Flow control for long texts: syncs, and waits for an observable client
  * to catch up, so that the server does not buffer without bound for a
  * client slower than we are. Call only after os_input_epoch_end.
  */
-void os_input_drain(os_display *d);
+void os_input_drain(os_x11 *d);
 /* Keystrokes sent between two drains. */
 #define OS_TYPE_DRAIN_EVERY 2048
 /* Records a keystroke on a spare slot in the current (unfinished) epoch. */
-void os_input_used(os_display *d, uint8_t code, int column);
+void os_input_used(os_x11 *d, uint8_t code, int column);
 /* Ends the epoch after the caller has synced its keystrokes. */
-void os_input_epoch_end(os_display *d);
+void os_input_epoch_end(os_x11 *d);
 /*
  * Waits until the target client has handled every keystroke on the given
  * slots (columns: bit 0 column 0, bit 1 column 1 of codes[i]): observed idle
@@ -134,21 +134,21 @@ void os_input_epoch_end(os_display *d);
  * time. Not interrupted by the guarded signals: it is what makes undoing
  * safe after one.
  */
-void os_input_settle(os_display *d, const uint8_t *codes, const uint8_t *cols,
+void os_input_settle(os_x11 *d, const uint8_t *codes, const uint8_t *cols,
                      int n);
 
 /* The input state of d, created on first use after checking XTest. */
-struct os_input_state *os_input_state(os_display *d);
+struct os_input_state *os_input_state(os_x11 *d);
 
 /*
  * Snapshot of the core keymap. Ownership: km->syms is malloc'ed, the caller
  * frees it (free((void *)km->syms)).
  */
-bool os_input_keymap(os_display *d, os_keymap *km);
+bool os_input_keymap(os_x11 *d, os_keymap *km);
 
 /* Binds spare keycode `code` to columns syms[0], syms[1]; recorded only:
  * os_input_bind_flush writes it. */
-void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2]);
+void os_input_bind(os_x11 *d, uint8_t code, const uint32_t syms[2]);
 /*
  * Writes the bindings recorded since the last flush; queued, not synced.
  * Why in one change: every mapping change is one MappingNotify, and each
@@ -158,41 +158,24 @@ void os_input_bind(os_display *d, uint8_t code, const uint32_t syms[2]);
  * 103...), so one change covers the keys between too, written back as the
  * XKB map fetched at the first binding holds them.
  */
-void os_input_bind_flush(os_display *d);
+void os_input_bind_flush(os_x11 *d);
 /* Marks the keycodes a run of bindings may cross: empty in the keymap. */
-void os_input_mark_spare(os_display *d, const uint8_t *spare, int n);
+void os_input_mark_spare(os_x11 *d, const uint8_t *spare, int n);
 /*
  * The spare keycodes of km (empty, so free to bind) into spare[], at most
  * 256, marked on d as ones a run of bindings may cross; returns how many.
  */
-int os_input_spares(os_display *d, const os_keymap *km, uint8_t spare[256]);
+int os_input_spares(os_x11 *d, const os_keymap *km, uint8_t spare[256]);
 /*
  * Settles every bound keycode (os_input_settle), then writes their
  * original (empty) entries back in one change, syncs and forgets the XKB
  * map (a later call fetches it again: the user may switch layouts). Returns false (os_error) on an X
  * error or a lost connection.
  */
-bool os_input_restore(os_display *d);
+bool os_input_restore(os_x11 *d);
 
 /* Syncs so that the events have reached the server; false when the
  * connection is lost. */
-bool os_input_sync(os_display *d);
-
-/* Sleeps `ms` milliseconds, or less when a guarded signal arrives. */
-void os_input_sleep_ms(int ms);
-
-/*
- * While a guard is active, SIGINT/SIGTERM/SIGHUP only set a flag, which the
- * action polls between events; os_input_signals_end puts the previous
- * dispositions back and re-raises the signal that arrived, if any, after the
- * caller has undone its changes. Not nestable.
- */
-struct os_signal_guard {
-	struct sigaction old[3];
-};
-void os_input_signals_begin(struct os_signal_guard *g);
-/* The signal caught since begin, 0 for none. */
-int os_input_signal_caught(void);
-void os_input_signals_end(struct os_signal_guard *g);
+bool os_input_sync(os_x11 *d);
 
 #endif

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
-#include "os/input-internal.h"
+#include "os/x11/input-internal.h"
 
 struct diag {
 	bool found;
@@ -112,7 +112,7 @@ static bool unix_diag(int fd, uint32_t ino, uint32_t show, struct diag *out)
 }
 
 /* The window whose client gets key events now. */
-static Window key_target(os_display *d)
+static Window key_target(os_x11 *d)
 {
 	Window focus = None;
 	int revert;
@@ -127,7 +127,7 @@ static Window key_target(os_display *d)
 	return focus == d->root ? None : focus;
 }
 
-int os_x_window_pid(os_display *d, Window w)
+int os_x_window_pid(os_x11 *d, Window w)
 {
 	int ev, err;
 	if (w == None || !XResQueryExtension(d->dpy, &ev, &err))
@@ -276,7 +276,7 @@ static bool far_client(int relay, const uint32_t *far, int nfar,
 	return found == 1;
 }
 
-bool os_peer_find(os_display *d, struct os_peer *p)
+bool os_peer_find(os_x11 *d, struct os_peer *p)
 {
 	os_peer_release(p);
 	int pid = os_x_window_pid(d, key_target(d));

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 
 #include "base/base.h"
-#include "os/capture-internal.h"
+#include "os/x11/capture-internal.h"
 
 /*
  * A first capture goes in horizontal strips through a segment one strip
@@ -26,7 +26,7 @@
 #define STRIP_MIN_ROWS 32
 
 struct strips {
-	os_display *d;
+	os_x11 *d;
 	struct os_capture_state *st;
 	XImage *img;            /* header over the segment, one strip high */
 	os_rect r;
@@ -139,7 +139,7 @@ static bool strips_start(struct strips *s)
 }
 
 /* Both writers: to `path` when not NULL, else to fd. */
-static bool capture_png(os_display *d, const os_rect *region, const char *path,
+static bool capture_png(os_x11 *d, const os_rect *region, const char *path,
                         int fd, const os_png_options *opt)
 {
 	struct os_capture_state *st = os_capture_state_of(d);
@@ -159,7 +159,7 @@ static bool capture_png(os_display *d, const os_rect *region, const char *path,
 			return false;
 		}
 	}
-	if (img == NULL && (img = os_capture_borrow(d, region)) == NULL)
+	if (img == NULL && (img = os_x11_capture_borrow(d, region)) == NULL)
 		return false;
 	bool ok = path != NULL ? os_png_write_file_fed(img, path, opt, fed)
 	                       : os_png_write_fd_fed(img, fd, opt, fed);
@@ -173,16 +173,8 @@ static bool capture_png(os_display *d, const os_rect *region, const char *path,
 	return ok;
 }
 
-bool os_capture_png_file(os_display *d, const os_rect *region,
-                         const char *path, const os_png_options *opt)
+bool os_x11_capture_png(os_x11 *d, const os_rect *region, const char *path,
+                        int fd, const os_png_options *opt)
 {
-	if (path == NULL || path[0] == '\0')
-		return os_fail("cannot write PNG: empty file name");
-	return capture_png(d, region, path, -1, opt);
-}
-
-bool os_capture_png_fd(os_display *d, const os_rect *region, int fd,
-                       const os_png_options *opt)
-{
-	return capture_png(d, region, NULL, fd, opt);
+	return capture_png(d, region, path, fd, opt);
 }

@@ -19,7 +19,7 @@
 #include <sys/ipc.h>
 #include <sys/shm.h>
 
-#include "os/capture-internal.h"
+#include "os/x11/capture-internal.h"
 
 /* ---- pixel conversion ------------------------------------------------ */
 
@@ -145,7 +145,7 @@ static void shm_img_drop(struct os_capture_state *st)
 }
 
 /* Detaches (server first, then us) and forgets the segment. */
-static void shm_release(os_display *d, struct os_capture_state *st, bool server)
+static void shm_release(os_x11 *d, struct os_capture_state *st, bool server)
 {
 	if (!st->seg_attached)
 		return;
@@ -161,7 +161,7 @@ static void shm_release(os_display *d, struct os_capture_state *st, bool server)
 	st->seg_size = 0;
 }
 
-static void capture_cleanup(os_display *d)
+static void capture_cleanup(os_x11 *d)
 {
 	struct os_capture_state *st = d->capture;
 	if (st == NULL)
@@ -202,7 +202,7 @@ static bool env_no_shm(void)
 }
 
 /* Creates the state on first use and checks that the screen is capturable. */
-struct os_capture_state *os_capture_state_of(os_display *d)
+struct os_capture_state *os_capture_state_of(os_x11 *d)
 {
 	if (d->capture != NULL)
 		return d->capture;
@@ -243,7 +243,7 @@ struct os_capture_state *os_capture_state_of(os_display *d)
 	return st;
 }
 
-void os_capture_trim(os_display *d, size_t max_bytes)
+void os_x11_capture_trim(os_x11 *d, size_t max_bytes)
 {
 	struct os_capture_state *st = d->capture;
 	if (st == NULL)
@@ -257,7 +257,7 @@ void os_capture_trim(os_display *d, size_t max_bytes)
 	}
 }
 
-bool os_capture_uses_shm(os_display *d)
+bool os_x11_capture_uses_shm(os_x11 *d)
 {
 	struct os_capture_state *st = os_capture_state_of(d);
 	return st != NULL && st->use_shm;
@@ -265,10 +265,10 @@ bool os_capture_uses_shm(os_display *d)
 
 /* ---- grabbing -------------------------------------------------------- */
 
-bool os_capture_region(os_display *d, const os_rect *region, os_rect *out)
+bool os_capture_region(os_x11 *d, const os_rect *region, os_rect *out)
 {
 	int sw, sh;
-	os_screen_size(d, &sw, &sh);
+	os_x11_screen_size(d, &sw, &sh);
 	if (region == NULL) {
 		*out = (os_rect){0, 0, sw, sh};
 		return true;
@@ -288,7 +288,7 @@ bool os_capture_region(os_display *d, const os_rect *region, os_rect *out)
  * Makes sure an attached segment of at least `need` bytes exists. Failure
  * (no shmget, the server cannot attach: a remote display) sets os_error().
  */
-static bool shm_ensure(os_display *d, struct os_capture_state *st, size_t need)
+static bool shm_ensure(os_x11 *d, struct os_capture_state *st, size_t need)
 {
 	if (st->seg_attached && st->seg_size >= need)
 		return true;
@@ -322,7 +322,7 @@ static bool shm_ensure(os_display *d, struct os_capture_state *st, size_t need)
 	return true;
 }
 
-XImage *os_capture_shm_prepare(os_display *d, struct os_capture_state *st,
+XImage *os_capture_shm_prepare(os_x11 *d, struct os_capture_state *st,
                                const os_rect *r)
 {
 	if (st->shm_img == NULL || st->shm_img->width != r->width ||
@@ -360,7 +360,7 @@ XImage *os_capture_shm_prepare(os_display *d, struct os_capture_state *st,
  * with a pattern no screen row has all along (if one ever does, we merely
  * fall back to XGetImage).
  */
-bool os_capture_shm_rows(os_display *d, struct os_capture_state *st,
+bool os_capture_shm_rows(os_x11 *d, struct os_capture_state *st,
                          XImage *img, const os_rect *r, int y, int n)
 {
 	char *base = img->data;
@@ -390,7 +390,7 @@ bool os_capture_shm_rows(os_display *d, struct os_capture_state *st,
 }
 
 /* One SHM grab of r; NULL with os_error() set when SHM cannot be used. */
-static XImage *grab_shm(os_display *d, struct os_capture_state *st,
+static XImage *grab_shm(os_x11 *d, struct os_capture_state *st,
                         const os_rect *r)
 {
 	XImage *img = os_capture_shm_prepare(d, st, r);
@@ -411,7 +411,7 @@ static XImage *grab_shm(os_display *d, struct os_capture_state *st,
 	return img;
 }
 
-static XImage *grab_get(os_display *d, struct os_capture_state *st,
+static XImage *grab_get(os_x11 *d, struct os_capture_state *st,
                         const os_rect *r)
 {
 	if (st->get_img != NULL) {
@@ -433,7 +433,7 @@ static XImage *grab_get(os_display *d, struct os_capture_state *st,
 	return img;
 }
 
-bool os_capture_shm_give_up(os_display *d, struct os_capture_state *st)
+bool os_capture_shm_give_up(os_x11 *d, struct os_capture_state *st)
 {
 	if (os_display_dead(d))
 		return false;
@@ -448,7 +448,7 @@ bool os_capture_shm_give_up(os_display *d, struct os_capture_state *st)
  * a protocol error on the grab itself switch this display to XGetImage for
  * good, which is how remote displays (no shared memory) end up working.
  */
-static XImage *grab(os_display *d, struct os_capture_state *st, const os_rect *r)
+static XImage *grab(os_x11 *d, struct os_capture_state *st, const os_rect *r)
 {
 	if (st->use_shm) {
 		XImage *img = grab_shm(d, st, r);
@@ -491,7 +491,7 @@ void os_capture_convert_rows(const XImage *img, const Visual *v, uint8_t *dst,
 		                      (uint32_t)v->blue_mask);
 }
 
-static XImage *capture_raw(os_display *d, const os_rect *region,
+static XImage *capture_raw(os_x11 *d, const os_rect *region,
                            struct os_capture_state **stp)
 {
 	struct os_capture_state *st = os_capture_state_of(d);
@@ -536,7 +536,7 @@ static bool view_point(struct os_capture_state *st, const XImage *img,
 	return true;
 }
 
-const os_image *os_capture_borrow(os_display *d, const os_rect *region)
+const os_image *os_x11_capture_borrow(os_x11 *d, const os_rect *region)
 {
 	struct os_capture_state *st;
 	XImage *img = capture_raw(d, region, &st);
@@ -548,25 +548,3 @@ const os_image *os_capture_borrow(os_display *d, const os_rect *region)
 		             img->height);
 	return &st->view;
 }
-
-os_image *os_capture(os_display *d, const os_rect *region)
-{
-	struct os_capture_state *st;
-	XImage *img = capture_raw(d, region, &st);
-	if (img == NULL)
-		return NULL;
-	os_image *out = os_image_create(img->width, img->height);
-	if (out == NULL)
-		return NULL;
-	if (image_is_bgrx(img, st->visual)) {
-		size_t row = (size_t)img->width * 4;
-		for (int y = 0; y < img->height; y++)
-			memcpy(out->pixels + (size_t)y * (size_t)out->stride,
-			       img->data + (size_t)y * (size_t)img->bytes_per_line, row);
-	} else {
-		os_capture_convert_rows(img, st->visual, out->pixels, out->stride, 0,
-		             img->height);
-	}
-	return out;
-}
-

@@ -13,46 +13,7 @@
 #include <string.h>
 
 #include "base/base.h"
-#include "os/input-internal.h"
-
-/* Decodes and checks the text; on success *out is malloc'ed (caller frees). */
-static bool decode_text(const char *utf8, size_t len, uint32_t **out, size_t *n)
-{
-	*out = NULL;
-	*n = 0;
-	uint32_t *cps = malloc((len ? len : 1) * sizeof(*cps));
-	if (cps == NULL)
-		return os_fail("out of memory");
-	size_t bad = 0;
-	long count = os_utf8_decode(utf8, len, cps, &bad);
-	if (count < 0) {
-		free(cps);
-		return os_fail("text is not valid UTF-8 (bad byte 0x%02x at offset %zu)",
-		               (unsigned char)utf8[bad], bad);
-	}
-	for (long i = 0; i < count; i++) {
-		if (os_keysym_for_char(cps[i]) == 0) {
-			os_fail("character %ld of the text (U+%04X) is a control "
-			        "character that cannot be typed (only \\n and \\t are)",
-			        i + 1, cps[i]);
-			free(cps);
-			return false;
-		}
-	}
-	*out = cps;
-	*n = (size_t)count;
-	return true;
-}
-
-bool os_type_check(const char *utf8, size_t len)
-{
-	uint32_t *cps;
-	size_t n;
-	if (!decode_text(utf8, len, &cps, &n))
-		return false;
-	free(cps);
-	return true;
-}
+#include "os/x11/input-internal.h"
 
 static const char *held_modifier_names(unsigned mods, char *buf, size_t size)
 {
@@ -71,7 +32,7 @@ static const char *held_modifier_names(unsigned mods, char *buf, size_t size)
 
 /* Carrying out a plan (see run_plan). */
 struct type_run {
-	os_display *d;
+	os_x11 *d;
 	int delay_ms;
 	uint32_t cur[256][2];           /* what each spare keycode holds now */
 	bool shift_down;
@@ -130,7 +91,7 @@ static bool bind_round(struct type_run *tr, const os_type_plan *plan,
  * OS_TYPE_DRAIN_EVERY keystrokes the server's queue is drained. */
 static void type_stroke(struct type_run *tr, const os_type_stroke *s)
 {
-	os_display *d = tr->d;
+	os_x11 *d = tr->d;
 	if (s->shift != tr->shift_down) {
 		XTestFakeKeyEvent(d->dpy, (unsigned)d->input->shift_code, s->shift, CurrentTime);
 		tr->shift_down = s->shift;
@@ -154,7 +115,7 @@ static void type_stroke(struct type_run *tr, const os_type_stroke *s)
 }
 
 /* Carries out one plan. Leaves Shift released; bindings are undone by the caller. */
-static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
+static bool run_plan(os_x11 *d, const os_type_plan *plan, int delay_ms,
                      size_t *typed)
 {
 	struct type_run tr = {.d = d, .delay_ms = delay_ms};
@@ -195,11 +156,11 @@ static bool run_plan(os_display *d, const os_type_plan *plan, int delay_ms,
  * would change its case. The first is refused, the second lifted for
  * the duration: *caps says whether it is locked.
  */
-static bool keyboard_ready(os_display *d, bool *caps)
+static bool keyboard_ready(os_x11 *d, bool *caps)
 {
 	XkbStateRec xs;
 	if (XkbGetState(d->dpy, XkbUseCoreKbd, &xs) != Success)
-		return os_fail("cannot read the keyboard state of %s", d->name);
+		return os_fail("cannot read the keyboard state of %s", d->base.name);
 	unsigned held = (unsigned)(xs.base_mods | xs.latched_mods) &
 	                (ShiftMask | ControlMask | Mod1Mask | Mod3Mask | Mod4Mask |
 	                 Mod5Mask);
@@ -219,7 +180,7 @@ static bool keyboard_ready(os_display *d, bool *caps)
  * The first error is the one reported; a signal ends typing early and
  * the error says how far it got (n: the characters of the text).
  */
-static bool run_plan_guarded(os_display *d, const os_type_plan *plan, int delay_ms,
+static bool run_plan_guarded(os_x11 *d, const os_type_plan *plan, int delay_ms,
                              bool caps, size_t n)
 {
 	struct os_signal_guard g;
@@ -252,7 +213,7 @@ static bool run_plan_guarded(os_display *d, const os_type_plan *plan, int delay_
 
 /* Checks that the keymap and the keyboard's state allow the plan, then
  * types it. */
-static bool type_plan(os_display *d, const os_type_plan *plan, int delay_ms, size_t n)
+static bool type_plan(os_x11 *d, const os_type_plan *plan, int delay_ms, size_t n)
 {
 	for (size_t i = 0; i < plan->nstrokes; i++)
 		if (plan->strokes[i].shift && d->input->shift_code == 0)
@@ -268,7 +229,7 @@ static bool type_plan(os_display *d, const os_type_plan *plan, int delay_ms, siz
 }
 
 /* Plans the n code points on the current keymap and types them. */
-static bool type_codepoints(os_display *d, const uint32_t *cps, size_t n, int delay_ms)
+static bool type_codepoints(os_x11 *d, const uint32_t *cps, size_t n, int delay_ms)
 {
 	os_keymap km = {0};
 	if (os_input_state(d) == NULL)
@@ -290,11 +251,11 @@ static bool type_codepoints(os_display *d, const uint32_t *cps, size_t n, int de
 	return ok;
 }
 
-bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms)
+bool os_x11_type(os_x11 *d, const char *utf8, size_t len, int delay_ms)
 {
 	uint32_t *cps = NULL;
 	size_t n = 0;
-	if (!decode_text(utf8, len, &cps, &n))
+	if (!os_text_decode(utf8, len, &cps, &n))
 		return false;
 	bool ok = n == 0 || type_codepoints(d, cps, n, delay_ms);
 	free(cps);

@@ -1,0 +1,208 @@
+/*
+ * os/dispatch — every public call on a display, passed to the backend that
+ * opened it (os/backend.h), with what all backends share done once here:
+ * the checks of arguments that need no display, copies of borrowed
+ * captures, PNG encoding where a backend has no faster path, drags of two
+ * points, and "this backend cannot" where it has no function for a call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/base.h"
+#include "os/backend.h"
+
+#define CAN(d, fn, what) \
+	((d)->impl->fn != NULL || os_fail("%s: the %s display backend cannot " what, \
+	                                  (d)->name, (d)->impl->name))
+
+void os_screen_size(os_display *d, int *width, int *height)
+{
+	d->impl->screen_size(d, width, height);
+}
+
+bool os_point_on_screen(os_display *d, int x, int y)
+{
+	int w, h;
+	os_screen_size(d, &w, &h);
+	if (x < 0 || y < 0 || x >= w || y >= h)
+		return os_fail("point %d,%d is off the screen (%dx%d)", x, y, w, h);
+	return true;
+}
+
+int os_monitors_info(os_display *d, os_monitor *out, int max)
+{
+	return d->impl->monitors(d, out, max);
+}
+
+int os_monitors(os_display *d, os_rect *out, int max)
+{
+	os_monitor m[16];
+	int n = os_monitors_info(d, m, 16);
+	for (int i = 0; i < n && i < max && i < 16; i++)
+		out[i] = m[i].rect;
+	return n;
+}
+
+bool os_pointer(os_display *d, int *x, int *y)
+{
+	return CAN(d, pointer, "tell where the pointer is") && d->impl->pointer(d, x, y);
+}
+
+const os_image *os_capture_borrow(os_display *d, const os_rect *region)
+{
+	if (!CAN(d, capture_borrow, "capture the screen"))
+		return NULL;
+	return d->impl->capture_borrow(d, region);
+}
+
+os_image *os_capture(os_display *d, const os_rect *region)
+{
+	const os_image *v = os_capture_borrow(d, region);
+	if (v == NULL)
+		return NULL;
+	os_image *out = os_image_create(v->width, v->height);
+	if (out == NULL) {
+		os_fail("out of memory for a %dx%d capture", v->width, v->height);
+		return NULL;
+	}
+	size_t row = (size_t)v->width * 4;
+	for (int y = 0; y < v->height; y++)
+		memcpy(out->pixels + (size_t)y * (size_t)out->stride,
+		       v->pixels + (size_t)y * (size_t)v->stride, row);
+	return out;
+}
+
+void os_capture_trim(os_display *d, size_t max_bytes)
+{
+	if (d->impl->capture_trim != NULL)
+		d->impl->capture_trim(d, max_bytes);
+}
+
+bool os_capture_uses_shm(os_display *d)
+{
+	return d->impl->capture_uses_shm != NULL && d->impl->capture_uses_shm(d);
+}
+
+static bool capture_png(os_display *d, const os_rect *region, const char *path, int fd,
+                        const os_png_options *opt)
+{
+	if (d->impl->capture_png != NULL)
+		return d->impl->capture_png(d, region, path, fd, opt);
+	const os_image *img = os_capture_borrow(d, region);
+	if (img == NULL)
+		return false;
+	return path != NULL ? os_png_write_file(img, path, opt) : os_png_write_fd(img, fd, opt);
+}
+
+bool os_capture_png_file(os_display *d, const os_rect *region, const char *path,
+                         const os_png_options *opt)
+{
+	if (path == NULL || path[0] == '\0')
+		return os_fail("cannot write PNG: empty file name");
+	return capture_png(d, region, path, -1, opt);
+}
+
+bool os_capture_png_fd(os_display *d, const os_rect *region, int fd,
+                       const os_png_options *opt)
+{
+	return capture_png(d, region, NULL, fd, opt);
+}
+
+/* ---- input --------------------------------------------------------------- */
+
+bool os_mouse_move(os_display *d, int x, int y)
+{
+	return CAN(d, mouse_move, "move the pointer") && d->impl->mouse_move(d, x, y);
+}
+
+bool os_mouse_click(os_display *d, os_button b, int count)
+{
+	return CAN(d, mouse_click, "click") && d->impl->mouse_click(d, b, count);
+}
+
+bool os_mouse_button(os_display *d, os_button b, bool down)
+{
+	return CAN(d, mouse_button, "press buttons") && d->impl->mouse_button(d, b, down);
+}
+
+bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
+{
+	int xy[4] = {x1, y1, x2, y2};
+	return os_mouse_drag_path(d, xy, 2, b);
+}
+
+bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
+{
+	return CAN(d, mouse_drag_path, "drag") && d->impl->mouse_drag_path(d, xy, n, b);
+}
+
+bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)
+{
+	return CAN(d, mouse_scroll, "scroll") && d->impl->mouse_scroll(d, dir, amount);
+}
+
+const char *const os_scroll_names[OS_SCROLL_COUNT] = {
+	[OS_SCROLL_UP] = "up", [OS_SCROLL_DOWN] = "down",
+	[OS_SCROLL_LEFT] = "left", [OS_SCROLL_RIGHT] = "right",
+};
+BASE_NAME_FUNCTIONS(os_scroll, os_scroll_names, os_scroll_parse, os_scroll_name, "?")
+
+bool os_key_combo(os_display *d, const os_combo *c)
+{
+	return CAN(d, key_combo, "press keys") && d->impl->key_combo(d, c);
+}
+
+bool os_key_down(os_display *d, const os_combo *c)
+{
+	return CAN(d, key_down, "hold keys") && d->impl->key_down(d, c);
+}
+
+bool os_key_up(os_display *d, const os_combo *c)
+{
+	return CAN(d, key_up, "release keys") && d->impl->key_up(d, c);
+}
+
+bool os_key_hold(os_display *d, const os_combo *c, int ms)
+{
+	return CAN(d, key_hold, "hold keys") && d->impl->key_hold(d, c, ms);
+}
+
+bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms)
+{
+	return CAN(d, type, "type text") && d->impl->type(d, utf8, len, delay_ms);
+}
+
+/* ---- windows and their owners -------------------------------------------- */
+
+os_window *os_windows_list(os_display *d, size_t *count)
+{
+	*count = 0;
+	if (!CAN(d, windows_list, "list windows"))
+		return NULL;
+	return d->impl->windows_list(d, count);
+}
+
+bool os_window_activate(os_display *d, uint32_t id)
+{
+	return CAN(d, window_activate, "activate windows") && d->impl->window_activate(d, id);
+}
+
+char *os_root_string(os_display *d, const char *name)
+{
+	return d->impl->root_string != NULL ? d->impl->root_string(d, name) : NULL;
+}
+
+size_t os_client_pids(os_display *d, int *pids, size_t max)
+{
+	return d->impl->client_pids != NULL ? d->impl->client_pids(d, pids, max) : 0;
+}
+
+size_t os_point_owners(os_display *d, int x, int y, int *pids, size_t max)
+{
+	return d->impl->point_owners != NULL ? d->impl->point_owners(d, x, y, pids, max) : 0;
+}
+
+size_t os_keys_owners(os_display *d, int *pids, size_t max)
+{
+	return d->impl->keys_owners != NULL ? d->impl->keys_owners(d, pids, max) : 0;
+}
