@@ -24,10 +24,13 @@ struct os_display {
 	const struct os_backend_impl *impl;
 	/* The display or socket name actually used (":3", "wayland-1"), owned. */
 	char *name;
+	/* "X11", "Wayland": the kind of session, for the model and doctor;
+	 * static. */
+	const char *session;
 	/* "sway 1.7", "Xorg": what serves the display, as far as it is known;
 	 * owned; "" when unknown. */
 	char *server;
-	/* The globals / extensions the server offers, space separated, owned
+	/* The globals / extensions the server offers, comma separated, owned
 	 * ("" when not listed): for `deskhand doctor`. */
 	char *offers;
 	/* A warning the caller should show once (X11 on a Wayland session),

@@ -65,7 +65,7 @@ bool os_session_is_wayland(void)
 	return (wl != NULL && wl[0] != '\0') || (type != NULL && strcmp(type, "wayland") == 0);
 }
 
-static os_display *open_wayland(const char *name)
+static os_display *open_wayland(const char *name, bool *unsupported)
 {
 	char first[512] = "this deskhand was built without Wayland support";
 	for (size_t i = 0; wayland_backends[i].open != NULL; i++) {
@@ -79,7 +79,10 @@ static os_display *open_wayland(const char *name)
 			snprintf(first, sizeof(first), "%s", os_error());
 		if (!not_mine)
 			break;
+		*unsupported = true;
 	}
+	if (wayland_backends[0].open == NULL)
+		*unsupported = true;
 	os_fail("%s; deskhand drives wlroots compositors (sway, Hyprland, river, labwc, "
 	        "wayfire) on Wayland; X11 input on this session would reach only "
 	        "XWayland's windows (--display-backend x11 to drive just those)", first);
@@ -88,6 +91,13 @@ static os_display *open_wayland(const char *name)
 
 os_display *os_display_open(const char *name)
 {
+	bool unsupported;
+	return os_display_connect(name, &unsupported);
+}
+
+os_display *os_display_connect(const char *name, bool *unsupported)
+{
+	*unsupported = false;
 	bool wayland = os_session_is_wayland();
 	if (preferred == OS_BACKEND_X11 || (preferred == OS_BACKEND_AUTO && !wayland)) {
 		bool not_mine;
@@ -97,8 +107,9 @@ os_display *os_display_open(const char *name)
 			               "XWayland's windows receive input and show in screenshots");
 		return d;
 	}
-	return open_wayland(preferred == OS_BACKEND_AUTO && name != NULL && name[0] == ':'
-	                    ? NULL : name);
+	/* An X display's name (":3", from a session opened before) names no
+	 * Wayland socket. */
+	return open_wayland(name != NULL && strchr(name, ':') != NULL ? NULL : name, unsupported);
 }
 
 void os_display_close(os_display *d)
@@ -111,6 +122,7 @@ bool os_display_init_head(os_display *d, const struct os_backend_impl *impl,
                           const char *name)
 {
 	d->impl = impl;
+	d->session = "";
 	d->name = strdup(name != NULL ? name : "");
 	d->server = strdup("");
 	d->offers = strdup("");
@@ -145,6 +157,7 @@ void os_display_set(char **field, const char *fmt, ...)
 const char *os_display_name(const os_display *d) { return d->name; }
 const char *os_display_backend(const os_display *d) { return d->impl->name; }
 const char *os_display_server(const os_display *d) { return d->server; }
+const char *os_display_session(const os_display *d) { return d->session; }
 const char *os_display_offers(const os_display *d) { return d->offers; }
 const char *os_display_warning(const os_display *d) { return d->warning; }
 

@@ -62,6 +62,13 @@ typedef struct os_point {
  * Ownership: the caller owns the result and releases it with os_display_close.
  */
 os_display *os_display_open(const char *name);
+/*
+ * The same, telling why it failed: *unsupported is set when the session is
+ * one deskhand does not drive (a Wayland compositor without the protocols
+ * any backend needs; os_error names the compositor and what it lacks), as
+ * opposed to a display that cannot be reached.
+ */
+os_display *os_display_connect(const char *name, bool *unsupported);
 /* Restores anything os/ changed (keymap bindings), frees. NULL is a no-op. */
 void os_display_close(os_display *d);
 /* The display string actually used (":3"); owned by d. */
@@ -95,9 +102,11 @@ bool os_session_is_wayland(void);
 
 /* The backend that drives d ("x11", "wlroots"). */
 const char *os_display_backend(const os_display *d);
+/* The kind of session d is: "X11" or "Wayland"; static. */
+const char *os_display_session(const os_display *d);
 /* What serves d ("sway 1.7", "Xvfb"), "" when unknown; owned by d. */
 const char *os_display_server(const os_display *d);
-/* The protocols or extensions the server offers, space separated ("" when
+/* The protocols or extensions the server offers, comma separated ("" when
  * not listed); owned by d. */
 const char *os_display_offers(const os_display *d);
 /* A warning to show the user once (X11 on a Wayland session); NULL: none. */

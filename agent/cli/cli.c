@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "agent/cli/cli.h"
+#include "os/os.h"
 #include "agent/util/textutil.h"
 
 struct synopsis {
@@ -48,6 +49,21 @@ static void put_message(const char *fmt, va_list ap)
 	fprintf(stderr, "deskhand: %s\n", shown != NULL ? shown : "out of memory");
 	free(shown);
 	free(text);
+}
+
+os_display *cli_display_open(int *status)
+{
+	bool unsupported = false;
+	os_display *d = os_display_connect(NULL, &unsupported);
+	if (d == NULL) {
+		cli_error("%s", os_error());
+		*status = unsupported ? CLI_USAGE : CLI_FAIL;
+		return NULL;
+	}
+	if (os_display_warning(d) != NULL)
+		cli_error("warning: %s", os_display_warning(d));
+	*status = CLI_OK;
+	return d;
 }
 
 void cli_error(const char *fmt, ...)

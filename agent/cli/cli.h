@@ -4,8 +4,9 @@
  * expose each module directly (deskhand screenshot, click, exec, ...).
  *
  * Exit codes used everywhere: 0 success, 1 runtime failure, 2 usage error
- * (bad argument, unknown key name, coordinate off screen), 124 timeout
- * (exec). Only main() and the cmd_* entry points decide them.
+ * (bad argument, unknown key name, coordinate off screen) or a desktop
+ * deskhand does not drive (a Wayland compositor without the protocols it
+ * needs), 124 timeout (exec). Only main() and the cmd_* entry points decide them.
  *
  * The door of agent/cli, the outermost room: main.c dispatches to the
  * sub-commands or to agent/session. Driven by a person, its commands reach
@@ -35,6 +36,14 @@ enum {
  * and returns false.
  */
 bool cli_parse_int(const char *s, long min, long max, const char *what, long *out);
+
+/*
+ * Opens the display for a command: on failure prints why and sets *status
+ * (CLI_USAGE for a desktop deskhand does not drive, else CLI_FAIL); prints
+ * the display's warning, if any, once. The caller closes the result.
+ */
+struct os_display;
+struct os_display *cli_display_open(int *status);
 
 /* Prints "deskhand: " + message + newline to stderr. */
 void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

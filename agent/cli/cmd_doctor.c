@@ -70,10 +70,55 @@ static void doctor_doors(void)
 	sandbox_plan_destroy(plan);
 }
 
-/* Whether `elements` can work here, and on which applications. */
-static void doctor_a11y(void)
+static const char *env_or(const char *name, const char *dflt)
 {
-	os_display *d = os_display_open(NULL);
+	const char *v = getenv(name);
+	return v != NULL && v[0] != '\0' ? v : dflt;
+}
+
+/* What each feature is for the user, in the order of os_feature. */
+static const char *const feature_uses[OS_FEATURE_COUNT] = {
+	[OS_FEATURE_CAPTURE] = "screenshots",
+	[OS_FEATURE_POINTER] = "mouse",
+	[OS_FEATURE_KEYS] = "key combinations",
+	[OS_FEATURE_TYPING] = "typing text",
+	[OS_FEATURE_WINDOWS] = "windows",
+	[OS_FEATURE_OWNERS] = "own-terminal check",
+	[OS_FEATURE_POINTER_POSITION] = "kill switch",
+};
+
+/* The session, what drives it and what each feature will use, or why it
+ * cannot: what a user on this desktop can expect. */
+static void doctor_desktop(os_display *d, bool unsupported)
+{
+	printf("desktop: %s session (XDG_SESSION_TYPE %s, WAYLAND_DISPLAY %s, DISPLAY %s)\n",
+	       os_session_is_wayland() ? "a Wayland" : "an X11", env_or("XDG_SESSION_TYPE", "unset"),
+	       env_or("WAYLAND_DISPLAY", "unset"), env_or("DISPLAY", "unset"));
+	if (d == NULL) {
+		printf("  %-20s %s: %s\n", "display", unsupported ? "not driven" : "no", os_error());
+		return;
+	}
+	printf("  %-20s %s backend, %s %s%s%s\n", "display", os_display_backend(d),
+	       os_display_session(d), os_display_name(d),
+	       os_display_server(d)[0] ? ", served by " : "", os_display_server(d));
+	if (os_display_warning(d) != NULL)
+		printf("  %-20s %s\n", "warning", os_display_warning(d));
+	char *offers = agent_show_dup(os_display_offers(d), 0);
+	printf("  %-20s %s\n", "offers", offers != NULL && offers[0] ? offers : "(not listed)");
+	free(offers);
+	for (int f = 0; f < OS_FEATURE_COUNT; f++) {
+		const char *why = NULL;
+		const char *how = os_feature_how(d, (os_feature)f, &why);
+		if (how != NULL)
+			printf("  %-20s %s\n", feature_uses[f], how);
+		else
+			printf("  %-20s no: %s\n", feature_uses[f], why);
+	}
+}
+
+/* Whether `elements` can work here, and on which applications. */
+static void doctor_a11y(os_display *d)
+{
 	if (d == NULL) {
 		printf("%-24s no: no display (%s)\n", "accessibility bus", os_error());
 		return;
@@ -90,7 +135,6 @@ static void doctor_a11y(void)
 	} else {
 		printf("%-24s no: %s\n", "accessibility bus", why);
 	}
-	os_display_close(d);
 }
 
 int cmd_doctor(int argc, char **argv)
@@ -123,6 +167,10 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (standard_ok)
 		doctor_doors();
-	doctor_a11y();
+	bool unsupported = false;
+	os_display *d = os_display_connect(NULL, &unsupported);
+	doctor_desktop(d, unsupported);
+	doctor_a11y(d);
+	os_display_close(d);
 	return standard_ok ? CLI_OK : CLI_FAIL;
 }

@@ -103,11 +103,10 @@ int cmd_elements(int argc, char **argv)
 			return cli_usage_error("elements", "unknown argument '%s'", argv[i]);
 		}
 	}
-	os_display *d = os_display_open(NULL);
-	if (d == NULL) {
-		cli_error("%s", os_error());
-		return CLI_FAIL;
-	}
+	int st;
+	os_display *d = cli_display_open(&st);
+	if (d == NULL)
+		return st;
 	char bus[1024];
 	if (agent_session_bus(d, bus, sizeof(bus)) != AGENT_BUS_FOUND)
 		cli_error("%s", bus);

@@ -139,11 +139,8 @@ int cmd_find_text(int argc, char **argv)
 	char *text = join_words(argc, argv, text_len);
 	if (text == NULL)
 		return CLI_FAIL;
-	os_display *d = os_display_open(NULL);
-	if (d == NULL) {
-		cli_error("%s", os_error());
-		status = CLI_FAIL;
-	} else {
+	os_display *d = cli_display_open(&status);
+	if (d != NULL) {
 		status = find_on_screen(d, text, monitor, all);
 		os_display_close(d);
 	}

@@ -131,14 +131,6 @@ static int cmdline_take(struct cmdline *c, const char **pos, int max)
 	return n;
 }
 
-static os_display *open_display(void)
-{
-	os_display *d = os_display_open(NULL);
-	if (d == NULL)
-		cli_error("%s", os_error());
-	return d;
-}
-
 /* Usage error unless (x,y) is on the screen of d. */
 static bool check_point(os_display *d, const char *cmd, long x, long y)
 {
@@ -196,9 +188,10 @@ int cmd_move(int argc, char **argv)
 	if (!cli_parse_int(pos[0], COORD_MIN, COORD_MAX, "X", &x) ||
 	    !cli_parse_int(pos[1], COORD_MIN, COORD_MAX, "Y", &y))
 		return cli_usage("move");
-	os_display *d = open_display();
+	int st;
+	os_display *d = cli_display_open(&st);
 	if (d == NULL)
-		return CLI_FAIL;
+		return st;
 	if (!check_point(d, "move", x, y)) {
 		os_display_close(d);
 		return CLI_USAGE;
@@ -229,9 +222,10 @@ int cmd_click(int argc, char **argv)
 	if (npos == 2 && (!cli_parse_int(pos[0], COORD_MIN, COORD_MAX, "X", &x) ||
 	                  !cli_parse_int(pos[1], COORD_MIN, COORD_MAX, "Y", &y)))
 		return cli_usage("click");
-	os_display *d = open_display();
+	int st;
+	os_display *d = cli_display_open(&st);
 	if (d == NULL)
-		return CLI_FAIL;
+		return st;
 	if (npos == 2 && !check_point(d, "click", x, y)) {
 		os_display_close(d);
 		return CLI_USAGE;
@@ -262,9 +256,10 @@ int cmd_drag(int argc, char **argv)
 	for (int i = 0; i < 4; i++)
 		if (!cli_parse_int(pos[i], COORD_MIN, COORD_MAX, names[i], &xy[i]))
 			return cli_usage("drag");
-	os_display *d = open_display();
+	int st;
+	os_display *d = cli_display_open(&st);
 	if (d == NULL)
-		return CLI_FAIL;
+		return st;
 	if (!check_point(d, "drag", xy[0], xy[1]) || !check_point(d, "drag", xy[2], xy[3])) {
 		os_display_close(d);
 		return CLI_USAGE;
@@ -300,9 +295,10 @@ int cmd_scroll(int argc, char **argv)
 	if (at[0] != NULL && (!cli_parse_int(at[0], COORD_MIN, COORD_MAX, "X", &x) ||
 	                      !cli_parse_int(at[1], COORD_MIN, COORD_MAX, "Y", &y)))
 		return cli_usage("scroll");
-	os_display *d = open_display();
+	int st;
+	os_display *d = cli_display_open(&st);
 	if (d == NULL)
-		return CLI_FAIL;
+		return st;
 	if (at[0] != NULL && !check_point(d, "scroll", x, y)) {
 		os_display_close(d);
 		return CLI_USAGE;
@@ -353,8 +349,7 @@ int cmd_type(int argc, char **argv)
 		free(buf);
 		return cli_usage_error("type", "%s", os_error());
 	}
-	rc = CLI_FAIL;
-	os_display *d = open_display();
+	os_display *d = cli_display_open(&rc);
 	os_trace("connected");
 	if (d != NULL)
 		rc = finish(d, os_type(d, text, len, (int)delay));
@@ -406,11 +401,9 @@ int cmd_key(int argc, char **argv)
 			goto out;
 		}
 	}
-	os_display *d = open_display();
-	if (d == NULL) {
-		rc = CLI_FAIL;
+	os_display *d = cli_display_open(&rc);
+	if (d == NULL)
 		goto out;
-	}
 	bool ok = true;
 	if (mode == KEY_UP) {
 		for (int i = n - 1; i >= 0 && ok; i--)

@@ -4,21 +4,14 @@
 #include "agent/cli/cli.h"
 #include "os/os.h"
 
-static os_display *open_display(void)
-{
-	os_display *d = os_display_open(NULL);
-	if (d == NULL)
-		cli_error("%s", os_error());
-	return d;
-}
-
 int cmd_screen(int argc, char **argv)
 {
 	if (argc != 1)
 		return cli_usage_error("screen", "screen takes no arguments");
-	os_display *d = open_display();
+	int st;
+	os_display *d = cli_display_open(&st);
 	if (d == NULL)
-		return CLI_FAIL;
+		return st;
 	int w, h;
 	os_screen_size(d, &w, &h);
 	printf("%dx%d\n", w, h);
@@ -35,9 +28,10 @@ int cmd_cursor(int argc, char **argv)
 {
 	if (argc != 1)
 		return cli_usage_error("cursor", "cursor takes no arguments");
-	os_display *d = open_display();
+	int st;
+	os_display *d = cli_display_open(&st);
 	if (d == NULL)
-		return CLI_FAIL;
+		return st;
 	int x, y;
 	bool ok = os_pointer(d, &x, &y);
 	if (ok)

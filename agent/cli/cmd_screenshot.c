@@ -208,11 +208,10 @@ int cmd_screenshot(int argc, char **argv)
 	int status = shot_options(argc, argv, &a);
 	if (status >= 0)
 		return status;
-	os_display *d = os_display_open(NULL);
-	if (d == NULL) {
-		cli_error("%s", os_error());
-		return CLI_FAIL;
-	}
+	int st;
+	os_display *d = cli_display_open(&st);
+	if (d == NULL)
+		return st;
 	os_trace("connected");
 	status = CLI_FAIL;
 	os_image *view_img = NULL;  /* owned: the model's view */

@@ -121,11 +121,10 @@ int cmd_windows(int argc, char **argv)
 			return cli_usage_error("windows", "unknown argument '%s'", argv[i]);
 		}
 	}
-	os_display *d = os_display_open(NULL);
-	if (d == NULL) {
-		cli_error("%s", os_error());
-		return CLI_FAIL;
-	}
+	int st;
+	os_display *d = cli_display_open(&st);
+	if (d == NULL)
+		return st;
 	int status = want_activate ? activate(d, id) : list(d);
 	os_display_close(d);
 	return status;

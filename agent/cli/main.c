@@ -38,7 +38,7 @@ static const struct command commands[] = {
 
 static void print_help(FILE *f)
 {
-	fprintf(f, "deskhand %s — a desktop agent for Linux/X11\n\n", DESKHAND_VERSION);
+	fprintf(f, "deskhand %s — a desktop agent for Linux (X11, and Wayland on wlroots compositors)\n\n", DESKHAND_VERSION);
 	fprintf(f, "usage: deskhand [OPTIONS] [MESSAGE]      the agent (options below)\n"
 	           "       deskhand COMMAND [ARGS...]       one tool directly\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
@@ -49,6 +49,41 @@ static void print_help(FILE *f)
 	}
 	fputc('\n', f);
 	fputs(agent_options_usage(), f);
+}
+
+/*
+ * A leading --display-backend B before a command (the agent reads its own
+ * among its options): the choice every display opened after it makes.
+ * Returns how many arguments it took (0, 1 or 2), -1 after a bad name.
+ */
+static int display_backend_option(int argc, char **argv)
+{
+	const char *v = NULL;
+	int took = 0;
+	if (argc >= 3 && strcmp(argv[1], "--display-backend") == 0) {
+		v = argv[2];
+		took = 2;
+	} else if (argc >= 2 && strncmp(argv[1], "--display-backend=", 18) == 0) {
+		v = argv[1] + 18;
+		took = 1;
+	}
+	os_backend_choice c;
+	if (v == NULL)
+		return 0;
+	if (!os_backend_parse(v, &c)) {
+		cli_error("%s", os_error());
+		return -1;
+	}
+	os_display_prefer(c);
+	return took;
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (strcmp(name, commands[i].name) == 0)
+			return &commands[i];
+	return NULL;
 }
 
 int main(int argc, char **argv)
@@ -70,10 +105,15 @@ int main(int argc, char **argv)
 	setenv("QT_ACCESSIBILITY", "1", 0);
 	setenv("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1", 0);
 	setenv("GNOME_ACCESSIBILITY", "1", 0);
+	int took = display_backend_option(argc, argv);
+	if (took < 0)
+		return CLI_USAGE;
 	const struct command *cmd = NULL;
-	for (size_t i = 0; argc >= 2 && i < sizeof(commands) / sizeof(commands[0]); i++)
-		if (strcmp(argv[1], commands[i].name) == 0)
-			cmd = &commands[i];
+	if (argc > took + 1 && (cmd = find_command(argv[took + 1])) != NULL) {
+		argv[took] = argv[0];
+		argc -= took;
+		argv += took;
+	}
 	/* Anything else is the agent: options and the user's message. */
 	int status = cmd ? cmd->run(argc - 1, argv + 1) : agent_main(argc, argv);
 	/* The session bus deskhand started, if it had to (agent_session_bus). */

@@ -18,6 +18,7 @@
 #include "agent/util/textutil.h"
 #include "base/base.h"
 #include "config.h"
+#include "os/os.h"
 
 volatile sig_atomic_t agent_cancel;
 exec_sessions *volatile agent_exec_for_signals;
@@ -447,6 +448,7 @@ static int before_session(agent_options *opt, int argc, char **argv)
 		printf("deskhand %s\n", DESKHAND_VERSION);
 		return 0;
 	}
+	os_display_prefer(opt->display_backend);
 	if (opt->list_conversations)
 		return list_conversations();
 	/* The workspace is where code runs; deskhand's own files stay relative to here. */

@@ -12,6 +12,7 @@
 #include "agent/session/options.h"
 #include "agent/util/textutil.h"
 #include "base/base.h"
+#include "os/os.h"
 
 BASE_ERROR_TEXT(static, opt_err, agent_options_error, fail)
 
@@ -124,7 +125,7 @@ enum {
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
 	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_MARKS, OPT_SETTLE_MS, OPT_CONFIG,
 	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL, OPT_GROUNDING, OPT_THINK,
-	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE,
+	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE, OPT_DISPLAY_BACKEND,
 };
 
 /* v is none of the names (an owner's table): why, listing them. Always false. */
@@ -183,6 +184,10 @@ static bool apply_choice(agent_options *o, int c, const char *what, const char *
 		if (!provider_think_parse(v, &o->think))
 			return not_one_of(path, what, v, BASE_NAMES(provider_think_names));
 		return true;
+	case OPT_DISPLAY_BACKEND:
+		if (!os_backend_parse(v, &o->display_backend))
+			return not_one_of(path, what, v, BASE_NAMES(os_backend_names));
+		return true;
 	default:
 		return fail("%s: not a setting with names", what);
 	}
@@ -234,6 +239,7 @@ static const struct cfg_choice {
 	{"computer_tool", OPT_COMPUTER_TOOL},
 	{"grounding", OPT_GROUNDING},
 	{"think", OPT_THINK},
+	{"display_backend", OPT_DISPLAY_BACKEND},
 };
 
 struct cfg_bool {
@@ -418,6 +424,8 @@ static const struct option long_opts[] = {
 	{"think", required_argument, NULL, OPT_THINK},
 	{"console", required_argument, NULL, OPT_CONSOLE},
 	{"console-allow-remote", no_argument, NULL, OPT_CONSOLE_ALLOW_REMOTE},
+	{"display-backend", required_argument, NULL, OPT_DISPLAY_BACKEND},
+	{"display_backend", required_argument, NULL, OPT_DISPLAY_BACKEND},
 	{NULL, 0, NULL, 0},
 };
 
@@ -470,6 +478,7 @@ static bool apply_option(agent_options *o, int c, char **argv)
 	case OPT_COMPUTER_TOOL: return apply_choice(o, c, "--computer-tool", optarg, NULL);
 	case OPT_GROUNDING: return apply_choice(o, c, "--grounding", optarg, NULL);
 	case OPT_THINK: return apply_choice(o, c, "--think", optarg, NULL);
+	case OPT_DISPLAY_BACKEND: return apply_choice(o, c, "--display-backend", optarg, NULL);
 	case OPT_MODEL: set_str(&o->model, optarg); break;
 	case OPT_API_BASE: set_str(&o->api_base, optarg); break;
 	case OPT_API_KEY:
@@ -589,6 +598,8 @@ const char *agent_options_usage(void)
 	"                        points (default: from the model name: qwen2.5-vl*,\n"
 	"                        ui-tars* smart-resize; qwen3-vl* relative-1000)\n"
 	"  --think T             Ollama: true | false | low | medium | high\n"
+	"  --display-backend B   auto | x11 | wlroots: what drives the desktop (default auto:\n"
+	"                        a Wayland session its compositor's backend, else X11)\n"
 	"  --workspace DIR       directory the code works in (default: current)\n"
 	"  --conversation PATH   conversation file to resume or create\n"
 	"  --conversations       list saved conversations\n"

@@ -17,6 +17,7 @@
 #include "agent/llm/llm.h"
 #include "agent/safety/safety.h"
 #include "executors/exec.h"
+#include "os/os.h"
 #include "vision/vision.h"
 
 typedef struct agent_options {
@@ -31,6 +32,7 @@ typedef struct agent_options {
 	agent_policy_safe_mode safe_mode;
 	bool os;
 	bool os_auto_approve;
+	os_backend_choice display_backend; /* --display-backend; AUTO by default */
 	sandbox_profile sandbox;
 	enum anthropic_tool computer_tool; /* Anthropic's; ANTHROPIC_TOOL_AUTO: from the model */
 	vision_grounding grounding;        /* how the model points, when grounding_given */

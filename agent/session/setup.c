@@ -27,9 +27,12 @@ static const char *const sandbox_told[SANDBOX_PROFILE_COUNT] = {
 static bool build_prompt(agent_session *s)
 {
 	struct utsname u;
-	char osdesc[256] = "Linux, X11";
+	char desk[96] = ", X11";
+	if (s->display != NULL)
+		snprintf(desk, sizeof(desk), ", %s", os_display_session(s->display));
+	char osdesc[256] = "Linux";
 	if (uname(&u) == 0)
-		snprintf(osdesc, sizeof(osdesc), "%s %s %s, X11", u.sysname, u.release, u.machine);
+		snprintf(osdesc, sizeof(osdesc), "%s %s %s%s", u.sysname, u.release, u.machine, desk);
 	const char *avail[EXEC_LANG_COUNT];
 	size_t n = 0;
 	for (int l = 0; l < EXEC_LANG_COUNT; l++)
@@ -132,11 +135,18 @@ static bool open_audit(agent_session *s)
 
 static bool open_desktop(agent_session *s)
 {
-	s->display = os_display_open(NULL);
+	bool unsupported = false;
+	s->display = os_display_connect(NULL, &unsupported);
 	if (s->display == NULL) {
-		agent_term_error(s->term, "%s (--os needs an X display)", os_error());
+		agent_term_error(s->term, "%s (--os needs a desktop deskhand can drive; "
+		                 "deskhand doctor tells what works here)", os_error());
+		/* A desktop deskhand does not drive is refused like a bad option. */
+		if (unsupported)
+			s->status = 2;
 		return false;
 	}
+	if (os_display_warning(s->display) != NULL)
+		agent_term_warning(s->term, "%s", os_display_warning(s->display));
 	char bus[1024];
 	if (agent_session_bus(s->display, bus, sizeof(bus)) != AGENT_BUS_FOUND)
 		agent_term_notice(s->term, "%s", bus);

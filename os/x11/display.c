@@ -91,13 +91,13 @@ static void offers_list(os_x11 *d)
 	char **ext = XListExtensions(d->dpy, &n);
 	size_t len = 1;
 	for (int i = 0; ext != NULL && i < n; i++)
-		len += strlen(ext[i]) + 1;
+		len += strlen(ext[i]) + 2;
 	char *buf = malloc(len);
 	if (buf != NULL) {
 		buf[0] = '\0';
 		for (int i = 0; ext != NULL && i < n; i++) {
 			if (i > 0)
-				strcat(buf, " ");
+				strcat(buf, ", ");
 			strcat(buf, ext[i]);
 		}
 		free(d->base.offers);
@@ -135,6 +135,7 @@ os_display *os_x11_open(const char *name, bool *not_mine)
 	x_io_dead = false;
 	d->screen = DefaultScreen(d->dpy);
 	d->root = RootWindow(d->dpy, d->screen);
+	d->base.session = "X11";
 	os_display_set(&d->base.server, "%s %d", ServerVendor(d->dpy), VendorRelease(d->dpy));
 	offers_list(d);
 	return &d->base;
