@@ -84,6 +84,10 @@ struct os_backend_impl {
 	size_t (*point_owners)(os_display *d, int x, int y, int *pids, size_t max);
 	size_t (*keys_owners)(os_display *d, int *pids, size_t max);
 
+	/* The stop key, where the pointer cannot be watched: see os.h. */
+	bool (*stop_key_arm)(os_display *d, char *desc, size_t size);
+	bool (*stop_key_pressed)(os_display *d);
+
 	/* How the backend provides f on d ("XTest",
 	 * "zwlr_virtual_pointer_manager_v1"), or NULL with *why set. */
 	const char *(*feature)(os_display *d, os_feature f, const char **why);

@@ -206,3 +206,15 @@ size_t os_keys_owners(os_display *d, int *pids, size_t max)
 {
 	return d->impl->keys_owners != NULL ? d->impl->keys_owners(d, pids, max) : 0;
 }
+
+/* ---- the stop key ---------------------------------------------------------- */
+
+bool os_stop_key_arm(os_display *d, char *desc, size_t size)
+{
+	return CAN(d, stop_key_arm, "bind a stop key") && d->impl->stop_key_arm(d, desc, size);
+}
+
+bool os_stop_key_pressed(os_display *d)
+{
+	return d->impl->stop_key_pressed != NULL && d->impl->stop_key_pressed(d);
+}

@@ -140,6 +140,18 @@ extern const char *const os_feature_names[OS_FEATURE_COUNT];
  */
 const char *os_feature_how(os_display *d, os_feature f, const char **why);
 
+/*
+ * The stop key, for the kill switch where the pointer cannot be watched
+ * (OS_FEATURE_POINTER_POSITION missing): a key combination the compositor
+ * binds for this process through its IPC, undone at close. os_stop_key_arm
+ * binds it and writes what to press into desc ("Ctrl+Alt+Escape, bound
+ * through sway's IPC"); false (os_error) where the backend cannot.
+ * os_stop_key_pressed: whether it was pressed since the last call; never
+ * blocks.
+ */
+bool os_stop_key_arm(os_display *d, char *desc, size_t size);
+bool os_stop_key_pressed(os_display *d);
+
 /* Size of the whole screen (the layout of every monitor) in pixels. */
 void os_screen_size(os_display *d, int *width, int *height);
 /*

@@ -142,6 +142,10 @@ size_t gate_policy_rects(const os_rect *mons, int n, agent_policy_rect out[16])
 /* The kill switch, judged on where the pointer was when the proposal was made. */
 static bool kill_switch(agent_gate *g, const agent_proposal *p, char *reason, size_t len)
 {
+	if (g->display != NULL && os_stop_key_pressed(g->display)) {
+		snprintf(reason, len, "the stop key was pressed");
+		return true;
+	}
 	if (!p->have_pointer)
 		return false;
 	int x = p->pointer.x, y = p->pointer.y;

@@ -4,6 +4,7 @@
  * agent_gate_tool_call alone, and this file alone calls exec_sessions_run
  * (tests/safety/test_one_gate.py).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +23,13 @@ static void on_output(const char *chunk, size_t len, exec_stream stream, void *u
 static bool watch_corner(agent_gate *g)
 {
 	int x, y;
-	if (g->watching == NULL || !os_pointer(g->watching, &x, &y))
+	if (g->watching == NULL)
+		return false;
+	if (os_stop_key_pressed(g->watching)) {
+		snprintf(g->watch_reason, sizeof(g->watch_reason), "the stop key was pressed");
+		return true;
+	}
+	if (!os_pointer(g->watching, &x, &y))
 		return false;
 	agent_policy_point ptr = {x, y};
 	return agent_policy_killswitch(ptr, g->watch_monitors, g->watch_n, NULL, g->watch_reason,
@@ -44,7 +51,7 @@ static void watch_begin(agent_gate *g, const agent_proposal *p)
 	g->watch_reason[0] = '\0';
 	os_display *d = g->display;
 	if (d == NULL && (p->code.display || g->sandbox == SANDBOX_OFF) &&
-	    getenv("DISPLAY") != NULL) {
+	    (getenv("DISPLAY") != NULL || os_session_is_wayland())) {
 		if (g->watch_display == NULL)
 			g->watch_display = os_display_open(NULL);
 		d = g->watch_display;

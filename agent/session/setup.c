@@ -133,6 +133,39 @@ static bool open_audit(agent_session *s)
 	return true;
 }
 
+/*
+ * The kill switch watches the pointer; where the display cannot tell where
+ * it is, the compositor binds a stop key for it. Where neither can be had,
+ * a run whose actions are not asked does not start unless someone can stop
+ * it otherwise: Ctrl-C in this terminal, or the console's Stop.
+ */
+static bool arm_stop(agent_session *s)
+{
+	const char *why = NULL;
+	if (os_feature_how(s->display, OS_FEATURE_POINTER_POSITION, &why) != NULL)
+		return true;
+	char key[160];
+	if (os_stop_key_arm(s->display, key, sizeof(key))) {
+		agent_term_notice(s->term, "the kill switch cannot watch the pointer here (%s): "
+		                  "press %s to stop a run, or Ctrl-C", why, key);
+		return true;
+	}
+	char nokey[256];
+	snprintf(nokey, sizeof(nokey), "%s", os_error());
+	if (!s->opt->os_auto_approve || agent_term_interactive(s->term) || s->opt->console) {
+		agent_term_notice(s->term, "the kill switch cannot watch the pointer here (%s) and "
+		                  "no stop key can be bound (%s): stop a run with Ctrl-C%s", why,
+		                  nokey, s->opt->console ? " or the console's Stop" : "");
+		return true;
+	}
+	agent_term_error(s->term, "--os-auto-approve: nothing could stop this run: the kill switch "
+	                 "cannot watch the pointer here (%s), no stop key can be bound (%s), and "
+	                 "there is no terminal for Ctrl-C; run it from a terminal or with --console "
+	                 "(its Stop button)", why, nokey);
+	s->status = 2;
+	return false;
+}
+
 static bool open_desktop(agent_session *s)
 {
 	bool unsupported = false;
@@ -147,6 +180,8 @@ static bool open_desktop(agent_session *s)
 	}
 	if (os_display_warning(s->display) != NULL)
 		agent_term_warning(s->term, "%s", os_display_warning(s->display));
+	if (!arm_stop(s))
+		return false;
 	char bus[1024];
 	if (agent_session_bus(s->display, bus, sizeof(bus)) != AGENT_BUS_FOUND)
 		agent_term_notice(s->term, "%s", bus);
