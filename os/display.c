@@ -40,15 +40,22 @@ const char *const os_feature_names[OS_FEATURE_COUNT] = {
 	[OS_FEATURE_POINTER_POSITION] = "pointer-position",
 };
 
-/* The Wayland backends, tried in order on a Wayland session. */
+/*
+ * The backends: X11 for an X session, then the Wayland ones, tried in
+ * order on a Wayland session; `drives` is what the refusal names.
+ */
 static const struct {
 	os_backend_choice choice;
 	os_backend_open_fn open;
-} wayland_backends[] = {
+	bool wayland;
+	const char *drives;
+} backends[] = {
+	{OS_BACKEND_X11, os_x11_open, false, "X11"},
 #ifdef DESKHAND_WAYLAND
-	{OS_BACKEND_WLROOTS, os_wlroots_open},
+	{OS_BACKEND_WLROOTS, os_wlroots_open, true,
+	 "wlroots compositors (sway, Hyprland, river, labwc, wayfire)"},
 #endif
-	{OS_BACKEND_COUNT, NULL},
+	{OS_BACKEND_COUNT, NULL, false, NULL},
 };
 
 static os_backend_choice preferred = OS_BACKEND_AUTO;
@@ -67,25 +74,31 @@ bool os_session_is_wayland(void)
 
 static os_display *open_wayland(const char *name, bool *unsupported)
 {
-	char first[512] = "this deskhand was built without Wayland support";
-	for (size_t i = 0; wayland_backends[i].open != NULL; i++) {
-		if (preferred != OS_BACKEND_AUTO && preferred != wayland_backends[i].choice)
+	char why[512] = "this deskhand was built without Wayland support";
+	char drives[256] = "";
+	bool tried = false;
+	*unsupported = true;
+	for (size_t i = 0; backends[i].open != NULL; i++) {
+		if (!backends[i].wayland ||
+		    (preferred != OS_BACKEND_AUTO && preferred != backends[i].choice))
 			continue;
 		bool not_mine = false;
-		os_display *d = wayland_backends[i].open(name, &not_mine);
+		os_display *d = backends[i].open(name, &not_mine);
 		if (d != NULL)
 			return d;
-		if (!not_mine || i == 0)
-			snprintf(first, sizeof(first), "%s", os_error());
-		if (!not_mine)
+		if (!not_mine || !tried)
+			snprintf(why, sizeof(why), "%s", os_error());
+		snprintf(drives + strlen(drives), sizeof(drives) - strlen(drives), "%s%s",
+		         tried ? " and " : "", backends[i].drives);
+		tried = true;
+		if (!not_mine) {
+			*unsupported = false;  /* one that is ours cannot be reached */
 			break;
-		*unsupported = true;
+		}
 	}
-	if (wayland_backends[0].open == NULL)
-		*unsupported = true;
-	os_fail("%s; deskhand drives wlroots compositors (sway, Hyprland, river, labwc, "
-	        "wayfire) on Wayland; X11 input on this session would reach only "
-	        "XWayland's windows (--display-backend x11 to drive just those)", first);
+	os_fail("%s; on Wayland deskhand drives %s; X11 input on this session would "
+	        "reach only XWayland's windows (--display-backend x11 to drive just those)",
+	        why, drives[0] ? drives : "no compositor in this build");
 	return NULL;
 }
 
@@ -101,7 +114,7 @@ os_display *os_display_connect(const char *name, bool *unsupported)
 	bool wayland = os_session_is_wayland();
 	if (preferred == OS_BACKEND_X11 || (preferred == OS_BACKEND_AUTO && !wayland)) {
 		bool not_mine;
-		os_display *d = os_x11_open(name, &not_mine);
+		os_display *d = backends[0].open(name, &not_mine);
 		if (d != NULL && wayland)
 			os_display_set(&d->warning, "driving X11 on a Wayland session: only "
 			               "XWayland's windows receive input and show in screenshots");

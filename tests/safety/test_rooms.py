@@ -165,6 +165,27 @@ class Rooms(unittest.TestCase):
             for r in free:
                 del left[r]
 
+    def test_shared_display_code_names_no_backend(self):
+        """os/'s shared files reach a backend only through its struct of
+        functions: no backend's name, type or protocol appears in them (the
+        table of backends in os/display.c is the one place that lists
+        their entry points)."""
+        named = re.compile(r"\b(os_x11\w*|os_wl\w*|Display\b|Window\b|wl_\w+|zwlr_\w+|"
+                           r"zwp_\w+|xcb_\w+|X[A-Z][a-z]\w*\(|sway\w*)")
+        wrong = []
+        for path in sorted(glob.glob(os.path.join(h.SRCDIR, "os", "*.[ch]"))):
+            with open(path) as f:
+                text = f.read()
+            if rel(path) == "os/display.c":
+                text = re.sub(r"static const struct \{.*?\} backends\[\] = \{.*?\};",
+                              "", text, flags=re.S)
+            if rel(path) == "os/backend.h":
+                text = re.sub(r"os_display \*os_\w+_open\(.*?\);", "", text)
+            code = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
+            for m in named.finditer(code):
+                wrong.append("%s names %s" % (rel(path), m.group(1)))
+        self.assertEqual(wrong, [])
+
     def test_libraries_stay_in_their_rooms(self):
         wrong = []
         for path, room, text in sources():
