@@ -30,6 +30,7 @@ import subprocess
 import tempfile
 import time
 import unittest
+import urllib.parse
 
 import harness as h
 
@@ -103,6 +104,14 @@ class Compositor:
 
     # ---- clients ----------------------------------------------------------
 
+    def argv(self, argv):
+        """The prefix plus argv as strings, a relative program path made
+        absolute (clients start in .home, not in the caller's directory)."""
+        argv = [str(a) for a in argv]
+        if "/" in argv[0]:
+            argv[0] = os.path.abspath(argv[0])
+        return self.prefix() + argv
+
     def prefix(self):
         """The command prefix that runs a program as the compositor's uid."""
         if os.geteuid() != 0:
@@ -123,7 +132,7 @@ class Compositor:
     def run_as(self, argv, env=None, timeout=60, input=None, **kw):
         """Runs a client to completion as the compositor's uid with its
         environment (plus `env`); a CompletedProcess with bytes."""
-        return h.run(self.prefix() + [str(a) for a in argv],
+        return h.run(self.argv(argv),
                      env=self.environ(**(env or {})), input=input,
                      timeout=timeout, cwd=kw.pop("cwd", self.home), **kw)
 
@@ -131,7 +140,7 @@ class Compositor:
         """Starts a client as the compositor's uid (a harness.Proc, stdout
         and stderr to /dev/null unless given); it is stopped, by pid, when
         the compositor stops, or earlier by its own .stop()."""
-        p = h.Proc(self.prefix() + [str(a) for a in argv],
+        p = h.Proc(self.argv(argv),
                    env=self.environ(**(env or {})), cwd=kw.pop("cwd", self.home), **kw)
         self._procs.append(p)
         return p
@@ -265,13 +274,16 @@ class Sway(Compositor):
 
 
 class Weston(Compositor):
-    """A headless weston 10 (pixman, kiosk-shell: every toplevel fills the
-    output): a real compositor without screencopy, virtual pointer or
-    virtual keyboard, for the "unsupported compositor" paths."""
+    """A headless weston 10 (pixman, desktop-shell): a real compositor
+    without screencopy, virtual pointer or virtual keyboard, for the
+    "unsupported compositor" paths. Its headless backend has no seat, so no
+    client ever gets the focus (wlrecord maps but is never "ready"); its
+    kiosk-shell fires no frame callbacks there, so the default is the
+    desktop shell (whose panel client is not packaged: weston goes on)."""
 
     name = "weston"
 
-    def __init__(self, size=(1280, 800), socket_name="wayland-7", shell="kiosk-shell.so",
+    def __init__(self, size=(1280, 800), socket_name="wayland-7", shell="desktop-shell.so",
                  timeout=30):
         super().__init__()
         self.size = tuple(size)
@@ -287,3 +299,143 @@ class Weston(Compositor):
             raise
         self._wait(lambda: _socket_answers(self.socket), timeout)
         self.env["WAYLAND_DISPLAY"] = socket_name
+
+
+def parse(line):
+    """'press button=272 x=2' -> {'kind': 'press', 'button': '272', 'x': '2'};
+    a key's text=... is unquoted (wlrecord writes blanks and '%' as %XX)."""
+    parts = line.split()
+    ev = {"kind": parts[0]}
+    for kv in parts[1:]:
+        k, _, v = kv.partition("=")
+        ev[k] = urllib.parse.unquote(v) if k == "text" else v
+    return ev
+
+
+class Recorder:
+    """tests/wlrecord fullscreen on `output` (None: where the compositor
+    puts it), given the focus (with focus: weston's headless seatless
+    compositor never gives any), its events as harness-like dicts. Lines
+    before the start (configure, seat, keymap...) are before the mark."""
+
+    def __init__(self, comp, output=None, color=None, checker=None, app_id="wlrecord",
+                 focus=None, timeout=30):
+        if focus is None:
+            focus = not isinstance(comp, Weston)
+        self.comp = comp
+        self.app_id = app_id
+        self.path = os.path.join(comp.tmpdir(prefix="deskhand-wlrecord-"), "events")
+        argv = [h.binary("wlrecord"), "--app-id", app_id]
+        for opt, val in (("--output", output), ("--color", color), ("--checker", checker)):
+            if val is not None:
+                argv += [opt, str(val)]
+        self.out = open(self.path, "w")
+        self.proc = comp.spawn(argv, stdout=self.out, stderr=subprocess.STDOUT)
+        try:
+            if not h.wait_for(lambda: self.find("mapped"), timeout):
+                raise RuntimeError("wlrecord did not map: %s" % self.text())
+            if focus and isinstance(comp, Sway) and not self.find("ready"):
+                comp.swaymsg("[app_id=%s]" % app_id, "focus")
+            if focus and not h.wait_for(lambda: self.find("ready"), timeout):
+                raise RuntimeError("wlrecord was not given the focus: %s" % self.text())
+        except BaseException:
+            self.stop()
+            raise
+        self.mark = len(self.lines())
+
+    def text(self):
+        with open(self.path, errors="replace") as f:
+            return f.read()
+
+    def lines(self):
+        # Only complete lines: the client may be writing the last one.
+        t = self.text()
+        return t[: t.rfind("\n") + 1].splitlines()
+
+    def find(self, kind):
+        return [parse(l) for l in self.lines() if l.split(" ", 1)[0] == kind]
+
+    def new_events(self, kinds=None):
+        """Events since the mark (ready, or the last reset()); only `kinds`
+        when given."""
+        evs = [parse(l) for l in self.lines()[self.mark:]]
+        return [e for e in evs if kinds is None or e["kind"] in kinds]
+
+    def reset(self):
+        self.mark = len(self.lines())
+
+    def wait_events(self, pred, timeout=30):
+        """Waits until pred(new_events()) holds; returns the events."""
+        h.wait_for(lambda: pred(self.new_events()), timeout)
+        return self.new_events()
+
+    def stop(self):
+        self.proc.stop()
+        self.out.close()
+
+
+class VirtualInput:
+    """tests/wlinput: a virtual pointer and keyboard on a wlroots
+    compositor's seat, so that its clients get a wl_pointer and a
+    wl_keyboard at all (headless sway has no devices). Each call returns
+    once the compositor has handled it. `extent` is the layout's size,
+    which absolute moves are in (default: sway's outputs side by side)."""
+
+    def __init__(self, comp, extent=None, keyboard=True, pointer=True, timeout=30):
+        if extent is None:
+            outs = getattr(comp, "outputs", None) or [dict(x=0, y=0, width=comp.size[0],
+                                                           height=comp.size[1])]
+            extent = (max(o["x"] + o["width"] for o in outs),
+                      max(o["y"] + o["height"] for o in outs))
+        argv = [h.binary("wlinput"), "--extent", extent[0], extent[1]]
+        argv += [] if keyboard else ["--no-keyboard"]
+        argv += [] if pointer else ["--no-pointer"]
+        self.proc = comp.spawn(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE)
+        self.timeout = timeout
+        line = self._readline()
+        if line != "ready":
+            self.stop()
+            raise RuntimeError("wlinput did not start: %r" % line)
+
+    def _readline(self):
+        # A bounded read: wlinput answers every line, or has died.
+        import select
+        out = self.proc.p.stdout
+        if not select.select([out], [], [], self.timeout)[0]:
+            raise RuntimeError("wlinput did not answer in %d s" % self.timeout)
+        return out.readline().decode().strip()
+
+    def send(self, cmd):
+        self.proc.p.stdin.write((cmd + "\n").encode())
+        self.proc.p.stdin.flush()
+        answer = self._readline()
+        if answer != "ok":
+            raise RuntimeError("wlinput %r: %r" % (cmd, answer))
+
+    def move(self, x, y):
+        self.send("move %d %d" % (x, y))
+
+    def button(self, code=272, down=True):
+        self.send("button %d %s" % (code, "down" if down else "up"))
+
+    def click(self, code=272):
+        self.button(code, True)
+        self.button(code, False)
+
+    def scroll(self, steps=1, axis="vertical", value=None):
+        self.send("scroll %s %d %d" % (axis, 15 * steps if value is None else value, steps))
+
+    def key(self, evdev, down=True):
+        self.send("key %d %s" % (evdev, "down" if down else "up"))
+
+    def mods(self, depressed=0, latched=0, locked=0, group=0):
+        """The keyboard's modifier state (0x1 Shift, 0x4 Control, 0x8 Mod1):
+        a virtual keyboard's keys do not change it by themselves."""
+        self.send("mods %x %x %x %x" % (depressed, latched, locked, group))
+
+    def stop(self):
+        try:
+            self.proc.p.stdin.close()
+        except OSError:
+            pass
+        self.proc.stop()
