@@ -56,6 +56,7 @@ class Base:
     @classmethod
     def setUpClass(cls):
         cls.sway = wayland.Sway()
+        cls.addClassCleanup(cls.sway.stop)
         s = cls.sway
         rt = s.runtime_dir
         cls.paths = [s.socket, s.swaysock, os.path.join(rt, "pipewire-0"),

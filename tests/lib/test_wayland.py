@@ -21,6 +21,7 @@ class SwayHarness(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.sway = wayland.Sway(outputs=2, size=(W, H))
+        cls.addClassCleanup(cls.sway.stop)
         cls.input = wayland.VirtualInput(cls.sway)
 
     @classmethod
@@ -157,6 +158,7 @@ class WestonHarness(unittest.TestCase):
     @classmethod
     def setUpClass(cls):
         cls.weston = wayland.Weston(size=(1280, 800))
+        cls.addClassCleanup(cls.weston.stop)
 
     @classmethod
     def tearDownClass(cls):

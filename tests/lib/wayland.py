@@ -21,6 +21,7 @@ Only the standard library; a missing compositor is a unittest.SkipTest
 with the reason (the caller's setUpClass/setUpModule reports the cases as
 skipped), never a failure.
 """
+import atexit
 import glob
 import json
 import os
@@ -35,6 +36,16 @@ import urllib.parse
 import harness as h
 
 NOBODY = 65534
+# Every compositor not stopped yet: stopped at exit too, so that a test
+# whose setUpClass fails after starting one (tearDownClass then never
+# runs) leaves nothing behind.
+_live = []
+
+
+@atexit.register
+def _stop_all():
+    for c in list(_live):
+        c.stop()
 # What a client needs to find its programs and speak UTF-8; nothing of the
 # caller's session (no DISPLAY, no D-Bus address) leaks into the private one.
 BASE_PATH = "/usr/local/bin:/usr/bin:/bin"
@@ -68,6 +79,7 @@ class Compositor:
         self._procs = []         # harness.Proc, stopped in reverse order
         self._dirs = []
         self.proc = None
+        _live.append(self)
         self.runtime_dir = self.tmpdir(prefix="deskhand-wl-runtime-")
         # HOME too: clients (foot, GTK) read and write their settings there,
         # and nobody's is /nonexistent.
@@ -190,6 +202,8 @@ class Compositor:
         for d in self._dirs:
             shutil.rmtree(d, ignore_errors=True)
         self._dirs = []
+        if self in _live:
+            _live.remove(self)
 
     def __enter__(self):
         return self
