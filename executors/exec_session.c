@@ -333,8 +333,11 @@ static bool resolve_workspace(exec_session *s, const char *ws)
 /* The interpreter, its arguments and environment, from `base`. */
 static bool prepare_interpreter(exec_session *s, char *const *base)
 {
-	if (s->display && sandbox_env_get(base, "DISPLAY") == NULL)
-		return exec_fail("the display was granted, but DISPLAY is not set");
+	/* A Wayland session may have no X server at all (no XWayland). */
+	if (s->display && sandbox_env_get(base, "DISPLAY") == NULL &&
+	    sandbox_env_get(base, "WAYLAND_DISPLAY") == NULL)
+		return exec_fail("the display was granted, but neither DISPLAY nor "
+		                 "WAYLAND_DISPLAY is set");
 	s->interp = exec_interpreter_find(s->lang, sandbox_env_get(base, "PATH"), s->display);
 	if (s->interp == NULL)
 		return false;

@@ -23,6 +23,7 @@ bool sandbox_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 #define SB_HIDDEN_MAX 32
 #define SB_PINNED_MAX 48
 #define SB_DENIED_PORTS_MAX 80
+#define SB_KEPT_MAX 6
 
 /*
  * Landlock, written out here because Debian 12's kernel headers stop at
@@ -89,6 +90,11 @@ struct sandbox_plan {
 	/* The user's runtime directories, hidden without the display grant. */
 	char runtime_dir[2][SB_PATH_MAX];
 	int n_runtime_dirs;
+	/* Under strict with the display granted: what lives below /tmp and
+	 * the granted code needs (the X socket directory, a runtime directory
+	 * or compositor socket there), bound back over the private /tmp. */
+	char kept[SB_KEPT_MAX][SB_PATH_MAX];
+	int n_kept;
 	/* Hidden paths (sandbox_plan_hide and the desktop's other doors) and
 	 * the directories above them, pinned as mount points (parents first)
 	 * so that nothing can be renamed into their place. */

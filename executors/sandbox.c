@@ -121,7 +121,8 @@ bool sandbox_env_blocked(const char *name, size_t len, bool display)
 	};
 	static const char *const exact[] = {
 		"SSH_AUTH_SOCK", "GPG_AGENT_INFO", "DBUS_SESSION_BUS_ADDRESS",
-		"WAYLAND_DISPLAY", "WAYLAND_SOCKET",
+		/* A descriptor number: the session closes inherited ones. */
+		"WAYLAND_SOCKET",
 		/* The accessibility bus and the switches that make toolkits seek
 		 * it (set by deskhand for what it starts, see agent/cli/main.c). */
 		"AT_SPI_BUS_ADDRESS", "QT_ACCESSIBILITY", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON",
@@ -136,8 +137,17 @@ bool sandbox_env_blocked(const char *name, size_t len, bool display)
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (name_is(name, len, exact[i]))
 			return true;
-	if (!display && (name_is(name, len, "DISPLAY") || name_is(name, len, "XAUTHORITY")))
-		return true;
+	/* The desktop's own doors: the X display, the Wayland compositor, its
+	 * command socket (sway's and i3's IPC, Hyprland's instance, which names
+	 * its sockets) and PipeWire's (screen casts). Code granted the display
+	 * needs them to drive it; other code learns nothing from them. */
+	static const char *const desktop[] = {
+		"DISPLAY", "XAUTHORITY", "WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK",
+		"HYPRLAND_INSTANCE_SIGNATURE", "PIPEWIRE_REMOTE",
+	};
+	for (size_t i = 0; !display && i < sizeof(desktop) / sizeof(desktop[0]); i++)
+		if (name_is(name, len, desktop[i]))
+			return true;
 	return false;
 }
 

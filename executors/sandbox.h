@@ -37,11 +37,18 @@
  *     the display;
  *   - the session's other ways to the desktop out of reach: the user's
  *     runtime directory ($XDG_RUNTIME_DIR, /run/user/UID: D-Bus, Wayland,
- *     PipeWire, the accessibility bus) becomes an empty private tmpfs,
- *     unless the run was granted the display; a workspace inside it is
- *     refused;
+ *     sway's and Hyprland's IPC, PipeWire, the accessibility bus) becomes
+ *     an empty private tmpfs, unless the run was granted the display; a
+ *     workspace inside it is refused. Where it is not private (so cannot
+ *     be covered whole), the Wayland, compositor-IPC and PipeWire sockets
+ *     in it are hidden one by one, and so are those the environment names
+ *     anywhere ($WAYLAND_DISPLAY, $SWAYSOCK, $I3SOCK, $PIPEWIRE_REMOTE,
+ *     /tmp/hypr); under strict with the grant, what of these lies below
+ *     /tmp is bound back over the private /tmp;
  *   - a scrubbed environment (no API keys, tokens, secrets, passwords, no
- *     DISPLAY/XAUTHORITY/WAYLAND_DISPLAY unless the display was granted).
+ *     DISPLAY/XAUTHORITY/WAYLAND_DISPLAY/SWAYSOCK/I3SOCK/
+ *     HYPRLAND_INSTANCE_SIGNATURE/PIPEWIRE_REMOTE unless the display was
+ *     granted).
  * strict adds a network namespace (a private loopback only) and Landlock
  * write rules (workspace, private /tmp and /dev/shm, /dev/null & co.).
  *
@@ -155,8 +162,9 @@ void sandbox_limits_default(sandbox_limits *out);
  * (SSH_AUTH_SOCK, GPG_AGENT_INFO, DBUS_SESSION_BUS_ADDRESS), the
  * accessibility bus and toolkit switches (AT_SPI_BUS_ADDRESS,
  * QT_ACCESSIBILITY, QT_LINUX_ACCESSIBILITY_ALWAYS_ON, GNOME_ACCESSIBILITY) and the
- * display variables (DISPLAY, XAUTHORITY, WAYLAND_DISPLAY) unless
- * `display` is set, in which case DISPLAY and XAUTHORITY pass.
+ * desktop's variables (DISPLAY, XAUTHORITY, WAYLAND_DISPLAY, SWAYSOCK,
+ * I3SOCK, HYPRLAND_INSTANCE_SIGNATURE, PIPEWIRE_REMOTE) unless `display` is
+ * set, in which case they pass. WAYLAND_SOCKET (a descriptor number) never.
  * `name` is the part before '='; `len` its length.
  */
 bool sandbox_env_blocked(const char *name, size_t len, bool display);
@@ -197,14 +205,17 @@ bool sandbox_display_is_local(const char *display_name);
  * terminated; NULL means none): its DISPLAY (standard keeps the network, so
  * it refuses a display reached over TCP, an ssh -X forwarding, unless the
  * display is granted anyway), DBUS_SESSION_BUS_ADDRESS, AT_SPI_BUS_ADDRESS,
- * XAUTHORITY and HOME
+ * XAUTHORITY, HOME, XDG_RUNTIME_DIR, WAYLAND_DISPLAY, SWAYSOCK, I3SOCK,
+ * PIPEWIRE_REMOTE and PIPEWIRE_RUNTIME_DIR
  * name the desktop's other doors, which are closed without the grant:
  *   - the X server's TCP ports 6000-6063 (and a session bus on TCP) that
  *     something listens on as the plan is made cannot be connected to
  *     (Landlock; standard only: strict has no network);
  *   - a session bus on a path socket (from the address, or from the files
  *     in ~/.dbus/session-bus), the accessibility bus (AT_SPI_BUS_ADDRESS,
- *     ~/.cache/at-spi) and the X authority file are hidden.
+ *     ~/.cache/at-spi) and the X authority file are hidden;
+ *   - the Wayland, compositor-IPC and PipeWire sockets that a private
+ *     runtime directory does not cover already are hidden (see above).
  * Under standard and strict the system's directories (/usr, /etc, /bin,
  * /lib..., /opt, /boot) are read-only for the code, also when deskhand runs
  * as root. `limits` NULL means defaults. Fails when the profile cannot run
@@ -228,6 +239,11 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
  * that is the workspace or holds it.
  */
 bool sandbox_plan_hide(sandbox_plan *plan, const char *path);
+
+/* True when the code would not find `path` (existing or not): it lies in
+ * a runtime directory hidden whole or under a hidden path. For deskhand
+ * doctor's list of the desktop's sockets. False under off. */
+bool sandbox_plan_hides(const sandbox_plan *plan, const char *path);
 
 /* The system's directories, read-only for the code in standard and strict
  * (deskhand run by root would otherwise let its code change the system);

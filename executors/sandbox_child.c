@@ -145,6 +145,67 @@ static int bind_fd(int fd, const char *target)
 	return 0;
 }
 
+/* Binds what the O_PATH descriptor fd names (a directory or a socket)
+ * back at its path inside the private /tmp. */
+static int bind_back(int fd, const char *path, bool dir)
+{
+	char parent[SB_PATH_MAX];
+	size_t len = strlen(path);
+	memcpy(parent, path, len + 1);
+	char *slash = strrchr(parent, '/');
+	if (slash != NULL && slash != parent)
+		*slash = '\0';
+	int err = make_dirs(dir ? path : parent);
+	if (err == 0 && !dir) {
+		int t = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (t < 0)
+			err = errno;
+		else
+			close(t);
+	}
+	return err != 0 ? err : bind_fd(fd, path);
+}
+
+/* strict's private /tmp and /dev/shm. They hide whatever lived there, so
+ * handles are kept first on what must stay visible: a workspace below
+ * them, and for code granted the display what it needs there (the X
+ * socket directory, a runtime directory or compositor socket: plan->kept). */
+static bool private_tmp(const sandbox_plan *plan, sandbox_failure *fail)
+{
+	int ws_fd = -1, kept_fd[SB_KEPT_MAX];
+	bool kept_dir[SB_KEPT_MAX];
+	int err;
+	if (plan->workspace_in_tmp || plan->workspace_in_shm) {
+		ws_fd = open(plan->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (ws_fd < 0)
+			return failed(fail, "opening the workspace", errno);
+	}
+	for (int i = 0; i < plan->n_kept; i++) {
+		kept_fd[i] = open(plan->kept[i], O_PATH | O_CLOEXEC);
+		kept_dir[i] = kept_fd[i] >= 0 && is_dir(plan->kept[i]);
+	}
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, plan->tmp_options) != 0)
+		return failed(fail, "mounting the private /tmp", errno);
+	if (is_dir("/dev/shm") &&
+	    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV, plan->tmp_options) != 0)
+		return failed(fail, "mounting the private /dev/shm", errno);
+	for (int i = 0; i < plan->n_kept; i++) {
+		if (kept_fd[i] < 0)
+			continue;       /* gone meanwhile: nothing to keep */
+		if ((err = bind_back(kept_fd[i], plan->kept[i], kept_dir[i])) != 0)
+			return failed(fail, "binding the display's sockets back", err);
+		close(kept_fd[i]);
+	}
+	if (ws_fd >= 0) {
+		if ((err = make_dirs(plan->workspace)) != 0)
+			return failed(fail, "recreating the workspace path", err);
+		if ((err = bind_fd(ws_fd, plan->workspace)) != 0)
+			return failed(fail, "binding the workspace", err);
+		close(ws_fd);
+	}
+	return true;
+}
+
 int sandbox_child_mount_devpts(void)
 {
 	/* No gid= option: gid 5 (tty) is not mapped in the session's user
@@ -270,7 +331,7 @@ bool sandbox_child_close_ports(const sandbox_plan *plan, sandbox_failure *fail)
 bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
                             sandbox_failure *fail)
 {
-	int err, ws_fd = -1, x_fd = -1;
+	int err;
 	if (plan->profile == SANDBOX_OFF)
 		return true;
 	if ((err = sandbox_child_map_ids(0, uid, 0, gid)) != 0)
@@ -278,39 +339,8 @@ bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
 		return failed(fail, "mount namespace: making mounts private", errno);
 
-	if (plan->profile == SANDBOX_STRICT) {
-		/* The private /tmp hides whatever lived there; keep handles on
-		 * what must stay visible (a workspace under /tmp, the X socket
-		 * directory when the display is granted). */
-		if (plan->workspace_in_tmp || plan->workspace_in_shm) {
-			ws_fd = open(plan->workspace, O_PATH | O_DIRECTORY | O_CLOEXEC);
-			if (ws_fd < 0)
-				return failed(fail, "opening the workspace", errno);
-		}
-		if (plan->display)
-			x_fd = open("/tmp/.X11-unix", O_PATH | O_DIRECTORY | O_CLOEXEC);
-		if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV,
-		          plan->tmp_options) != 0)
-			return failed(fail, "mounting the private /tmp", errno);
-		if (is_dir("/dev/shm") &&
-		    mount("tmpfs", "/dev/shm", "tmpfs", MS_NOSUID | MS_NODEV,
-		          plan->tmp_options) != 0)
-			return failed(fail, "mounting the private /dev/shm", errno);
-		if (x_fd >= 0) {
-			if (mkdir("/tmp/.X11-unix", 01777) != 0 && errno != EEXIST)
-				return failed(fail, "recreating /tmp/.X11-unix", errno);
-			if ((err = bind_fd(x_fd, "/tmp/.X11-unix")) != 0)
-				return failed(fail, "binding the X socket directory", err);
-			close(x_fd);
-		}
-		if (ws_fd >= 0) {
-			if ((err = make_dirs(plan->workspace)) != 0)
-				return failed(fail, "recreating the workspace path", err);
-			if ((err = bind_fd(ws_fd, plan->workspace)) != 0)
-				return failed(fail, "binding the workspace", err);
-			close(ws_fd);
-		}
-	}
+	if (plan->profile == SANDBOX_STRICT && !private_tmp(plan, fail))
+		return false;
 	/* Terminals of its own, as bubblewrap does: a fresh devpts instance, so
 	 * that the user's terminals (deskhand's among them, where the human
 	 * confirms actions) cannot be opened by name, read or written. */

@@ -1,8 +1,10 @@
 /*
  * executors/sandbox — the parent's side of what the sandbox keeps out of
  * the code's reach besides the X socket: paths hidden and pinned (deskhand's
- * own files, a path session bus, the X authority file), the TCP ports of
- * the X server and of a TCP session bus, and deskhand's own command line.
+ * own files, a path session bus, the X authority file, the Wayland
+ * compositor's, its command socket's and PipeWire's sockets), the TCP ports
+ * of the X server and of a TCP session bus, what strict binds back for code
+ * granted the display, and deskhand's own command line.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -82,6 +84,32 @@ bool sandbox_plan_hide(sandbox_plan *p, const char *path)
 const char *sandbox_plan_hidden_path(const sandbox_plan *p, int i)
 {
 	return i >= 0 && i < p->n_hidden ? p->hidden[i] : NULL;
+}
+
+/* True when `path` is inside a runtime directory hidden whole (the
+ * private tmpfs covers it, and whatever is created there later). */
+static bool in_hidden_runtime_dir(const sandbox_plan *p, const char *path)
+{
+	char real[PATH_MAX];
+	const char *r = realpath(path, real) != NULL ? real : path;
+	for (int k = 0; k < p->n_runtime_dirs; k++)
+		if (sandbox_path_under(r, p->runtime_dir[k]))
+			return true;
+	return false;
+}
+
+bool sandbox_plan_hides(const sandbox_plan *p, const char *path)
+{
+	if (p->profile == SANDBOX_OFF || path == NULL || path[0] != '/')
+		return false;
+	char real[PATH_MAX];
+	const char *r = realpath(path, real) != NULL ? real : path;
+	if (in_hidden_runtime_dir(p, r))
+		return true;
+	for (int k = 0; k < p->n_hidden; k++)
+		if (sandbox_path_under(r, p->hidden[k]))
+			return true;
+	return false;
 }
 
 int sandbox_plan_denied_ports(const sandbox_plan *p, unsigned short *ports, int max)
@@ -201,6 +229,99 @@ static bool close_atspi_cache(sandbox_plan *p, const char *home)
 	return sandbox_plan_hide(p, dir);
 }
 
+/* Hides one socket or directory of the desktop's, unless covered already. */
+static bool hide_door(sandbox_plan *p, const char *dir, const char *name)
+{
+	char path[SB_PATH_MAX];
+	if (name == NULL || name[0] == '\0')
+		return true;
+	if (name[0] != '/' && (dir == NULL || dir[0] != '/' ||
+	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)))
+		return true;
+	const char *full = name[0] == '/' ? name : path;
+	return in_hidden_runtime_dir(p, full) || sandbox_plan_hide(p, full);
+}
+
+/* Hides the entries of dir named prefix*suffix (their lock files aside). */
+static bool hide_matching(sandbox_plan *p, const char *dir, const char *prefix,
+                          const char *suffix)
+{
+	DIR *d = opendir(dir);
+	if (d == NULL)
+		return true;
+	bool ok = true;
+	size_t np = strlen(prefix), ns = strlen(suffix);
+	for (struct dirent *e; ok && (e = readdir(d)) != NULL;) {
+		size_t n = strlen(e->d_name);
+		if (n > np + ns && strncmp(e->d_name, prefix, np) == 0 &&
+		    strcmp(e->d_name + n - ns, suffix) == 0 &&
+		    !(n > 5 && strcmp(e->d_name + n - 5, ".lock") == 0))
+			ok = hide_door(p, dir, e->d_name);
+	}
+	closedir(d);
+	return ok;
+}
+
+/*
+ * The Wayland compositor's socket (any client may read the screen or type
+ * through the wlroots protocols), its command socket (sway's IPC runs any
+ * `exec` it is sent, outside every sandbox; Hyprland's likewise) and
+ * PipeWire's (screen casts). In a private runtime directory they are
+ * hidden with it, new ones included; a runtime directory that is not
+ * private (shared, so it cannot be covered whole) has each one hidden as
+ * it is now, and the paths the environment names are hidden wherever they
+ * are (sway's socket is in /tmp when XDG_RUNTIME_DIR is unset, Hyprland's
+ * were in /tmp/hypr before 0.40). A compositor started after the session
+ * in a shared directory is not covered: nothing here can see it coming.
+ */
+static bool close_compositor(sandbox_plan *p, char *const *env)
+{
+	const char *rt = sandbox_env_get(env, "XDG_RUNTIME_DIR");
+	char uid_dir[64];
+	snprintf(uid_dir, sizeof(uid_dir), "/run/user/%u", (unsigned)getuid());
+	const char *dirs[2] = {rt, uid_dir};
+	for (int i = 0; i < 2; i++) {
+		const char *d = dirs[i];
+		if (d == NULL || d[0] != '/' || in_hidden_runtime_dir(p, d))
+			continue;
+		if (!hide_matching(p, d, "wayland-", "") ||
+		    !hide_matching(p, d, "sway-ipc.", ".sock") || !hide_door(p, d, "hypr") ||
+		    !hide_door(p, d, "pipewire-0") || !hide_door(p, d, "pipewire-0-manager"))
+			return false;
+	}
+	const char *pw_dir = sandbox_env_get(env, "PIPEWIRE_RUNTIME_DIR");
+	return hide_door(p, rt, sandbox_env_get(env, "WAYLAND_DISPLAY")) &&
+	       hide_door(p, NULL, sandbox_env_get(env, "SWAYSOCK")) &&
+	       hide_door(p, NULL, sandbox_env_get(env, "I3SOCK")) &&
+	       hide_door(p, pw_dir ? pw_dir : rt, sandbox_env_get(env, "PIPEWIRE_REMOTE")) &&
+	       hide_door(p, pw_dir, "pipewire-0") && hide_door(p, NULL, "/tmp/hypr");
+}
+
+/* Under strict with the grant: what the granted code needs below /tmp,
+ * where the private /tmp would hide it (the child binds each back). */
+static void keep_for_display(sandbox_plan *p, char *const *env)
+{
+	const char *rt = sandbox_env_get(env, "XDG_RUNTIME_DIR");
+	const char *wl = sandbox_env_get(env, "WAYLAND_DISPLAY");
+	char wl_path[SB_PATH_MAX] = "";
+	if (wl != NULL && wl[0] == '/')
+		snprintf(wl_path, sizeof(wl_path), "%s", wl);
+	const char *cand[] = {"/tmp/.X11-unix", rt, wl_path, sandbox_env_get(env, "SWAYSOCK"),
+	                      sandbox_env_get(env, "I3SOCK"), "/tmp/hypr"};
+	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {
+		char real[PATH_MAX];
+		if (cand[i] == NULL || cand[i][0] != '/' || realpath(cand[i], real) == NULL ||
+		    !sandbox_path_under(real, "/tmp") || strcmp(real, "/tmp") == 0 ||
+		    strlen(real) >= SB_PATH_MAX || p->n_kept == SB_KEPT_MAX)
+			continue;
+		bool covered = false;
+		for (int k = 0; k < p->n_kept && !covered; k++)
+			covered = sandbox_path_under(real, p->kept[k]);
+		if (!covered)
+			memcpy(p->kept[p->n_kept++], real, strlen(real) + 1);
+	}
+}
+
 /* Adds to `seen` the local TCP ports in LISTEN state of one /proc/net
  * table ("sl local_address:PORT rem_address st ..."; st 0A is LISTEN). */
 static void listening_ports(const char *table, unsigned char *seen)
@@ -310,6 +431,8 @@ bool sandbox_plan_close_doors(sandbox_plan *p, char *const *env)
 	if (p->profile == SANDBOX_OFF)
 		return true;            /* no namespaces: nothing to wipe or close */
 	plan_arg_area(p);
+	if (p->display && p->profile == SANDBOX_STRICT)
+		keep_for_display(p, env);
 	if (p->display)
 		return true;
 	const char *home = sandbox_env_get(env, "HOME");
@@ -322,7 +445,8 @@ bool sandbox_plan_close_doors(sandbox_plan *p, char *const *env)
 		return false;
 	if (!close_dbus(p, sandbox_env_get(env, "DBUS_SESSION_BUS_ADDRESS")) ||
 	    !close_dbus(p, sandbox_env_get(env, "AT_SPI_BUS_ADDRESS")) ||
-	    !close_dbus_files(p, home) || !close_atspi_cache(p, home))
+	    !close_dbus_files(p, home) || !close_atspi_cache(p, home) ||
+	    !close_compositor(p, env))
 		return false;
 	if (p->profile != SANDBOX_STANDARD)
 		return true;            /* strict's network namespace reaches nothing */

@@ -32,6 +32,53 @@ static void doctor_own_dir(sandbox_plan *plan, agent_dir_kind kind, const char *
 		printf("  %-20s %s: %s\n", what, dir, sandbox_error());
 }
 
+/* One of the desktop's sockets: where it is and whether code finds it. */
+static void doctor_socket(const sandbox_plan *plan, const char *what, const char *path,
+                          const char *unset)
+{
+	struct stat st;
+	if (path == NULL)
+		printf("  %-20s %s\n", what, unset);
+	else
+		printf("  %-20s %s: %s%s\n", what, path,
+		       sandbox_plan_hides(plan, path) ? "hidden" : "REACHABLE",
+		       stat(path, &st) != 0 ? " (not there now)" : "");
+}
+
+/* The Wayland compositor, its command socket (sway's IPC runs any command
+ * it is sent, Hyprland's likewise) and PipeWire (screen casts), found as
+ * their clients would find them. */
+static void doctor_desktop_sockets(const sandbox_plan *plan)
+{
+	const char *rt = getenv("XDG_RUNTIME_DIR");
+	const char *wl = getenv("WAYLAND_DISPLAY");
+	const char *hypr = getenv("HYPRLAND_INSTANCE_SIGNATURE");
+	const char *pw = getenv("PIPEWIRE_REMOTE");
+	const char *pw_dir = getenv("PIPEWIRE_RUNTIME_DIR");
+	char wl_path[PATH_MAX], ipc[PATH_MAX], pw_path[PATH_MAX];
+	const char *ipc_path = getenv("SWAYSOCK");
+	if (wl != NULL)
+		snprintf(wl_path, sizeof(wl_path), "%s%s%s", wl[0] == '/' ? "" : rt ? rt : "",
+		         wl[0] == '/' ? "" : "/", wl);
+	doctor_socket(plan, "Wayland socket", wl != NULL ? wl_path : NULL,
+	              "(WAYLAND_DISPLAY unset)");
+	if (ipc_path == NULL && hypr != NULL && rt != NULL) {
+		snprintf(ipc, sizeof(ipc), "%s/hypr/%s/.socket.sock", rt, hypr);
+		ipc_path = ipc;
+	}
+	doctor_socket(plan, "compositor IPC", ipc_path,
+	              "(SWAYSOCK and HYPRLAND_INSTANCE_SIGNATURE unset)");
+	if (pw == NULL)
+		pw = "pipewire-0";
+	if (pw_dir == NULL)
+		pw_dir = rt;
+	if (pw[0] == '/' || pw_dir != NULL)
+		snprintf(pw_path, sizeof(pw_path), "%s%s%s", pw[0] == '/' ? "" : pw_dir,
+		         pw[0] == '/' ? "" : "/", pw);
+	doctor_socket(plan, "PipeWire", pw[0] == '/' || pw_dir != NULL ? pw_path : NULL,
+	              "(XDG_RUNTIME_DIR unset)");
+}
+
 /* The doors the standard profile closes without the display grant, as a
  * session started from here would close them. */
 static void doctor_doors(void)
@@ -58,6 +105,7 @@ static void doctor_doors(void)
 	const char *bus = getenv("DBUS_SESSION_BUS_ADDRESS");
 	printf("  %-20s %s\n", "session bus", bus == NULL ? "(DBUS_SESSION_BUS_ADDRESS unset)"
 	       : strstr(bus, "abstract=") ? "abstract socket: scoped away" : "see hidden paths");
+	doctor_desktop_sockets(plan);
 	doctor_own_dir(plan, AGENT_DIR_CONFIG, "deskhand config");
 	doctor_own_dir(plan, AGENT_DIR_DATA, "deskhand data");
 	for (int i = 0; sandbox_plan_hidden_path(plan, i) != NULL; i++)

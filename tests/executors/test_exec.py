@@ -341,9 +341,10 @@ class Command(unittest.TestCase):
     def test_display_needs_a_display(self):
         env = dict(os.environ)
         env.pop("DISPLAY", None)
+        env.pop("WAYLAND_DISPLAY", None)
         r = deskhand_exec("python", "1", "--display", env=env)
         self.assertEqual(r.returncode, 1)
-        self.assertIn(b"DISPLAY is not set", r.stderr)
+        self.assertIn(b"neither DISPLAY nor WAYLAND_DISPLAY is set", r.stderr)
 
     def test_system_interpreters(self):
         # What a fresh Debian machine (and the unprivileged tests) use.

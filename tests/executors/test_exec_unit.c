@@ -157,10 +157,19 @@ static void env_blocked_names(void **state)
 		assert_true(sandbox_env_blocked(blocked[i], strlen(blocked[i]), false));
 	for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
 		assert_false(sandbox_env_blocked(kept[i], strlen(kept[i]), false));
-	/* A display grant lets the X variables through, not Wayland's or keys. */
+	/* A display grant lets the X variables through, never the keys. */
 	assert_false(sandbox_env_blocked("DISPLAY", 7, true));
 	assert_false(sandbox_env_blocked("XAUTHORITY", 10, true));
-	assert_true(sandbox_env_blocked("WAYLAND_DISPLAY", 15, true));
+	/* The compositor's doors pass with the grant (it drives the desktop). */
+	static const char *const desktop[] = {
+		"WAYLAND_DISPLAY", "SWAYSOCK", "I3SOCK", "HYPRLAND_INSTANCE_SIGNATURE",
+		"PIPEWIRE_REMOTE",
+	};
+	for (size_t i = 0; i < sizeof(desktop) / sizeof(desktop[0]); i++) {
+		assert_true(sandbox_env_blocked(desktop[i], strlen(desktop[i]), false));
+		assert_false(sandbox_env_blocked(desktop[i], strlen(desktop[i]), true));
+	}
+	assert_true(sandbox_env_blocked("WAYLAND_SOCKET", 14, true));
 	assert_true(sandbox_env_blocked("OPENAI_API_KEY", 14, true));
 	/* The name ends at len: "PATH" is not "PATH_TOKEN". */
 	assert_false(sandbox_env_blocked("PATH_TOKEN", 4, false));
