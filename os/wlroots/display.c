@@ -443,8 +443,11 @@ static bool setup(struct os_wl_display *w)
 {
 	w->registry = wl_display_get_registry(w->wl);
 	wl_registry_add_listener(w->registry, &registry_listener, w);
-	if (!os_wl_roundtrip(w, "listing the compositor's globals") ||
-	    !os_wl_roundtrip(w, "reading the outputs"))
+	w->toplevels_at_bind = true;
+	bool ok = os_wl_roundtrip(w, "listing the compositor's globals") &&
+	          os_wl_roundtrip(w, "reading the outputs");
+	w->toplevels_at_bind = false;
+	if (!ok)
 		return false;
 	if (w->offers != NULL)
 		os_display_set(&w->base.offers, "%s", w->offers);

@@ -17,7 +17,9 @@
 struct os_wl_toplevel {
 	struct os_wl_toplevel *next;
 	struct zwlr_foreign_toplevel_handle_v1 *h;
-	uint32_t id;
+	/* Creation order: toplevels present at bind arrive newest first (as
+	 * wlroots lists them), later ones as they appear; 0: closed. */
+	long long rank;
 	char *title, *app_id;   /* owned; NULL until sent */
 	bool active;
 };
@@ -76,7 +78,7 @@ static void tl_closed(void *data, struct zwlr_foreign_toplevel_handle_v1 *h)
 	struct os_wl_toplevel *t = data;
 	/* Freed by the next walk of the list (prune): the handle has no way
 	 * back to its display here. */
-	t->id = 0;
+	t->rank = 0;
 }
 
 static void tl_parent(void *data, struct zwlr_foreign_toplevel_handle_v1 *h,
@@ -100,7 +102,8 @@ static void mgr_toplevel(void *data, struct zwlr_foreign_toplevel_manager_v1 *m,
 		return;
 	}
 	t->h = h;
-	t->id = ++w->next_toplevel_id;
+	long long n = ++w->toplevels_seen;
+	t->rank = w->toplevels_at_bind ? -n : n;
 	t->next = w->toplevels;
 	w->toplevels = t;
 	zwlr_foreign_toplevel_handle_v1_add_listener(h, &toplevel_listener, t);
@@ -122,12 +125,12 @@ void os_wl_toplevels_listen(struct os_wl_display *w)
 	zwlr_foreign_toplevel_manager_v1_add_listener(w->toplevel_manager, &manager_listener, w);
 }
 
-/* Frees the handles of closed toplevels (id 0). */
+/* Frees the handles of closed toplevels (rank 0). */
 static void prune(struct os_wl_display *w)
 {
 	for (struct os_wl_toplevel **p = &w->toplevels; *p != NULL;) {
 		struct os_wl_toplevel *t = *p;
-		if (t->id != 0) {
+		if (t->rank != 0) {
 			p = &t->next;
 			continue;
 		}
@@ -146,26 +149,21 @@ void os_wl_toplevels_cleanup(struct os_wl_display *w)
 	if (w->toplevel_manager != NULL)
 		zwlr_foreign_toplevel_manager_v1_destroy(w->toplevel_manager);
 	w->toplevel_manager = NULL;
-	free(w->view_ids);
-	w->view_ids = NULL;
-	w->nview_ids = 0;
 }
 
-/* ---- with sway's views ------------------------------------------------------------ */
+/* ---- the list, with sway's views ------------------------------------------------- */
 
-/* A stable small id for a view the toplevel list lacks. */
-static uint32_t view_id(struct os_wl_display *w, long long con_id)
-{
-	for (size_t i = 0; i < w->nview_ids; i++)
-		if (w->view_ids[i].con_id == con_id)
-			return w->view_ids[i].id;
-	struct os_wl_view_id *n = realloc(w->view_ids, (w->nview_ids + 1) * sizeof(*n));
-	if (n == NULL)
-		return 0;
-	w->view_ids = n;
-	n[w->nview_ids] = (struct os_wl_view_id){con_id, ++w->next_toplevel_id};
-	return n[w->nview_ids++].id;
-}
+/*
+ * One window of the list and where it comes from. Ids: with sway's IPC the
+ * view's con_id (sway's own, the same in every process, so that one
+ * process may list and another activate); without it the toplevel's place
+ * in creation order, counted from 1.
+ */
+struct entry {
+	os_window win;
+	struct os_wl_toplevel *t;       /* NULL: a view the toplevel list lacks */
+	long long con_id;               /* 0: no view matched */
+};
 
 static bool views_get(struct os_wl_display *w, os_sway_view **v, size_t *n)
 {
@@ -174,83 +172,95 @@ static bool views_get(struct os_wl_display *w, os_sway_view **v, size_t *n)
 	return w->swaysock != NULL && os_sway_views(w->swaysock, v, n);
 }
 
-static os_rect to_screen(struct os_wl_display *w, os_rect r)
+static int by_rank(const void *a, const void *b)
+{
+	long long ra = (*(struct os_wl_toplevel *const *)a)->rank;
+	long long rb = (*(struct os_wl_toplevel *const *)b)->rank;
+	return (ra > rb) - (ra < rb);
+}
+
+static int by_con_id(const void *a, const void *b)
+{
+	long long ca = ((const os_sway_view *)a)->con_id, cb = ((const os_sway_view *)b)->con_id;
+	return (ca > cb) - (ca < cb);
+}
+
+static bool entry_fill(struct entry *e, const char *klass, const char *title)
+{
+	e->win.pid = -1;
+	e->win.klass = strdup(klass != NULL ? klass : "");
+	e->win.title = strdup(title != NULL ? title : "");
+	return e->win.klass != NULL && e->win.title != NULL;
+}
+
+static void entry_view(struct os_wl_display *w, struct entry *e, const os_sway_view *v)
 {
 	os_rect lay = os_wl_layout(w);
-	return (os_rect){r.x - lay.x, r.y - lay.y, r.width, r.height};
+	e->con_id = v->con_id;
+	e->win.id = (uint32_t)v->con_id;
+	e->win.pid = v->pid > 0 ? v->pid : -1;
+	e->win.geometry = (os_rect){v->content.x - lay.x, v->content.y - lay.y,
+	                            v->content.width, v->content.height};
+	/* sway's focus is the truth where the toplevels' states disagree. */
+	e->win.active = v->focused;
 }
 
-static bool window_fill(os_window *win, uint32_t id, const char *klass, const char *title,
-                        bool active)
+/*
+ * Toplevels (oldest first) matched to views (oldest first: con_ids grow)
+ * by app_id and title, in order among equals; then the views no toplevel
+ * stands for. Returns how many entries, -1 on allocation failure.
+ */
+static long entries_fill(struct os_wl_display *w, struct entry *out, os_sway_view *v, size_t nv)
 {
-	*win = (os_window){.id = id, .pid = -1, .active = active};
-	win->klass = strdup(klass != NULL ? klass : "");
-	win->title = strdup(title != NULL ? title : "");
-	return win->klass != NULL && win->title != NULL;
-}
-
-/* The first view not yet taken with the toplevel's app_id and title. */
-static os_sway_view *view_match(os_sway_view *v, size_t n, bool *taken,
-                                const struct os_wl_toplevel *t)
-{
-	for (size_t i = 0; i < n; i++)
-		if (!taken[i] && strcmp(v[i].app_id, t->app_id ? t->app_id : "") == 0 &&
-		    strcmp(v[i].title, t->title ? t->title : "") == 0) {
-			taken[i] = true;
-			return &v[i];
-		}
-	return NULL;
-}
-
-/* Fills out[] from the toplevels (oldest first) and then the views they
- * lack; returns how many, or -1 on allocation failure. */
-static long windows_fill(struct os_wl_display *w, os_window *out, os_sway_view *v,
-                         size_t nv, bool *taken)
-{
-	long k = 0;
 	size_t nt = 0;
 	for (struct os_wl_toplevel *t = w->toplevels; t != NULL; t = t->next)
 		nt++;
-	for (size_t idx = nt; idx-- > 0;) {
-		struct os_wl_toplevel *t = w->toplevels;
-		for (size_t j = 0; j < idx; j++)
-			t = t->next;
-		if (!window_fill(&out[k++], t->id, t->app_id, t->title, t->active))
-			return -1;
-		os_sway_view *m = view_match(v, nv, taken, t);
-		if (m != NULL) {
-			out[k - 1].pid = m->pid > 0 ? m->pid : -1;
-			out[k - 1].geometry = to_screen(w, m->content);
-		}
+	struct os_wl_toplevel **ts = calloc(nt + 1, sizeof(*ts));
+	bool *taken = calloc(nv + 1, sizeof(*taken));
+	long k = -1;
+	if (ts == NULL || taken == NULL)
+		goto out;
+	nt = 0;
+	for (struct os_wl_toplevel *t = w->toplevels; t != NULL; t = t->next)
+		ts[nt++] = t;
+	qsort(ts, nt, sizeof(*ts), by_rank);
+	qsort(v, nv, sizeof(*v), by_con_id);
+	k = 0;
+	for (size_t i = 0; i < nt; i++) {
+		struct entry *e = &out[k++];
+		e->t = ts[i];
+		e->win.id = (uint32_t)(i + 1);
+		e->win.active = ts[i]->active;
+		if (!entry_fill(e, ts[i]->app_id, ts[i]->title))
+			goto fail;
+		for (size_t j = 0; j < nv; j++)
+			if (!taken[j] && strcmp(v[j].app_id, e->win.klass) == 0 &&
+			    strcmp(v[j].title, e->win.title) == 0) {
+				taken[j] = true;
+				entry_view(w, e, &v[j]);
+				break;
+			}
 	}
-	for (size_t i = 0; i < nv; i++) {
-		if (taken[i])
+	for (size_t j = 0; j < nv; j++) {
+		if (taken[j])
 			continue;
-		if (!window_fill(&out[k++], view_id(w, v[i].con_id), v[i].app_id, v[i].title,
-		                 v[i].focused))
-			return -1;
-		out[k - 1].pid = v[i].pid > 0 ? v[i].pid : -1;
-		out[k - 1].geometry = to_screen(w, v[i].content);
+		if (!entry_fill(&out[k++], v[j].app_id, v[j].title))
+			goto fail;
+		entry_view(w, &out[k - 1], &v[j]);
 	}
+	goto out;
+fail:
+	k = -1;
+out:
+	free(ts);
+	free(taken);
 	return k;
 }
 
-/* Stacking order is not told: the active window goes last (on top). */
-static void active_last(os_window *win, size_t n)
+/* The entries now (a round trip first: the toplevels' latest state).
+ * Ownership: the caller frees with entries_free. */
+static struct entry *entries_get(struct os_wl_display *w, size_t *count)
 {
-	for (size_t i = 0; i + 1 < n; i++) {
-		if (!win[i].active)
-			continue;
-		os_window a = win[i];
-		memmove(&win[i], &win[i + 1], (n - i - 1) * sizeof(*win));
-		win[n - 1] = a;
-		return;
-	}
-}
-
-os_window *os_wl_windows_list(os_display *d, size_t *count)
-{
-	struct os_wl_display *w = os_wl(d);
 	*count = 0;
 	if (!os_wl_roundtrip(w, "listing windows"))
 		return NULL;
@@ -265,37 +275,77 @@ os_window *os_wl_windows_list(os_display *d, size_t *count)
 	}
 	for (struct os_wl_toplevel *t = w->toplevels; t != NULL; t = t->next)
 		nt++;
-	os_window *out = calloc(nt + nv + 1, sizeof(*out));
-	bool *taken = calloc(nv + 1, sizeof(*taken));
-	long k = out != NULL && taken != NULL ? windows_fill(w, out, v, nv, taken) : -1;
-	free(taken);
+	struct entry *e = calloc(nt + nv + 1, sizeof(*e));
+	long k = e != NULL ? entries_fill(w, e, v, nv) : -1;
 	os_sway_views_free(v, nv);
 	if (k < 0) {
-		os_windows_free(out, nt + nv);
+		for (size_t i = 0; e != NULL && i < nt + nv; i++) {
+			free(e[i].win.klass);
+			free(e[i].win.title);
+		}
+		free(e);
 		os_fail("out of memory");
 		return NULL;
 	}
-	active_last(out, (size_t)k);
 	*count = (size_t)k;
+	return e;
+}
+
+os_window *os_wl_windows_list(os_display *d, size_t *count)
+{
+	size_t n;
+	struct entry *e = entries_get(os_wl(d), &n);
+	*count = 0;
+	if (e == NULL)
+		return NULL;
+	os_window *out = calloc(n + 1, sizeof(*out));
+	if (out == NULL) {
+		for (size_t i = 0; i < n; i++) {
+			free(e[i].win.klass);
+			free(e[i].win.title);
+		}
+		free(e);
+		os_fail("out of memory");
+		return NULL;
+	}
+	/* Stacking order is not told: the active window goes last (on top). */
+	size_t k = 0;
+	for (int pass = 0; pass < 2; pass++)
+		for (size_t i = 0; i < n; i++)
+			if (e[i].win.active == (pass == 1))
+				out[k++] = e[i].win;
+	free(e);
+	*count = n;
 	return out;
 }
 
 bool os_wl_window_activate(os_display *d, uint32_t id)
 {
 	struct os_wl_display *w = os_wl(d);
-	if (!os_wl_roundtrip(w, "activating a window"))
+	size_t n;
+	struct entry *e = entries_get(w, &n);
+	if (e == NULL)
 		return false;
-	prune(w);
-	for (struct os_wl_toplevel *t = w->toplevels; t != NULL; t = t->next) {
-		if (t->id != id)
+	bool ok = false, found = false;
+	for (size_t i = 0; i < n; i++) {
+		if (e[i].win.id != id || found)
 			continue;
-		zwlr_foreign_toplevel_handle_v1_activate(t->h, w->seat);
-		return os_wl_roundtrip(w, "activating a window");
+		found = true;
+		if (e[i].t != NULL) {
+			zwlr_foreign_toplevel_handle_v1_activate(e[i].t->h, w->seat);
+			ok = os_wl_roundtrip(w, "activating a window");
+		} else {
+			ok = os_sway_focus(w->swaysock, e[i].con_id);
+		}
 	}
-	for (size_t i = 0; w->swaysock != NULL && i < w->nview_ids; i++)
-		if (w->view_ids[i].id == id)
-			return os_sway_focus(w->swaysock, w->view_ids[i].con_id);
-	return os_fail("no window with id %u", id);
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].win.klass);
+		free(e[i].win.title);
+	}
+	free(e);
+	if (!found)
+		return os_fail("no window with id %u", id);
+	return ok;
 }
 
 /* ---- owners ----------------------------------------------------------------------- */

@@ -102,12 +102,8 @@ struct os_wl_display {
 
 	/* windows.c */
 	struct os_wl_toplevel *toplevels;   /* newest first */
-	uint32_t next_toplevel_id;          /* toplevels and views share ids */
-	struct os_wl_view_id {
-		long long con_id;
-		uint32_t id;
-	} *view_ids;                        /* views the toplevel list lacks */
-	size_t nview_ids;
+	long long toplevels_seen;
+	bool toplevels_at_bind;             /* during open: the initial burst */
 };
 
 static inline struct os_wl_display *os_wl(os_display *d)
