@@ -277,6 +277,23 @@ os_rect os_wl_layout(struct os_wl_display *w)
 	return (os_rect){x0, y0, x1 - x0, y1 - y0};
 }
 
+/* ---- the seat ------------------------------------------------------------------ */
+
+static void seat_caps(void *data, struct wl_seat *seat, uint32_t caps)
+{
+	struct os_wl_display *w = data;
+	w->seat_caps = caps;
+	w->seat_caps_seen = true;
+}
+
+static void seat_name(void *data, struct wl_seat *seat, const char *name)
+{
+}
+
+static const struct wl_seat_listener seat_listener = {
+	.capabilities = seat_caps, .name = seat_name,
+};
+
 /* ---- the registry ------------------------------------------------------------ */
 
 static void offers_add(struct os_wl_display *w, const char *iface)
@@ -312,6 +329,7 @@ static void reg_global(void *data, struct wl_registry *reg, uint32_t name,
 	} else if (strcmp(iface, wl_seat_interface.name) == 0 && w->seat == NULL) {
 		/* The first seat: the one a virtual device joins. */
 		w->seat = bind_up_to(w, name, &wl_seat_interface, version, 1);
+		wl_seat_add_listener(w->seat, &seat_listener, w);
 	} else if (strcmp(iface, wl_output_interface.name) == 0) {
 		output_add(w, name, version);
 	} else if (strcmp(iface, zxdg_output_manager_v1_interface.name) == 0) {

@@ -75,6 +75,8 @@ struct os_wl_display {
 	struct zwp_virtual_keyboard_manager_v1 *keyboard_manager;
 	struct zwlr_foreign_toplevel_manager_v1 *toplevel_manager;
 	uint32_t toplevel_version;
+	uint32_t seat_caps;     /* WL_SEAT_CAPABILITY_*, as last announced */
+	bool seat_caps_seen;
 	struct os_wl_output *outputs[OS_WL_MAX_OUTPUTS];
 	int noutputs;
 	/* The registry's interface names as they arrive (becomes base.offers). */
