@@ -1,0 +1,196 @@
+/*
+ * os/wlroots/pointer — the mouse through a zwlr_virtual_pointer_v1 on the
+ * seat: absolute motion over the whole layout, evdev buttons, wheel clicks
+ * as discrete axis steps, paced drags that always release the button.
+ *
+ * Every call ends with a round trip, so the compositor has handled the
+ * events when it returns. The position last sent is kept for clicks "at
+ * the current position", never reported as the pointer's: the compositor
+ * may have moved it since (another device, a warp), and the kill switch
+ * must rely only on what is observed.
+ */
+#include <wayland-client.h>
+
+#include "os/wlroots/wlroots-internal.h"
+#include "wlr-virtual-pointer-unstable-v1-client-protocol.h"
+
+/* linux/input-event-codes.h, not included so as not to depend on it */
+#define BTN_LEFT 0x110
+#define BTN_RIGHT 0x111
+#define BTN_MIDDLE 0x112
+#define BTN_SIDE 0x113
+#define BTN_EXTRA 0x114
+
+/* One wheel click as libinput reports a mouse wheel: 15 degrees. */
+#define WHEEL_STEP 15
+
+#define DRAG_STEPS 12
+#define DRAG_STEP_MS 4
+
+static struct zwlr_virtual_pointer_v1 *pointer_get(struct os_wl_display *w)
+{
+	if (!os_wl_alive(w))
+		return NULL;
+	if (w->pointer == NULL)
+		w->pointer = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
+			w->pointer_manager, w->seat);
+	return w->pointer;
+}
+
+static bool evdev_button(os_button b, uint32_t *code)
+{
+	switch (b) {
+	case OS_BUTTON_LEFT: *code = BTN_LEFT; return true;
+	case OS_BUTTON_MIDDLE: *code = BTN_MIDDLE; return true;
+	case OS_BUTTON_RIGHT: *code = BTN_RIGHT; return true;
+	case OS_BUTTON_BACK: *code = BTN_SIDE; return true;
+	case OS_BUTTON_FORWARD: *code = BTN_EXTRA; return true;
+	}
+	return os_fail("unknown mouse button %d", (int)b);
+}
+
+/* Absolute motion to screen point (x,y): the layout spans the extent. */
+static void send_motion(struct os_wl_display *w, int x, int y)
+{
+	os_rect lay = os_wl_layout(w);
+	zwlr_virtual_pointer_v1_motion_absolute(w->pointer, os_wl_time_ms(), (uint32_t)x,
+	                                        (uint32_t)y, (uint32_t)lay.width,
+	                                        (uint32_t)lay.height);
+	zwlr_virtual_pointer_v1_frame(w->pointer);
+	w->sent_x = x;
+	w->sent_y = y;
+	w->sent_any = true;
+}
+
+static void send_button(struct os_wl_display *w, uint32_t code, bool down)
+{
+	zwlr_virtual_pointer_v1_button(w->pointer, os_wl_time_ms(), code,
+	                               down ? WL_POINTER_BUTTON_STATE_PRESSED
+	                                    : WL_POINTER_BUTTON_STATE_RELEASED);
+	zwlr_virtual_pointer_v1_frame(w->pointer);
+	uint32_t bit = 1u << (code - BTN_LEFT);
+	w->buttons_down = down ? w->buttons_down | bit : w->buttons_down & ~bit;
+}
+
+bool os_wl_mouse_move(os_display *d, int x, int y)
+{
+	struct os_wl_display *w = os_wl(d);
+	if (!os_point_on_screen(d, x, y) || pointer_get(w) == NULL)
+		return false;
+	send_motion(w, x, y);
+	return os_wl_roundtrip(w, "moving the pointer");
+}
+
+bool os_wl_mouse_click(os_display *d, os_button b, int count)
+{
+	struct os_wl_display *w = os_wl(d);
+	uint32_t code = 0;
+	if (!evdev_button(b, &code))
+		return false;
+	if (count < 1 || count > 10)
+		return os_fail("click count %d is out of range (1..10)", count);
+	if (pointer_get(w) == NULL)
+		return false;
+	/* One burst: the toolkit sees a double or triple click. */
+	for (int i = 0; i < count; i++) {
+		send_button(w, code, true);
+		send_button(w, code, false);
+	}
+	return os_wl_roundtrip(w, "clicking");
+}
+
+bool os_wl_mouse_button(os_display *d, os_button b, bool down)
+{
+	struct os_wl_display *w = os_wl(d);
+	uint32_t code = 0;
+	if (!evdev_button(b, &code) || pointer_get(w) == NULL)
+		return false;
+	send_button(w, code, down);
+	return os_wl_roundtrip(w, down ? "pressing a button" : "releasing a button");
+}
+
+/* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
+static bool drag_segment(struct os_wl_display *w, int x0, int y0, int x1, int y1)
+{
+	for (int i = 1; i <= DRAG_STEPS && os_wl_guard_caught() == 0; i++) {
+		os_wl_sleep_ms(DRAG_STEP_MS);
+		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
+		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
+		send_motion(w, x, y);
+		if (wl_display_flush(w->wl) < 0)
+			return false;
+	}
+	return os_wl_guard_caught() == 0;
+}
+
+bool os_wl_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
+{
+	struct os_wl_display *w = os_wl(d);
+	uint32_t code = 0;
+	if (n < 2 || n > 1024)
+		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
+	if (!evdev_button(b, &code))
+		return false;
+	for (int k = 0; k < n; k++)
+		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
+			return false;
+	if (pointer_get(w) == NULL)
+		return false;
+	struct os_wl_guard g;
+	os_wl_guard_begin(&g);
+	send_motion(w, xy[0], xy[1]);
+	send_button(w, code, true);
+	wl_display_flush(w->wl);
+	/* Toolkits start a drag once the pointer has moved with the button
+	 * held; paced steps let them follow as they would a hand. */
+	for (int k = 1; k < n; k++)
+		if (!drag_segment(w, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]))
+			break;
+	/* Released even when interrupted: a button is never left held. */
+	send_button(w, code, false);
+	bool ok = os_wl_roundtrip(w, "dragging");
+	int sig = os_wl_guard_caught();
+	os_wl_guard_end(&g);
+	if (ok && sig != 0)
+		return os_fail("drag interrupted by signal %d", sig);
+	return ok;
+}
+
+bool os_wl_mouse_scroll(os_display *d, os_scroll dir, int amount)
+{
+	struct os_wl_display *w = os_wl(d);
+	if ((int)dir < 0 || (int)dir >= OS_SCROLL_COUNT)
+		return os_fail("unknown scroll direction %d", (int)dir);
+	if (amount < 1 || amount > 1000)
+		return os_fail("scroll amount %d is out of range (1..1000)", amount);
+	if (pointer_get(w) == NULL)
+		return false;
+	uint32_t axis = dir == OS_SCROLL_UP || dir == OS_SCROLL_DOWN
+		? WL_POINTER_AXIS_VERTICAL_SCROLL : WL_POINTER_AXIS_HORIZONTAL_SCROLL;
+	int sign = dir == OS_SCROLL_UP || dir == OS_SCROLL_LEFT ? -1 : 1;
+	/* One frame per wheel click, as a real wheel sends them. */
+	for (int i = 0; i < amount; i++) {
+		zwlr_virtual_pointer_v1_axis_source(w->pointer, WL_POINTER_AXIS_SOURCE_WHEEL);
+		zwlr_virtual_pointer_v1_axis_discrete(w->pointer, os_wl_time_ms(), axis,
+		                                      wl_fixed_from_int(sign * WHEEL_STEP), sign);
+		zwlr_virtual_pointer_v1_frame(w->pointer);
+		/* Our own output buffer must not fill: libwayland fails a request
+		 * it cannot queue, and that ends the connection. */
+		if (i % 128 == 127 && !os_wl_roundtrip(w, "scrolling"))
+			return false;
+	}
+	return os_wl_roundtrip(w, "scrolling");
+}
+
+void os_wl_pointer_cleanup(struct os_wl_display *w)
+{
+	if (w->pointer == NULL)
+		return;
+	if (!w->dead) {
+		for (uint32_t i = 0; i < 8; i++)
+			if (w->buttons_down & (1u << i))
+				send_button(w, BTN_LEFT + i, false);
+	}
+	zwlr_virtual_pointer_v1_destroy(w->pointer);
+	w->pointer = NULL;
+}
