@@ -51,10 +51,8 @@ static const struct {
 	const char *drives;
 } backends[] = {
 	{OS_BACKEND_X11, os_x11_open, false, "X11"},
-#ifdef DESKHAND_WAYLAND
 	{OS_BACKEND_WLROOTS, os_wlroots_open, true,
 	 "wlroots compositors (sway, Hyprland, river, labwc, wayfire)"},
-#endif
 	{OS_BACKEND_COUNT, NULL, false, NULL},
 };
 
@@ -74,7 +72,7 @@ bool os_session_is_wayland(void)
 
 static os_display *open_wayland(const char *name, bool *unsupported)
 {
-	char why[512] = "this deskhand was built without Wayland support";
+	char why[512] = "";
 	char drives[256] = "";
 	bool tried = false;
 	*unsupported = true;
@@ -98,7 +96,7 @@ static os_display *open_wayland(const char *name, bool *unsupported)
 	}
 	os_fail("%s; on Wayland deskhand drives %s; X11 input on this session would "
 	        "reach only XWayland's windows (--display-backend x11 to drive just those)",
-	        why, drives[0] ? drives : "no compositor in this build");
+	        why, drives);
 	return NULL;
 }
 

@@ -299,16 +299,18 @@ static const struct wl_seat_listener seat_listener = {
 static void offers_add(struct os_wl_display *w, const char *iface)
 {
 	size_t len = strlen(iface);
-	if (w->offers_len + len + 2 > w->offers_cap) {
-		size_t cap = (w->offers_len + len + 2) * 2;
+	if (w->offers_len + len + 3 > w->offers_cap) {
+		size_t cap = (w->offers_len + len + 3) * 2;
 		char *n = realloc(w->offers, cap);
 		if (n == NULL)
 			return;
 		w->offers = n;
 		w->offers_cap = cap;
 	}
-	if (w->offers_len > 0)
+	if (w->offers_len > 0) {
+		w->offers[w->offers_len++] = ',';
 		w->offers[w->offers_len++] = ' ';
+	}
 	memcpy(w->offers + w->offers_len, iface, len + 1);
 	w->offers_len += len;
 }
@@ -492,8 +494,8 @@ os_display *os_wlroots_open(const char *name, bool *not_mine)
 		free(w);
 		return NULL;
 	}
-	os_display_set(&w->base.server, "%s", "");
-	os_display_set(&w->base.offers, "%s", "");
+	w->base.session = "Wayland";
+	w->stop_fd = -1;
 	wl_log_set_handler_client(quiet_log);
 	w->wl = wl_display_connect(name);
 	if (w->wl == NULL) {
@@ -527,6 +529,7 @@ static void wl_destroy(os_display *d)
 		 * devices still exist. */
 		os_wl_keyboard_cleanup(w);
 		os_wl_pointer_cleanup(w);
+		os_wl_stop_key_cleanup(w);
 		os_wl_toplevels_cleanup(w);
 		os_wl_capture_cleanup(w);
 		for (int i = 0; i < w->noutputs; i++)
@@ -650,5 +653,7 @@ static const struct os_backend_impl wlroots_impl = {
 	.client_pids = os_wl_client_pids,
 	.point_owners = os_wl_point_owners,
 	.keys_owners = os_wl_keys_owners,
+	.stop_key_arm = os_wl_stop_key_arm,
+	.stop_key_pressed = os_wl_stop_key_pressed,
 	.feature = wl_feature,
 };

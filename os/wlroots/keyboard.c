@@ -42,10 +42,6 @@
 #define CHUNK 200
 /* Rest after the last keystroke before the keymap changes under it. */
 #define GUARD_MS 150
-/* A client's time to take up a keyboard that appeared on its seat: a
- * fresh foot on a headless sway needed 5..15 ms (5 lost a text 1 time in
- * 6, 15 none in 6, 60 none in 13). */
-#define SEAT_SETTLE_MS 60
 /* Keystrokes between round trips: our queue to the compositor stays short. */
 #define FLOW_EVERY 64
 
@@ -232,7 +228,7 @@ static bool keymap_upload(struct os_wl_display *w, struct os_wl_keyboard *kb,
 		 * request cannot be observed, so it gets time.
 		 */
 		kb->fresh_seat = false;
-		os_wl_sleep_ms(SEAT_SETTLE_MS);
+		os_input_sleep_ms(OS_WL_SEAT_SETTLE_MS);
 	}
 out:
 	xkb_state_unref(st);
@@ -380,8 +376,8 @@ static bool combo_run(os_display *d, const os_combo *c, int hold_ms, bool releas
 		}
 		return os_wl_roundtrip(w, "releasing keys");
 	}
-	struct os_wl_guard g;
-	os_wl_guard_begin(&g);
+	struct os_signal_guard g;
+	os_input_signals_begin(&g);
 	for (int i = 0; i < n; i++)
 		if (!kb->held[press[i]])
 			send_key(kb, press[i], true);
@@ -390,15 +386,15 @@ static bool combo_run(os_display *d, const os_combo *c, int hold_ms, bool releas
 			kb->held[press[i]] = true;
 	} else {
 		if (hold_ms > 0 && os_wl_roundtrip(w, "pressing keys"))
-			os_wl_sleep_ms(hold_ms);
+			os_input_sleep_ms(hold_ms);
 		/* Released also after a signal: a key is never left held. */
 		for (int i = n - 1; i >= 0; i--)
 			if (!kb->held[press[i]])
 				send_key(kb, press[i], false);
 	}
 	bool ok = os_wl_roundtrip(w, "sending keys");
-	int sig = os_wl_guard_caught();
-	os_wl_guard_end(&g);
+	int sig = os_input_signal_caught();
+	os_input_signals_end(&g);
 	if (ok && sig != 0 && hold_ms >= 0)
 		return os_fail("keys interrupted by signal %d", sig);
 	return ok;
@@ -435,7 +431,7 @@ static bool type_range(struct os_wl_display *w, struct os_wl_keyboard *kb,
 {
 	int level;
 	for (size_t k = from; k < to; k++) {
-		if (os_wl_guard_caught() != 0)
+		if (os_input_signal_caught() != 0)
 			return false;
 		int s = slot_find(kb->slot, syms[k], TYPED, &level);
 		if (s < 0)
@@ -445,7 +441,7 @@ static bool type_range(struct os_wl_display *w, struct os_wl_keyboard *kb,
 		if (delay_ms > 0) {
 			if (wl_display_flush(w->wl) < 0 && !os_wl_alive(w))
 				return false;
-			os_wl_sleep_ms(delay_ms);
+			os_input_sleep_ms(delay_ms);
 		} else if ((k - from) % FLOW_EVERY == FLOW_EVERY - 1 &&
 		           !os_wl_roundtrip(w, "typing")) {
 			return false;
@@ -507,17 +503,17 @@ bool os_wl_type(os_display *d, const char *utf8, size_t len, int delay_ms)
 	uint32_t set[CHUNK];
 	size_t nset;
 	bool ok = true;
-	struct os_wl_guard g;
-	os_wl_guard_begin(&g);
-	for (size_t from = 0; ok && from < n && os_wl_guard_caught() == 0;) {
+	struct os_signal_guard g;
+	os_input_signals_begin(&g);
+	for (size_t from = 0; ok && from < n && os_input_signal_caught() == 0;) {
 		size_t to = chunk_end(syms, n, from, set, &nset);
 		ok = keymap_ensure(w, kb, set, nset, TYPED, false) &&
 		     type_range(w, kb, syms, from, to, delay_ms);
 		from = to;
 	}
 	ok = os_wl_roundtrip(w, "typing") && ok;
-	int sig = os_wl_guard_caught();
-	os_wl_guard_end(&g);
+	int sig = os_input_signal_caught();
+	os_input_signals_end(&g);
 	free(syms);
 	if (ok && sig != 0)
 		return os_fail("typing interrupted by signal %d", sig);

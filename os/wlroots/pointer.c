@@ -31,9 +31,20 @@ static struct zwlr_virtual_pointer_v1 *pointer_get(struct os_wl_display *w)
 {
 	if (!os_wl_alive(w))
 		return NULL;
-	if (w->pointer == NULL)
+	if (w->pointer == NULL) {
+		bool had_pointer = (w->seat_caps & WL_SEAT_CAPABILITY_POINTER) != 0;
 		w->pointer = zwlr_virtual_pointer_manager_v1_create_virtual_pointer(
 			w->pointer_manager, w->seat);
+		/* As for the keyboard (keyboard.c): a seat that gains its first
+		 * pointer with ours has each client ask for a wl_pointer again,
+		 * and events sent before it has one are lost (a wheel turn right
+		 * after the first motion was, on a headless sway). */
+		if (!had_pointer) {
+			if (!os_wl_roundtrip(w, "adding a pointer to the seat"))
+				return NULL;
+			os_input_sleep_ms(OS_WL_SEAT_SETTLE_MS);
+		}
+	}
 	return w->pointer;
 }
 
@@ -112,15 +123,15 @@ bool os_wl_mouse_button(os_display *d, os_button b, bool down)
 /* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
 static bool drag_segment(struct os_wl_display *w, int x0, int y0, int x1, int y1)
 {
-	for (int i = 1; i <= DRAG_STEPS && os_wl_guard_caught() == 0; i++) {
-		os_wl_sleep_ms(DRAG_STEP_MS);
+	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
+		os_input_sleep_ms(DRAG_STEP_MS);
 		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
 		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
 		send_motion(w, x, y);
 		if (wl_display_flush(w->wl) < 0)
 			return false;
 	}
-	return os_wl_guard_caught() == 0;
+	return os_input_signal_caught() == 0;
 }
 
 bool os_wl_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
@@ -136,8 +147,8 @@ bool os_wl_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
 			return false;
 	if (pointer_get(w) == NULL)
 		return false;
-	struct os_wl_guard g;
-	os_wl_guard_begin(&g);
+	struct os_signal_guard g;
+	os_input_signals_begin(&g);
 	send_motion(w, xy[0], xy[1]);
 	send_button(w, code, true);
 	wl_display_flush(w->wl);
@@ -149,8 +160,8 @@ bool os_wl_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
 	/* Released even when interrupted: a button is never left held. */
 	send_button(w, code, false);
 	bool ok = os_wl_roundtrip(w, "dragging");
-	int sig = os_wl_guard_caught();
-	os_wl_guard_end(&g);
+	int sig = os_input_signal_caught();
+	os_input_signals_end(&g);
 	if (ok && sig != 0)
 		return os_fail("drag interrupted by signal %d", sig);
 	return ok;

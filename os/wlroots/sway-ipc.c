@@ -5,6 +5,7 @@
  */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,45 +78,106 @@ static bool recv_all(int fd, void *buf, size_t len)
 	return true;
 }
 
+static bool send_message(int fd, uint32_t type, const char *payload)
+{
+	uint32_t len = payload != NULL ? (uint32_t)strlen(payload) : 0;
+	char head[IPC_HEADER];
+	memcpy(head, IPC_MAGIC, 6);
+	memcpy(head + 6, &len, 4);
+	memcpy(head + 10, &type, 4);
+	return send_all(fd, head, sizeof(head)) && send_all(fd, payload, len);
+}
+
+/* One message: its type and payload (NUL-terminated, malloc'ed). */
+static char *recv_message(int fd, uint32_t *type)
+{
+	char head[IPC_HEADER];
+	if (!recv_all(fd, head, sizeof(head)))
+		return NULL;
+	uint32_t rlen;
+	memcpy(&rlen, head + 6, 4);
+	memcpy(type, head + 10, 4);
+	if (memcmp(head, IPC_MAGIC, 6) != 0) {
+		os_fail("sway IPC: the socket does not answer as sway does");
+		return NULL;
+	}
+	if (rlen > IPC_MAX_REPLY) {
+		os_fail("sway IPC: a reply of %u bytes is too long", rlen);
+		return NULL;
+	}
+	char *msg = malloc((size_t)rlen + 1);
+	if (msg == NULL) {
+		os_fail("out of memory");
+		return NULL;
+	}
+	if (!recv_all(fd, msg, rlen)) {
+		free(msg);
+		return NULL;
+	}
+	msg[rlen] = '\0';
+	return msg;
+}
+
 char *os_sway_ipc(const char *sock, uint32_t type, const char *payload)
 {
 	int fd = ipc_connect(sock);
 	if (fd < 0)
 		return NULL;
 	char *reply = NULL;
-	uint32_t len = payload != NULL ? (uint32_t)strlen(payload) : 0;
-	char head[IPC_HEADER];
-	memcpy(head, IPC_MAGIC, 6);
-	memcpy(head + 6, &len, 4);
-	memcpy(head + 10, &type, 4);
-	if (!send_all(fd, head, sizeof(head)) || !send_all(fd, payload, len) ||
-	    !recv_all(fd, head, sizeof(head)))
-		goto out;
-	uint32_t rlen, rtype;
-	memcpy(&rlen, head + 6, 4);
-	memcpy(&rtype, head + 10, 4);
-	if (memcmp(head, IPC_MAGIC, 6) != 0 || rtype != type) {
+	uint32_t rtype;
+	if (send_message(fd, type, payload) && (reply = recv_message(fd, &rtype)) != NULL &&
+	    rtype != type) {
 		os_fail("sway IPC: %s does not answer as sway does", sock);
-		goto out;
-	}
-	if (rlen > IPC_MAX_REPLY) {
-		os_fail("sway IPC: a reply of %u bytes is too long", rlen);
-		goto out;
-	}
-	reply = malloc((size_t)rlen + 1);
-	if (reply == NULL) {
-		os_fail("out of memory");
-		goto out;
-	}
-	if (!recv_all(fd, reply, rlen)) {
 		free(reply);
 		reply = NULL;
-		goto out;
 	}
-	reply[rlen] = '\0';
-out:
 	close(fd);
 	return reply;
+}
+
+bool os_sway_succeeded(const char *reply)
+{
+	cJSON *root = cJSON_Parse(reply);
+	const cJSON *first = cJSON_IsArray(root) ? cJSON_GetArrayItem(root, 0) : root;
+	bool ok = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(first, "success"));
+	cJSON_Delete(root);
+	return ok;
+}
+
+int os_sway_subscribe(const char *sock, const char *events)
+{
+	int fd = ipc_connect(sock);
+	if (fd < 0)
+		return -1;
+	uint32_t type;
+	char *reply = NULL;
+	if (!send_message(fd, OS_SWAY_SUBSCRIBE, events) ||
+	    (reply = recv_message(fd, &type)) == NULL)
+		goto fail;
+	if (type != OS_SWAY_SUBSCRIBE || !os_sway_succeeded(reply)) {
+		os_fail("sway IPC: subscribing to %s was refused: %s", events, reply);
+		goto fail;
+	}
+	free(reply);
+	return fd;
+fail:
+	free(reply);
+	close(fd);
+	return -1;
+}
+
+int os_sway_event(int fd, char **payload)
+{
+	*payload = NULL;
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int r = poll(&p, 1, 0);
+	if (r == 0)
+		return 0;
+	if (r < 0)
+		return errno == EINTR ? 0 : (os_fail("sway IPC: %s", strerror(errno)), -1);
+	uint32_t type;
+	*payload = recv_message(fd, &type);
+	return *payload != NULL ? 1 : -1;
 }
 
 int os_sway_socket_pid(const char *sock)

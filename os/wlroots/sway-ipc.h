@@ -5,7 +5,8 @@
  * process made it, which one has the focus — sway's tree does.
  *
  * Note: the socket also runs any command it is sent (RUN_COMMAND), so only
- * the few reading messages below and a focus command are ever sent.
+ * the few reading messages below, a focus command and the stop key's
+ * binding (stop.c: a `nop`, which runs nothing) are ever sent.
  */
 #ifndef DESKHAND_OS_WLROOTS_SWAY_IPC_H
 #define DESKHAND_OS_WLROOTS_SWAY_IPC_H
@@ -18,6 +19,7 @@
 
 #define OS_SWAY_RUN_COMMAND 0
 #define OS_SWAY_GET_TREE 4
+#define OS_SWAY_SUBSCRIBE 2
 #define OS_SWAY_GET_VERSION 7
 
 /*
@@ -26,6 +28,20 @@
  * NULL with os_error() set.
  */
 char *os_sway_ipc(const char *sock, uint32_t type, const char *payload);
+/* Whether a reply ({"success": ...}, or a command's array of them, the
+ * first counting) says it succeeded. */
+bool os_sway_succeeded(const char *reply);
+/*
+ * A connection subscribed to `events` (a JSON array: ["binding"]), for
+ * os_sway_event; -1 with os_error() set. The caller closes it.
+ */
+int os_sway_subscribe(const char *sock, const char *events);
+/*
+ * One event from a subscribed connection, without waiting for one: 1 with
+ * *payload (malloc'ed, caller frees), 0 when none is waiting, -1 with
+ * os_error() set when the connection failed.
+ */
+int os_sway_event(int fd, char **payload);
 /* The pid of the process serving `sock` (SO_PEERCRED); 0 when unknown. */
 int os_sway_socket_pid(const char *sock);
 /* sway's human-readable version ("1.7"), malloc'ed; NULL on failure. */
