@@ -47,6 +47,10 @@ struct os_display {
  */
 struct os_backend_impl {
 	const char *name;       /* "x11", "wlroots": os_display_backend() */
+	/* Whether clients know where their windows are on the screen (X11:
+	 * yes; Wayland: no, so toolkits answer boxes relative to their window):
+	 * os_display_boxes_window_relative(). */
+	bool clients_know_position;
 
 	/* Frees everything the backend holds, then calls os_display_free_head. */
 	void (*destroy)(os_display *d);

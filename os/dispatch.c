@@ -187,6 +187,11 @@ bool os_window_activate(os_display *d, uint32_t id)
 	return CAN(d, window_activate, "activate windows") && d->impl->window_activate(d, id);
 }
 
+bool os_display_boxes_window_relative(const os_display *d)
+{
+	return !d->impl->clients_know_position;
+}
+
 char *os_root_string(os_display *d, const char *name)
 {
 	return d->impl->root_string != NULL ? d->impl->root_string(d, name) : NULL;

@@ -445,6 +445,14 @@ void os_windows_free(os_window *w, size_t count);
 /* Activates through _NET_ACTIVE_WINDOW; fails without an EWMH manager. */
 bool os_window_activate(os_display *d, uint32_t id);
 /*
+ * Whether d's clients do not know where their windows are on the screen
+ * (Wayland: the compositor places them and tells no client), so that the
+ * boxes a toolkit gives (its accessibility tree) are relative to its
+ * window, to be moved by the window's place in os_windows_list. False on
+ * X11, where toolkits answer in screen coordinates.
+ */
+bool os_display_boxes_window_relative(const os_display *d);
+/*
  * A STRING property of the root window ("AT_SPI_BUS": the accessibility
  * bus address), malloc'ed; NULL when unset or of another type.
  */

@@ -3,7 +3,7 @@
  * bus, through libatspi: found where the toolkits look for it (never
  * autolaunched behind the user's back), a stale address on the root
  * window skipped, libatspi's warnings kept instead of printed. See
- * a11y-internal.h.
+ * a11y-internal.h. And the probe of who is on it (vision_a11y_probe).
  */
 #include "config.h"
 
@@ -104,6 +104,71 @@ bool vision_a11y_connect(os_display *d, const char **why)
 	}
 	conn_state = 1;
 	return true;
+}
+
+static bool gerr(GError **err)
+{
+	if (*err == NULL)
+		return false;
+	g_clear_error(err);
+	return true;
+}
+
+bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
+                       size_t why_size)
+{
+	const char *down;
+	if (!vision_a11y_connect(d, &down)) {
+		snprintf(why, why_size, "%s", down);
+		return false;
+	}
+	atspi_set_timeout(1000, 1000);
+	AtspiAccessible *desk = atspi_get_desktop(0);
+	GError *err = NULL;
+	gint n = desk ? atspi_accessible_get_child_count(desk, &err) : -1;
+	if (desk == NULL || gerr(&err) || n < 0) {
+		snprintf(why, why_size, "the accessibility registry does not answer");
+		if (desk != NULL)
+			g_object_unref(desk);
+		return false;
+	}
+	apps[0] = '\0';
+	size_t used = 0;
+	for (gint i = 0; i < n && i < 64; i++) {
+		AtspiAccessible *app = atspi_accessible_get_child_at_index(desk, i, &err);
+		if (gerr(&err) || app == NULL)
+			continue;
+		gchar *name = atspi_accessible_get_name(app, &err);
+		gerr(&err);
+		guint pid = atspi_accessible_get_process_id(app, &err);
+		gerr(&err);
+		int k = snprintf(apps + used, apps_size - used, "%s%s (pid %u)", used ? ", " : "",
+		                 name && name[0] ? name : "?", pid);
+		if (k > 0 && (size_t)k < apps_size - used)
+			used += (size_t)k;
+		g_free(name);
+		g_object_unref(app);
+	}
+	g_object_unref(desk);
+	if (used == 0)
+		snprintf(apps, apps_size, "none");
+	return true;
+}
+
+#else /* !DESKHAND_HAVE_ATSPI */
+
+#include <stdio.h>
+
+#include "vision/a11y.h"
+
+bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
+                       size_t why_size)
+{
+	(void)d;
+	(void)apps;
+	(void)apps_size;
+	snprintf(why, why_size, "deskhand was built without AT-SPI (libatspi2.0-dev)");
+	return false;
 }
 
 #endif /* DESKHAND_HAVE_ATSPI */

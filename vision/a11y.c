@@ -88,6 +88,9 @@ typedef struct walk {
 	/* GTK 4 (its own AT-SPI code, no atk-bridge): VISIBLE stands for
 	 * SHOWING, and boxes are relative to the window, moved by (dx, dy). */
 	bool gtk4;
+	/* Every toolkit's boxes are relative to its window (Wayland:
+	 * os_display_boxes_window_relative), moved by (dx, dy) too. */
+	bool relative;
 	int dx, dy;
 } walk;
 
@@ -548,12 +551,62 @@ static bool toolkit_gtk4(AtspiAccessible *app)
 }
 
 /*
- * The GTK 4 app's window that is ACTIVE (all of them say they are at 0,0,
- * so overlap tells nothing), and where its boxes sit on the screen: at the
- * X window's origin, past the border GTK keeps around the window for its
- * shadow and resize handles (the difference in size, split evenly).
+ * The content of a frame drawn with a client-side shadow (GTK 3's header
+ * bar windows on Wayland): the union of its children's boxes, which is the
+ * window the compositor places, inside the surface the boxes count from.
  */
-static int gtk4_frame(walk *w, os_rect win)
+static bool frame_content(walk *w, int f, os_rect fb, os_rect *out)
+{
+	int kids[VISION_A11Y_BIG];
+	int k = children_of(w, f, 0, VISION_A11Y_BIG, VISION_A11Y_BIG, kids);
+	a11y_wire_props(w->net, kids, k);
+	for (int j = 0; j < k; j++)
+		if (shown(w, kids[j]))
+			a11y_wire_want_box(w->net, kids[j]);
+	int x0 = fb.width, y0 = fb.height, x1 = 0, y1 = 0;
+	for (int j = 0; j < k; j++) {
+		os_rect b;
+		if (!shown(w, kids[j]) || !box_of(w, kids[j], &b) || !rect_meet(b, fb, &b))
+			continue; /* GTK puts what it hides at G_MININT */
+		x0 = b.x < x0 ? b.x : x0;
+		y0 = b.y < y0 ? b.y : y0;
+		x1 = b.x + b.width > x1 ? b.x + b.width : x1;
+		y1 = b.y + b.height > y1 ? b.y + b.height : y1;
+	}
+	*out = (os_rect){x0, y0, x1 - x0, y1 - y0};
+	return x1 > x0 && y1 > y0;
+}
+
+/*
+ * Where a window-relative frame's boxes sit on the screen: at the window's
+ * place, less the shadow that a client-side decoration keeps around the
+ * window (the frame is then the whole surface and its children the
+ * window), or the difference in size split evenly where the children do
+ * not tell (GTK 4's border on X11). A frame not at 0,0 answers in screen
+ * coordinates already (an XWayland client).
+ */
+static void place_frame(walk *w, int f, os_rect win)
+{
+	os_rect fb, in;
+	if (f < 0 || !box_of(w, f, &fb) || fb.x != 0 || fb.y != 0)
+		return;
+	if (w->relative && (fb.width != win.width || fb.height != win.height) &&
+	    frame_content(w, f, fb, &in) && in.width == win.width && in.height == win.height) {
+		w->dx = win.x - in.x;
+		w->dy = win.y - in.y;
+		return;
+	}
+	w->dx = win.x + (win.width - fb.width) / 2;
+	w->dy = win.y + (win.height - fb.height) / 2;
+}
+
+/*
+ * The window-relative app's frame that is `win` (all of its frames say
+ * they are at 0,0, so overlap tells nothing): the one that is ACTIVE; else
+ * (no keyboard focus: a seat without a keyboard) the one of the window's
+ * size, or the only one shown; and where its boxes sit on the screen.
+ */
+static int relative_frame(walk *w, os_rect win)
 {
 	int root = a11y_wire_root(w->net), kids[VISION_A11Y_MAX_CHILDREN];
 	a11y_wire_props(w->net, &root, 1);
@@ -561,17 +614,26 @@ static int gtk4_frame(walk *w, os_rect win)
 	n = n < VISION_A11Y_MAX_CHILDREN ? n : VISION_A11Y_MAX_CHILDREN;
 	int k = children_of(w, root, 0, n, VISION_A11Y_MAX_CHILDREN, kids);
 	a11y_wire_props(w->net, kids, k);
-	int found = -1;
+	int found = -1, sized = -1, only = -1, showing = 0;
 	for (int j = 0; j < k && found < 0; j++)
 		if (has(w, kids[j], ATSPI_STATE_ACTIVE))
 			found = kids[j];
-	if (found < 0)
-		found = frame_for(w, win);
-	os_rect fb;
-	if (found >= 0 && box_of(w, found, &fb) && fb.x == 0 && fb.y == 0) {
-		w->dx = win.x + (win.width - fb.width) / 2;
-		w->dy = win.y + (win.height - fb.height) / 2;
+	for (int j = 0; j < k && found < 0 && w->relative; j++)
+		if (shown(w, kids[j]))
+			a11y_wire_want_box(w->net, kids[j]); /* in one wave */
+	for (int j = 0; j < k && found < 0 && w->relative; j++) {
+		os_rect fb;
+		if (!shown(w, kids[j]))
+			continue;
+		showing++;
+		only = kids[j];
+		if (sized < 0 && box_of(w, kids[j], &fb) && fb.width == win.width &&
+		    fb.height == win.height)
+			sized = kids[j];
 	}
+	if (found < 0)
+		found = sized >= 0 ? sized : showing == 1 ? only : frame_for(w, win);
+	place_frame(w, found, win);
 	return found;
 }
 
@@ -589,7 +651,7 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 	enum step s = STEP_OK;
 	os_rect clip;
 	if (!all) {
-		int f = w->gtk4 ? gtk4_frame(w, win) : frame_for(w, win);
+		int f = w->gtk4 || w->relative ? relative_frame(w, win) : frame_for(w, win);
 		if (f >= 0 && rect_meet(win, w->screen, &clip))
 			s = walk_node(w, f, 0, clip, true);
 		goto out;
@@ -663,6 +725,10 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 	int timeout = opt && opt->timeout_ms > 0 ? opt->timeout_ms : VISION_A11Y_TIMEOUT_MS;
 	w.deadline = base_now_ns() + timeout * BASE_NS_PER_MS;
 	bool all = opt && opt->all_windows;
+	/* Boxes relative to their windows are placed by the active window's
+	 * place; which other window a frame is, nothing tells. */
+	bool only_active = all && os_display_boxes_window_relative(d);
+	all = all && !only_active;
 	os_rect win = {0, 0, 0, 0};
 	int pid = -1;
 	os_screen_size(d, &w.screen.width, &w.screen.height);
@@ -671,12 +737,21 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 		note(e, "%s", why);
 		return e;
 	}
+	w.relative = os_display_boxes_window_relative(d);
 	if (!all && !active_window(d, &win, &pid, e))
 		goto fail;
+	if (!all && e->note[0] == '\0' && w.relative && (win.width <= 0 || win.height <= 0))
+		note(e, "the display's window list does not say where the active window is, and "
+		        "applications here give their controls' boxes relative to their windows: "
+		        "the elements cannot be placed on the screen (use the screenshot and "
+		        "find_text; `deskhand doctor` shows what the display offers)");
 	if (e->note[0] != '\0')
 		return e;
 	if (!walk_desktop(&w, win, pid, all))
 		goto fail;
+	if (only_active)
+		note(e, "only the active window is listed: applications here give their boxes "
+		        "relative to their windows, placed by the active one's place");
 	/* A call that waited out the cap failed like a missing interface:
 	 * the walk ended "complete" with a hole where the hung app was. */
 	if (base_ms_until(w.deadline) <= 0) {
@@ -690,47 +765,6 @@ fail:
 	return NULL;
 }
 
-bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
-                       size_t why_size)
-{
-	const char *down;
-	if (!vision_a11y_connect(d, &down)) {
-		snprintf(why, why_size, "%s", down);
-		return false;
-	}
-	atspi_set_timeout(1000, 1000);
-	AtspiAccessible *desk = atspi_get_desktop(0);
-	GError *err = NULL;
-	gint n = desk ? atspi_accessible_get_child_count(desk, &err) : -1;
-	if (desk == NULL || gerr(&err) || n < 0) {
-		snprintf(why, why_size, "the accessibility registry does not answer");
-		if (desk != NULL)
-			g_object_unref(desk);
-		return false;
-	}
-	apps[0] = '\0';
-	size_t used = 0;
-	for (gint i = 0; i < n && i < 64; i++) {
-		AtspiAccessible *app = atspi_accessible_get_child_at_index(desk, i, &err);
-		if (gerr(&err) || app == NULL)
-			continue;
-		gchar *name = atspi_accessible_get_name(app, &err);
-		gerr(&err);
-		guint pid = atspi_accessible_get_process_id(app, &err);
-		gerr(&err);
-		int k = snprintf(apps + used, apps_size - used, "%s%s (pid %u)", used ? ", " : "",
-		                 name && name[0] ? name : "?", pid);
-		if (k > 0 && (size_t)k < apps_size - used)
-			used += (size_t)k;
-		g_free(name);
-		g_object_unref(app);
-	}
-	g_object_unref(desk);
-	if (used == 0)
-		snprintf(apps, apps_size, "none");
-	return true;
-}
-
 #else /* !DESKHAND_HAVE_ATSPI */
 
 vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *opt)
@@ -742,16 +776,6 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 		return NULL;
 	note(e, "deskhand was built without AT-SPI (libatspi2.0-dev)");
 	return e;
-}
-
-bool vision_a11y_probe(os_display *d, char *apps, size_t apps_size, char *why,
-                       size_t why_size)
-{
-	(void)d;
-	(void)apps;
-	(void)apps_size;
-	snprintf(why, why_size, "deskhand was built without AT-SPI (libatspi2.0-dev)");
-	return false;
 }
 
 #endif

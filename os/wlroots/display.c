@@ -629,6 +629,9 @@ static const char *wl_feature(os_display *d, os_feature f, const char **why)
 
 static const struct os_backend_impl wlroots_impl = {
 	.name = "wlroots",
+	/* A Wayland client never learns its window's place; XWayland's do
+	 * (vision/a11y.c tells them by their frame's box). */
+	.clients_know_position = false,
 	.destroy = wl_destroy,
 	.screen_size = wl_screen_size,
 	.monitors = wl_monitors,
