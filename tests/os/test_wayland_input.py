@@ -8,7 +8,6 @@ the BMP, tabs, newlines, more distinct characters than one keymap holds,
 standard input). A compositor killed during a command or between two:
 a clear failure, never a crash. Skipped without sway."""
 import os
-import signal
 import subprocess
 import time
 import unittest

@@ -15,6 +15,7 @@ proof that it can: the refusal is deskhand's, not the X server's.
 Skipped without weston."""
 import json
 import os
+import sys
 import time
 import unittest
 
@@ -23,7 +24,6 @@ import wayland
 from wl_util import deskhand
 from xinput_util import Recorder
 
-import sys
 sys.path.insert(0, os.path.join(h.SRCDIR, "tests", "fake_llm"))
 from fakellm import FakeLLM  # noqa: E402
 
@@ -98,7 +98,7 @@ class UnderWeston(unittest.TestCase):
         with open(script, "w") as f:
             json.dump({"turns": [{"text": "hello"}]}, f)
         os.chmod(script, 0o644)
-        r, work = self.agent("--provider", "script", "--script", script)
+        r, _ = self.agent("--provider", "script", "--script", script)
         self.assertRefused(r)
         self.assertNotIn(b"hello", r.stdout)
 
