@@ -219,6 +219,25 @@ int vision_pick_monitor(const os_rect *mons, int n, int want, int px, int py)
 
 #define VISION_MAX_MONITORS 32
 
+bool vision_focus_point(os_display *d, int *x, int *y)
+{
+	*x = *y = 0;
+	if (os_pointer(d, x, y))
+		return true;
+	size_t n = 0;
+	os_window *ws = os_windows_list(d, &n);
+	bool found = false;
+	for (size_t i = 0; ws != NULL && i < n; i++) {
+		if (ws[i].active && ws[i].geometry.width > 0) {
+			*x = ws[i].geometry.x + ws[i].geometry.width / 2;
+			*y = ws[i].geometry.y + ws[i].geometry.height / 2;
+			found = true;
+		}
+	}
+	os_windows_free(ws, n);
+	return found;
+}
+
 bool vision_monitor(os_display *d, int want, os_rect *mon)
 {
 	os_rect mons[VISION_MAX_MONITORS];
@@ -226,8 +245,8 @@ bool vision_monitor(os_display *d, int want, os_rect *mon)
 	if (n > VISION_MAX_MONITORS)
 		n = VISION_MAX_MONITORS;
 	int px = 0, py = 0;
-	if (want < 0 && !os_pointer(d, &px, &py))
-		return vision_fail_os("cannot read the pointer to choose a monitor");
+	if (want < 0)
+		vision_focus_point(d, &px, &py);
 	int i = vision_pick_monitor(mons, n, want, px, py);
 	if (i < 0)
 		return vision_fail("no monitor %d: the screen has %d (0..%d)", want, n,

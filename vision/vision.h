@@ -173,8 +173,15 @@ void vision_shot_opts_init(vision_shot_opts *opts);
  * one. Pure; `mons`/`n` as returned by os_monitors. Returns the index or -1.
  */
 int vision_pick_monitor(const os_rect *mons, int n, int want, int px, int py);
-/* The same, asking os/ for the monitors and the pointer; fills *mon. */
+/* The same, asking os/ for the monitors and vision_focus_point; fills *mon. */
 bool vision_monitor(os_display *d, int want, os_rect *mon);
+/*
+ * Where the user is looking, for choosing a monitor: the pointer, where the
+ * display tells it, else the centre of the active window (a Wayland
+ * compositor tells no client where the pointer is). False when neither is
+ * known (*x, *y then 0).
+ */
+bool vision_focus_point(os_display *d, int *x, int *y);
 
 /*
  * The view a shot of monitor `mon` would have under opts (sizes and the

@@ -17,8 +17,8 @@ struct synopsis {
 static const struct synopsis synopses[] = {
 	{"screenshot", "deskhand screenshot [-o FILE] [--region X,Y,W,H] [--monitor N] [--max-side N | --screen-max WxH] [--grid]"},
 	{"move", "deskhand move X Y"},
-	{"click", "deskhand click [X Y] [--button left|middle|right] [--count N]"},
-	{"drag", "deskhand drag X1 Y1 X2 Y2 [--button left|middle|right]"},
+	{"click", "deskhand click [X Y] [--button left|middle|right|back|forward] [--count N]"},
+	{"drag", "deskhand drag X1 Y1 X2 Y2 [--button left|middle|right|back|forward]"},
 	{"scroll", "deskhand scroll up|down|left|right [AMOUNT] [--at X Y]"},
 	{"type", "deskhand type [--delay-ms N] TEXT        (TEXT - reads standard input)"},
 	{"key", "deskhand key [--down|--up|--hold MS] COMBO..."},

@@ -162,6 +162,16 @@ static void doctor_desktop(os_display *d, bool unsupported)
 		else
 			printf("  %-20s no: %s\n", feature_uses[f], why);
 	}
+	const char *why = NULL;
+	if (os_feature_how(d, OS_FEATURE_POINTER_POSITION, &why) != NULL)
+		return;
+	/* Bound here to prove it can be, undone when d closes. */
+	char key[160];
+	if (os_stop_key_arm(d, key, sizeof(key)))
+		printf("  %-20s %s, instead of the pointer\n", "stop key", key);
+	else
+		printf("  %-20s no: %s (--os-auto-approve then needs a terminal for Ctrl-C "
+		       "or --console for its Stop)\n", "stop key", os_error());
 }
 
 /* Whether `elements` can work here, and on which applications. */

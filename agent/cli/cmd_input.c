@@ -151,10 +151,13 @@ static int finish(os_display *d, bool ok)
 	return ok ? CLI_OK : CLI_FAIL;
 }
 
-/* The buttons a person names, by their X number: by word or by number. */
-static const char *const button_names[][OS_BUTTON_RIGHT + 1] = {
-	{[OS_BUTTON_LEFT] = "left", [OS_BUTTON_MIDDLE] = "middle", [OS_BUTTON_RIGHT] = "right"},
-	{[OS_BUTTON_LEFT] = "1", [OS_BUTTON_MIDDLE] = "2", [OS_BUTTON_RIGHT] = "3"},
+/* The buttons a person names, by their X number: by word or by number (4-7
+ * are the wheel's: deskhand scroll). */
+static const char *const button_names[][OS_BUTTON_FORWARD + 1] = {
+	{[OS_BUTTON_LEFT] = "left", [OS_BUTTON_MIDDLE] = "middle", [OS_BUTTON_RIGHT] = "right",
+	 [OS_BUTTON_BACK] = "back", [OS_BUTTON_FORWARD] = "forward"},
+	{[OS_BUTTON_LEFT] = "1", [OS_BUTTON_MIDDLE] = "2", [OS_BUTTON_RIGHT] = "3",
+	 [OS_BUTTON_BACK] = "8", [OS_BUTTON_FORWARD] = "9"},
 };
 
 static bool parse_button(const char *cmd, const char *s, os_button *b)
@@ -166,7 +169,7 @@ static bool parse_button(const char *cmd, const char *s, os_button *b)
 			return true;
 		}
 	}
-	char words[32];
+	char words[64];
 	base_names_join(BASE_NAMES(button_names[0]), ", ", " or ", words, sizeof(words));
 	cli_usage_error(cmd, "unknown button '%s' (%s)", s, words);
 	return false;
@@ -418,6 +421,12 @@ int cmd_key(int argc, char **argv)
 				ok = os_key_hold(d, &combos[i], (int)hold);
 		}
 	}
+	/* A Wayland virtual keyboard's keys end with it: held here, they are
+	 * released as this process exits, unlike XTest's. Said, not hidden. */
+	if (ok && mode == KEY_DOWN && strcmp(os_display_session(d), "Wayland") == 0)
+		cli_error("warning: on Wayland the keys are released when deskhand exits "
+		          "(a virtual keyboard's keys end with it): --down holds them only "
+		          "within one process, as the agent's key_down does");
 	rc = finish(d, ok);
 out:
 	free(combos);

@@ -173,8 +173,8 @@ static cJSON *execute_schema(const struct prompt_env *env)
 	cJSON_AddItemToObject(props, "language", lang);
 	cJSON_AddItemToObject(props, "code", typed("string", "the code to run"));
 	cJSON_AddItemToObject(props, "display",
-	                      typed("boolean", "true only when the code itself must reach the X "
-	                                       "display (start a GUI program, xdotool, screenshots "
+	                      typed("boolean", "true only when the code itself must reach the "
+	                                       "display (start a GUI program, xdotool or wtype, screenshots "
 	                                       "from code); the user must confirm every such run. "
 	                                       "Default false: the sandbox has no display"));
 	cJSON *req = cJSON_AddArrayToObject(s, "required");

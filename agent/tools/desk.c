@@ -28,8 +28,8 @@ agent_tools *agent_tools_create(const agent_tools_config *cfg)
 		return t;
 	os_rect mons[16];
 	int n = os_monitors(t->display, mons, 16);
-	int px = 0, py = 0;
-	os_pointer(t->display, &px, &py);
+	int px, py;
+	vision_focus_point(t->display, &px, &py);
 	int want = t->shot.monitor;
 	t->shot.monitor = vision_pick_monitor(mons, n < 16 ? n : 16, want, px, py);
 	if (t->shot.monitor < 0) {

@@ -90,8 +90,10 @@ static void propose_execute(agent_tools *t, const cJSON *args, agent_proposal *p
 		return;
 	}
 	p->code.display = cJSON_IsTrue(disp);
-	if (p->code.display && t->display == NULL && getenv("DISPLAY") == NULL) {
-		agent_proposal_refuse(p, "no display is available to this code (no DISPLAY)");
+	if (p->code.display && t->display == NULL && getenv("DISPLAY") == NULL &&
+	    !os_session_is_wayland()) {
+		agent_proposal_refuse(p, "no display is available to this code (no DISPLAY "
+		                      "or WAYLAND_DISPLAY)");
 		return;
 	}
 	p->code.code = strdup(code->valuestring);

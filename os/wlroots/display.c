@@ -296,9 +296,20 @@ static const struct wl_seat_listener seat_listener = {
 
 /* ---- the registry ------------------------------------------------------------ */
 
+/* Whether the list of offers names iface already (one per output). */
+static bool offered(const struct os_wl_display *w, const char *iface, size_t len)
+{
+	for (const char *p = w->offers; p != NULL && (p = strstr(p, iface)) != NULL; p += len)
+		if ((p == w->offers || p[-1] == ' ') && (p[len] == ',' || p[len] == '\0'))
+			return true;
+	return false;
+}
+
 static void offers_add(struct os_wl_display *w, const char *iface)
 {
 	size_t len = strlen(iface);
+	if (offered(w, iface, len))
+		return;
 	if (w->offers_len + len + 3 > w->offers_cap) {
 		size_t cap = (w->offers_len + len + 3) * 2;
 		char *n = realloc(w->offers, cap);

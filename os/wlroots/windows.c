@@ -319,6 +319,23 @@ os_window *os_wl_windows_list(os_display *d, size_t *count)
 	return out;
 }
 
+/* Asks for the activation and checks that it happened: a compositor may
+ * refuse without a word. The state comes in the events after the request
+ * has been handled (wlroots sends it when idle): two round trips. */
+static bool toplevel_activate(struct os_wl_display *w, struct os_wl_toplevel *t)
+{
+	zwlr_foreign_toplevel_handle_v1_activate(t->h, w->seat);
+	if (!os_wl_roundtrip(w, "activating a window") ||
+	    !os_wl_roundtrip(w, "activating a window"))
+		return false;
+	if (t->rank == 0)
+		return os_fail("the window closed while it was being activated");
+	if (!t->active)
+		return os_fail("the compositor did not activate the window (a fullscreen "
+		               "window may cover it)");
+	return true;
+}
+
 bool os_wl_window_activate(os_display *d, uint32_t id)
 {
 	struct os_wl_display *w = os_wl(d);
@@ -331,12 +348,14 @@ bool os_wl_window_activate(os_display *d, uint32_t id)
 		if (e[i].win.id != id || found)
 			continue;
 		found = true;
-		if (e[i].t != NULL) {
-			zwlr_foreign_toplevel_handle_v1_activate(e[i].t->h, w->seat);
-			ok = os_wl_roundtrip(w, "activating a window");
-		} else {
+		/* sway's focus command first: sway ignores a toplevel's activation
+		 * request for a window a fullscreen one covers (and says nothing),
+		 * where its command takes the fullscreen one down, as a person's
+		 * focus would. */
+		if (e[i].con_id != 0 && w->swaysock != NULL)
 			ok = os_sway_focus(w->swaysock, e[i].con_id);
-		}
+		else if (e[i].t != NULL)
+			ok = toplevel_activate(w, e[i].t);
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].win.klass);

@@ -162,15 +162,6 @@ void os_x11_screen_size(os_x11 *d, int *width, int *height)
 	*height = DisplayHeight(d->dpy, d->screen);
 }
 
-bool os_x11_point_on_screen(os_x11 *d, int x, int y)
-{
-	int w, h;
-	os_x11_screen_size(d, &w, &h);
-	if (x < 0 || y < 0 || x >= w || y >= h)
-		return os_fail("point %d,%d is off the screen (%dx%d)", x, y, w, h);
-	return true;
-}
-
 static void monitor_name(os_x11 *d, Atom a, char *out, size_t size)
 {
 	out[0] = '\0';

@@ -24,7 +24,7 @@ static bool valid_button(os_button b)
 
 bool os_x11_mouse_move(os_x11 *d, int x, int y)
 {
-	if (!os_x11_point_on_screen(d, x, y) || !mouse_ready(d))
+	if (!os_point_on_screen(&d->base, x, y) || !mouse_ready(d))
 		return false;
 	XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
 	return os_input_sync(d);
@@ -80,7 +80,7 @@ bool os_x11_mouse_drag_path(os_x11 *d, const int *xy, int n, os_button b)
 	if (!valid_button(b))
 		return false;
 	for (int k = 0; k < n; k++)
-		if (!os_x11_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
+		if (!os_point_on_screen(&d->base, xy[2 * k], xy[2 * k + 1]))
 			return false;
 	if (!mouse_ready(d))
 		return false;

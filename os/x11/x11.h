@@ -63,7 +63,6 @@ void os_x11_destroy(os_x11 *d);
 void os_x11_screen_size(os_x11 *d, int *width, int *height);
 int os_x11_monitors(os_x11 *d, os_monitor *out, int max);
 bool os_x11_pointer(os_x11 *d, int *x, int *y);
-bool os_x11_point_on_screen(os_x11 *d, int x, int y);
 
 const os_image *os_x11_capture_borrow(os_x11 *d, const os_rect *region);
 void os_x11_capture_trim(os_x11 *d, size_t max_bytes);

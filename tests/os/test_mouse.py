@@ -47,7 +47,8 @@ class Mouse(unittest.TestCase):
             self.assertEqual(deskhand(X, "cursor").stdout.decode(), "%d %d\n" % (x, y))
 
     def test_click_each_button(self):
-        for i, (name, num) in enumerate((("left", 1), ("middle", 2), ("right", 3))):
+        for i, (name, num) in enumerate((("left", 1), ("middle", 2), ("right", 3),
+                                         ("back", 8), ("forward", 9))):
             REC.reset()
             x, y = 300 + i, 400 + i
             r = deskhand(X, "click", x, y, "--button", name)
