@@ -44,16 +44,20 @@ def busy_desktop(X):
     return procs
 
 
-def run_agent(X, binary, steps):
-    """One agent run of `steps` pointer moves; (per-step gaps in s, peak RSS KB, whole run s)."""
+def run_agent(X, binary, steps, display_env=None, prefix=(), tmpdir=h.tmpdir):
+    """One agent run of `steps` pointer moves; (per-step gaps in s, peak RSS KB, whole run s).
+    On X's display, or on the one display_env names (bench/wayland.py: a
+    sway's WAYLAND_DISPLAY, deskhand run through `prefix` as its uid, in a
+    directory from `tmpdir` that uid may write)."""
     turns = []
     for i in range(steps):
         x, y = (100 + 7 * i) % 1200, (100 + 5 * i) % 700
         turns.append({"tool_calls": [{"name": "computer", "arguments": {
             "action": "mouse_move", "coordinate": [x, y]}}]})
     turns.append({"text": "done"})
-    d = h.tmpdir()
-    env = X.env(HOME=d, XDG_DATA_HOME=d, XDG_CONFIG_HOME=d)
+    d = tmpdir()
+    env = dict(display_env if display_env is not None else X.env(),
+               HOME=d, XDG_DATA_HOME=d, XDG_CONFIG_HOME=d)
     for k in ("OPENAI_API_KEY", "OPENAI_BASE_URL"):
         env.pop(k, None)
     with FakeLLM(turns) as srv:
@@ -63,7 +67,7 @@ def run_agent(X, binary, steps):
                 "--audit", os.path.join(d, "a.jsonl"), "-m", "move around"]
         t0 = time.monotonic()
         errf = open(os.path.join(d, "stderr"), "w+")
-        p = subprocess.Popen(args, env=env, stdin=subprocess.DEVNULL,
+        p = subprocess.Popen(list(prefix) + args, env=env, stdin=subprocess.DEVNULL,
                              stdout=subprocess.DEVNULL, stderr=errf)
         # wait4 gives this child's own peak memory, not the desktop's.
         _, status, usage = os.wait4(p.pid, 0)
