@@ -2,7 +2,7 @@
 GTK 3 (GDK_BACKEND=wayland) and Qt 5 (QT_QPA_PLATFORM=wayland) give their
 controls' boxes relative to their windows, since no Wayland client knows
 where its window is; deskhand moves them by the window's place from sway's
-IPC. Each window is floating and moved away from 0,0, so that a box left
+IPC (GTK 4 too, as on X11). Each window is floating and moved away from 0,0, so that a box left
 unmoved is wrong: the listed box is checked against the pixels (its crop
 reads as the control's name), against the app (a click at its centre
 presses that very button, the app says so) and through the agent's element
@@ -307,6 +307,34 @@ class Qt5(Base):
         out = p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
         self.assertRegex(out, r'left_click push button "Save" \(element \d+\) at')
         self.assertTrue(h.wait_for(lambda: app.said() == ["Save"], timeout=10), app.said())
+
+
+class Gtk4(Base):
+    @classmethod
+    def setUpClass(cls):
+        if shutil.which("gtk4-widget-factory") is None:
+            raise unittest.SkipTest("gtk4-widget-factory is not installed (gtk-4-examples)")
+        super().setUpClass()
+
+    def test_boxes_are_on_the_moved_window(self):
+        # GTK 4 answers relative to its window on X11 too; here its window
+        # is where sway put it. GSK_RENDERER=cairo: see test_toolkits.py.
+        app = App(self, ["gtk4-widget-factory"], env=dict(GSK_RENDERER="cairo"))
+        rows = self.wait_rows(lambda r: named(r, "label", "checkbutton"), timeout=120)
+        win = app.window()
+        labels = named(rows, "label", "checkbutton")
+        self.assertGreaterEqual(len(labels), 3, rows)
+        for el in labels + named(rows, "check box", "checkbutton"):
+            self.assert_inside(el["box"], win)
+        # A click at an unchecked box's centre checks that very box.
+        box = next(r["box"] for r in named(rows, "check box", "checkbutton")
+                   if r["states"] == "-")
+        p = self.deskhand("click", *centre(box))
+        self.assertEqual(p.returncode, 0, p.stderr)
+        after = self.wait_rows(lambda r: any(e["box"] == box and "checked" in e["states"]
+                                             for e in r), timeout=30)
+        self.assertTrue([e for e in after if e["box"] == box and "checked" in e["states"]],
+                        (box, after))
 
 
 def agent_run(sway):
