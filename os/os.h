@@ -117,7 +117,9 @@ const char *os_display_warning(const os_display *d);
  * `deskhand doctor`, and for the safety layer, which fails closed where a
  * fact cannot be had (OWNERS: who owns the window at a point or with the
  * focus, for the own-terminal check; POINTER_POSITION: where the pointer
- * is, observed, for the kill switch).
+ * is, observed, for the kill switch; HELD_KEYS: keys pressed by
+ * os_key_down stay down after this process exits, for a later one's
+ * os_key_up).
  */
 typedef enum os_feature {
 	OS_FEATURE_CAPTURE,
@@ -127,11 +129,12 @@ typedef enum os_feature {
 	OS_FEATURE_WINDOWS,
 	OS_FEATURE_OWNERS,
 	OS_FEATURE_POINTER_POSITION,
+	OS_FEATURE_HELD_KEYS,
 	OS_FEATURE_COUNT
 } os_feature;
 
 /* "capture", "pointer", "keys", "typing", "windows", "owners",
- * "pointer-position". */
+ * "pointer-position", "held-keys". */
 extern const char *const os_feature_names[OS_FEATURE_COUNT];
 /*
  * How d provides f ("XTest", "zwlr_screencopy_manager_v1", "sway IPC"),
