@@ -368,8 +368,11 @@ class StopKey(SwayCase):
                     p.wait()
             requests = len(srv.requests)
         out, err = r.output()
-        # The startup notice names the key to press.
+        # The startup notice names the key to press, and says that what the
+        # override's banner tells of (the corner, the mouse) does not work here.
         self.assertIn("press Ctrl+Alt+Escape", err)
+        self.assertIn("screen corner", err.split("WARNING: --os-auto-approve")[1])
+        self.assertIn("the screen corner and moving the mouse do NOT stop it here", err)
         self.assertIn("the stop key was pressed", err)
         # Nobody can take over a run without a terminal: it ends.
         self.assertNotEqual(p.returncode, 0, err)
@@ -527,7 +530,8 @@ class WithoutIPC(SwayCase):
             with FakeLLM(turns) as srv:
                 t = r.pty(srv, "anthropic", "--os", "--os-auto-approve", "-m", "click",
                           env={"SWAYSOCK": None})
-                t.expect(rb"stop a run with Ctrl-C")
+                t.expect(rb"stop a run with Ctrl-C \(the screen corner and moving the mouse "
+                         rb"do NOT stop it here\)")
                 t.expect(rb"Perform this action\?")
                 t.send("n\n")
                 # Asked, not refused: a yes lets the next one through.
