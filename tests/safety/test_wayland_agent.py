@@ -290,6 +290,35 @@ class ModelClicksTarget(SwayCase):
                 finally:
                     rec.stop()
 
+    def test_the_next_screenshot_shows_what_changed_meanwhile(self):
+        # One deskhand process reads the screen again and again (settle
+        # checks, shots): each read is of a frame after it started, not a
+        # strip kept from the read before.
+        seen, recs = [], [wayland.Recorder(self.sway, square="60+300+300")]
+
+        def look(body, f):
+            seen.append(pngfind.find_colour(last_png(body), (255, 0, 0)))
+            if len(seen) > 1:
+                return done_turn("anthropic")
+            # The screen changes before the model asks to look again.
+            recs[-1].stop()
+            recs.append(wayland.Recorder(self.sway, square="60+1500+900"))
+            return screenshot_turn("anthropic")
+
+        r = WlRun(self.sway)
+        try:
+            with FakeLLM([screenshot_turn("anthropic"), look, look]) as srv:
+                p = r.run(srv, "anthropic", "--os", "-m", "look twice")
+                self.assertEqual(p.returncode, 0, p.stderr)
+        finally:
+            recs[-1].stop()
+        # The squares' centres (330,330 and 1530,930) at 2/3 in the model's picture.
+        want = [(220, 220), (1020, 620)]
+        self.assertEqual(len(seen), 2)
+        for (x, y), (wx, wy) in zip(seen, want):
+            self.assertLessEqual(abs(x - wx), 2, seen)
+            self.assertLessEqual(abs(y - wy), 2, seen)
+
     def click_case(self, fmt, approve, rec, box):
         x0, y0, n = box
         seen = {}
