@@ -146,7 +146,8 @@ const char *os_feature_how(os_display *d, os_feature f, const char **why);
 /*
  * The stop key, for the kill switch where the pointer cannot be watched
  * (OS_FEATURE_POINTER_POSITION missing): a key combination the compositor
- * binds for this process through its IPC, undone at close. os_stop_key_arm
+ * binds through its IPC, shared by every deskhand on that desktop (one
+ * press stops them all) and undone when the last closes. os_stop_key_arm
  * binds it and writes what to press into desc ("Ctrl+Alt+Escape, bound
  * through sway's IPC"); false (os_error) where the backend cannot.
  * os_stop_key_pressed: whether it was pressed since the last call; never
