@@ -10,13 +10,14 @@
  * binds the same `nop`, one press stops them all, and the key is unbound
  * by the last to leave: each registers its pid in a directory of the
  * runtime dir named after sway's socket, arm and close serialised by a
- * lock on it. A binding left by a process killed outright does nothing.
+ * lock on it; a holder is named by its pid and start time, so a pid
+ * reused after a deskhand was killed outright holds nothing. A binding
+ * left by the last one killed outright does nothing but keep the key.
  */
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/base.h"
 #include "os/wlroots/sway-ipc.h"
 #include "os/wlroots/wlroots-internal.h"
 
@@ -61,11 +63,23 @@ static int holders_lock(const struct os_wl_display *w)
 	return fd;
 }
 
+/* A holder's name: its pid and start time, so that a pid reused after a
+ * deskhand was killed outright holds nothing. */
+static bool holder_name(int pid, char *name, size_t size)
+{
+	base_proc_info pi;
+	if (!base_proc_stat(pid, &pi))
+		return false;
+	snprintf(name, size, "%d-%llu", pid, pi.start);
+	return true;
+}
+
 /* Registers (or removes) this process as a holder of the key. */
 static void holders_mark(int dirfd, bool add)
 {
-	char name[24];
-	snprintf(name, sizeof(name), "%d", (int)getpid());
+	char name[48];
+	if (!holder_name((int)getpid(), name, sizeof(name)))
+		return;
 	if (add) {
 		int fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 		if (fd >= 0)
@@ -88,11 +102,11 @@ static bool holders_others(int dirfd)
 	}
 	const struct dirent *e;
 	while ((e = readdir(dir)) != NULL) {
-		char *end;
+		char *end, now[48];
 		long pid = strtol(e->d_name, &end, 10);
-		if (*end != '\0' || pid <= 0 || pid == (long)getpid())
+		if (*end != '-' || pid <= 0 || pid == (long)getpid())
 			continue;
-		if (kill((pid_t)pid, 0) == 0 || errno == EPERM)
+		if (holder_name((int)pid, now, sizeof(now)) && strcmp(now, e->d_name) == 0)
 			others = true;
 		else
 			unlinkat(dirfd, e->d_name, 0);
