@@ -38,6 +38,7 @@ const char *const os_feature_names[OS_FEATURE_COUNT] = {
 	[OS_FEATURE_WINDOWS] = "windows",
 	[OS_FEATURE_OWNERS] = "owners",
 	[OS_FEATURE_POINTER_POSITION] = "pointer-position",
+	[OS_FEATURE_HELD_KEYS] = "held-keys",
 };
 
 /*

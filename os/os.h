@@ -117,7 +117,9 @@ const char *os_display_warning(const os_display *d);
  * `deskhand doctor`, and for the safety layer, which fails closed where a
  * fact cannot be had (OWNERS: who owns the window at a point or with the
  * focus, for the own-terminal check; POINTER_POSITION: where the pointer
- * is, observed, for the kill switch).
+ * is, observed, for the kill switch; HELD_KEYS: keys pressed by
+ * os_key_down stay down after this process exits, for a later one's
+ * os_key_up).
  */
 typedef enum os_feature {
 	OS_FEATURE_CAPTURE,
@@ -127,11 +129,12 @@ typedef enum os_feature {
 	OS_FEATURE_WINDOWS,
 	OS_FEATURE_OWNERS,
 	OS_FEATURE_POINTER_POSITION,
+	OS_FEATURE_HELD_KEYS,
 	OS_FEATURE_COUNT
 } os_feature;
 
 /* "capture", "pointer", "keys", "typing", "windows", "owners",
- * "pointer-position". */
+ * "pointer-position", "held-keys". */
 extern const char *const os_feature_names[OS_FEATURE_COUNT];
 /*
  * How d provides f ("XTest", "zwlr_screencopy_manager_v1", "sway IPC"),
@@ -143,7 +146,8 @@ const char *os_feature_how(os_display *d, os_feature f, const char **why);
 /*
  * The stop key, for the kill switch where the pointer cannot be watched
  * (OS_FEATURE_POINTER_POSITION missing): a key combination the compositor
- * binds for this process through its IPC, undone at close. os_stop_key_arm
+ * binds through its IPC, shared by every deskhand on that desktop (one
+ * press stops them all) and undone when the last closes. os_stop_key_arm
  * binds it and writes what to press into desc ("Ctrl+Alt+Escape, bound
  * through sway's IPC"); false (os_error) where the backend cannot.
  * os_stop_key_pressed: whether it was pressed since the last call; never

@@ -43,9 +43,12 @@
  * the harness asks it to, `swaymsg [app_id=ID] focus`, after "mapped").
  *
  *   wlrecord [--output NAME] [--color RRGGBB] [--checker N] [--app-id ID]
+ *            [--square N+X+Y] [--square-color RRGGBB]
  *
  * --color fills the window (default ffffff); --checker N draws N-pixel
  * squares of the colour and its inverse, square (0,0) in the colour.
+ * --square draws one N-pixel square at surface X,Y in --square-color
+ * (default ff0000) over that: a target for a model to find on screen.
  * --app-id (default "wlrecord") is what `swaymsg [app_id=...]` matches.
  */
 #include <errno.h>
@@ -97,6 +100,8 @@ static struct {
 	const char *app_id;
 	uint32_t colour;
 	int checker;
+	int sq_size, sq_x, sq_y;
+	uint32_t sq_colour;
 	bool closed;
 } g;
 
@@ -126,6 +131,9 @@ static void fill(uint32_t *px, int w, int h)
 		for (int x = 0; x < w; x++)
 			px[(size_t)y * (size_t)w + (size_t)x] =
 				g.checker > 0 && ((x / g.checker + y / g.checker) & 1) ? b : a;
+	for (int y = g.sq_y; g.sq_size > 0 && y < g.sq_y + g.sq_size && y < h; y++)
+		for (int x = g.sq_x; x < g.sq_x + g.sq_size && x < w; x++)
+			px[(size_t)y * (size_t)w + (size_t)x] = 0xff000000u | g.sq_colour;
 }
 
 static void buffer_release(void *data, struct wl_buffer *buf)
@@ -551,6 +559,7 @@ static struct wl_output *find_output(const char *name)
 static void parse_args(int argc, char **argv)
 {
 	g.colour = 0xffffff;
+	g.sq_colour = 0xff0000;
 	g.app_id = "wlrecord";
 	for (int i = 1; i < argc; i++) {
 		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -563,13 +572,23 @@ static void parse_args(int argc, char **argv)
 			g.colour = (uint32_t)strtoul(v, &end, 16);
 			if (*end != '\0' || strlen(v) != 6)
 				fail("bad colour (RRGGBB)");
+		} else if (v != NULL && strcmp(argv[i], "--square") == 0) {
+			char tail;
+			if (sscanf(v, "%d+%d+%d%c", &g.sq_size, &g.sq_x, &g.sq_y, &tail) != 3 ||
+			    g.sq_size <= 0 || g.sq_x < 0 || g.sq_y < 0)
+				fail("bad --square (N+X+Y)");
+		} else if (v != NULL && strcmp(argv[i], "--square-color") == 0) {
+			g.sq_colour = (uint32_t)strtoul(v, &end, 16);
+			if (*end != '\0' || strlen(v) != 6)
+				fail("bad --square-color (RRGGBB)");
 		} else if (v != NULL && strcmp(argv[i], "--checker") == 0) {
 			g.checker = (int)strtol(v, &end, 10);
 			if (*end != '\0' || g.checker <= 0)
 				fail("bad --checker (a size in pixels)");
 		} else {
 			fprintf(stderr, "usage: wlrecord [--output NAME] [--color RRGGBB] "
-			        "[--checker N] [--app-id ID]\n");
+			        "[--checker N] [--app-id ID] [--square N+X+Y] "
+			        "[--square-color RRGGBB]\n");
 			exit(2);
 		}
 		i++;

@@ -133,6 +133,7 @@ static const char *const feature_uses[OS_FEATURE_COUNT] = {
 	[OS_FEATURE_WINDOWS] = "windows",
 	[OS_FEATURE_OWNERS] = "own-terminal check",
 	[OS_FEATURE_POINTER_POSITION] = "kill switch",
+	[OS_FEATURE_HELD_KEYS] = "key --down",
 };
 
 /* The session, what drives it and what each feature will use, or why it

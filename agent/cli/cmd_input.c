@@ -421,12 +421,11 @@ int cmd_key(int argc, char **argv)
 				ok = os_key_hold(d, &combos[i], (int)hold);
 		}
 	}
-	/* A Wayland virtual keyboard's keys end with it: held here, they are
-	 * released as this process exits, unlike XTest's. Said, not hidden. */
-	if (ok && mode == KEY_DOWN && strcmp(os_display_session(d), "Wayland") == 0)
-		cli_error("warning: on Wayland the keys are released when deskhand exits "
-		          "(a virtual keyboard's keys end with it): --down holds them only "
-		          "within one process, as the agent's key_down does");
+	/* Where the keys end with this process (a Wayland virtual keyboard's),
+	 * --down cannot hold them for a later --up. Said, not hidden. */
+	const char *why = NULL;
+	if (ok && mode == KEY_DOWN && os_feature_how(d, OS_FEATURE_HELD_KEYS, &why) == NULL)
+		cli_error("warning: %s", why);
 	rc = finish(d, ok);
 out:
 	free(combos);

@@ -51,7 +51,7 @@ static void watch_begin(agent_gate *g, const agent_proposal *p)
 	g->watch_reason[0] = '\0';
 	os_display *d = g->display;
 	if (d == NULL && (p->code.display || g->sandbox == SANDBOX_OFF) &&
-	    (getenv("DISPLAY") != NULL || os_session_is_wayland())) {
+	    getenv("DISPLAY") != NULL) {
 		if (g->watch_display == NULL)
 			g->watch_display = os_display_open(NULL);
 		d = g->watch_display;

@@ -107,7 +107,7 @@ static bool question_due(const agent_policy_input *in, const char **why)
 	case AGENT_POLICY_OS_INPUT:
 		if (in->own_terminal) {
 			/* Typed there, it would read as the user's own line. */
-			*why = "input aimed at deskhand's own terminal needs your yes, "
+			*why = "input that may reach deskhand's own terminal needs your yes, "
 			       "even under --os-auto-approve";
 			return true;
 		}

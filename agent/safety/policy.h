@@ -26,8 +26,9 @@
  *     the gate watches for a push into a corner and ends the block at once
  *     (exec_config.watch), then stops automatic control the same way.
  *  9. Magic commands come only from the user's own input lines.
- * 10. Input aimed at deskhand's own terminal (its window under the target,
- *     or the window keys go to) needs a human yes even under
+ * 10. Input that may reach deskhand's own terminal (its window under the target,
+ *     the window keys go to, or a display that cannot tell who owns them)
+ *     needs a human yes even under
  *     os_auto_approve: typed there, it would be read as the user's own line
  *     (a magic command, a yes).
  * 11. With no sandbox (--sandbox off) every code block can reach the

@@ -144,18 +144,21 @@ static bool arm_stop(agent_session *s)
 	const char *why = NULL;
 	if (os_feature_how(s->display, OS_FEATURE_POINTER_POSITION, &why) != NULL)
 		return true;
+	/* The override's banner tells of the corner and the mouse: not here. */
+	const char *not_corner = s->opt->os_auto_approve
+		? " (the screen corner and moving the mouse do NOT stop it here)" : "";
 	char key[160];
 	if (os_stop_key_arm(s->display, key, sizeof(key))) {
 		agent_term_notice(s->term, "the kill switch cannot watch the pointer here (%s): "
-		                  "press %s to stop a run, or Ctrl-C", why, key);
+		                  "press %s to stop a run, or Ctrl-C%s", why, key, not_corner);
 		return true;
 	}
 	char nokey[256];
 	snprintf(nokey, sizeof(nokey), "%s", os_error());
 	if (!s->opt->os_auto_approve || agent_term_interactive(s->term) || s->opt->console) {
 		agent_term_notice(s->term, "the kill switch cannot watch the pointer here (%s) and "
-		                  "no stop key can be bound (%s): stop a run with Ctrl-C%s", why,
-		                  nokey, s->opt->console ? " or the console's Stop" : "");
+		                  "no stop key can be bound (%s): stop a run with Ctrl-C%s%s", why,
+		                  nokey, s->opt->console ? " or the console's Stop" : "", not_corner);
 		return true;
 	}
 	agent_term_error(s->term, "--os-auto-approve: nothing could stop this run: the kill switch "

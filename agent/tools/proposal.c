@@ -90,10 +90,15 @@ static void propose_execute(agent_tools *t, const cJSON *args, agent_proposal *p
 		return;
 	}
 	p->code.display = cJSON_IsTrue(disp);
-	if (p->code.display && t->display == NULL && getenv("DISPLAY") == NULL &&
-	    !os_session_is_wayland()) {
-		agent_proposal_refuse(p, "no display is available to this code (no DISPLAY "
-		                      "or WAYLAND_DISPLAY)");
+	/* On Wayland the kill switch watches through the stop key the session
+	 * arms with --os; without it such a block could run unwatched. */
+	if (p->code.display && t->display == NULL && os_session_is_wayland()) {
+		agent_proposal_refuse(p, "no display is available to this code: on a Wayland "
+		                      "session code reaches the display only with --os");
+		return;
+	}
+	if (p->code.display && t->display == NULL && getenv("DISPLAY") == NULL) {
+		agent_proposal_refuse(p, "no display is available to this code (no DISPLAY)");
 		return;
 	}
 	p->code.code = strdup(code->valuestring);

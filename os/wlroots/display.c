@@ -632,6 +632,10 @@ static const char *wl_feature(os_display *d, os_feature f, const char **why)
 	case OS_FEATURE_POINTER_POSITION:
 		*why = "a wlroots compositor does not tell clients where the pointer is";
 		return NULL;
+	case OS_FEATURE_HELD_KEYS:
+		*why = "a virtual keyboard's keys are released when deskhand exits: --down "
+		       "holds them only within one process, as the agent's key_down does";
+		return NULL;
 	default:
 		*why = "unknown feature";
 		return NULL;

@@ -51,6 +51,9 @@ struct os_wl_buffer {
 	struct wl_buffer *wl;
 	uint32_t format;
 	int width, height, stride;
+	/* The frame last copied into it: its flag, and the capture it was for. */
+	bool y_invert;
+	unsigned pass;
 };
 
 struct os_wl_output {
@@ -97,6 +100,11 @@ struct os_wl_display {
 	os_image img;
 	uint8_t *img_mem;       /* img's own pixels when not borrowed; owned */
 	size_t img_cap;
+	/* The last capture (its region, when it ended, its pass number), which
+	 * the next strip of the same read continues from the same frames. */
+	os_rect last_region;
+	int64_t last_ns;
+	unsigned pass;
 
 	/* pointer.c */
 	struct zwlr_virtual_pointer_v1 *pointer;

@@ -97,6 +97,10 @@ static const char *feature(os_display *head, os_feature f, const char **why)
 		                                             : "_NET_WM_PID";
 	case OS_FEATURE_POINTER_POSITION:
 		return "XQueryPointer";
+	case OS_FEATURE_HELD_KEYS:
+		if (xtest)
+			return "XTEST (the server holds them)";
+		break;
 	case OS_FEATURE_COUNT:
 		break;
 	}

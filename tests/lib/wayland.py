@@ -329,18 +329,20 @@ def parse(line):
 class Recorder:
     """tests/wlrecord fullscreen on `output` (None: where the compositor
     puts it), given the focus (with focus: weston's headless seatless
-    compositor never gives any), its events as harness-like dicts. Lines
+    compositor never gives any), its events as harness-like dicts;
+    `square` ("N+X+Y") draws a red target square there. Lines
     before the start (configure, seat, keymap...) are before the mark."""
 
     def __init__(self, comp, output=None, color=None, checker=None, app_id="wlrecord",
-                 focus=None, timeout=30):
+                 focus=None, timeout=30, square=None):
         if focus is None:
             focus = not isinstance(comp, Weston)
         self.comp = comp
         self.app_id = app_id
         self.path = os.path.join(comp.tmpdir(prefix="deskhand-wlrecord-"), "events")
         argv = [h.binary("wlrecord"), "--app-id", app_id]
-        for opt, val in (("--output", output), ("--color", color), ("--checker", checker)):
+        for opt, val in (("--output", output), ("--color", color), ("--checker", checker),
+                         ("--square", square)):
             if val is not None:
                 argv += [opt, str(val)]
         self.out = open(self.path, "w")
