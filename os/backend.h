@@ -51,11 +51,6 @@ struct os_backend_impl {
 	 * yes; Wayland: no, so toolkits answer boxes relative to their window):
 	 * os_display_boxes_window_relative(). */
 	bool clients_know_position;
-	/* Whether a capture of a few rows costs only those rows (X11: copied
-	 * from the server's frame buffer), so that a region is read in strips;
-	 * false where every capture waits for a frame of the whole output (a
-	 * Wayland compositor's screencopy): os_capture_in_strips(). */
-	bool capture_strips_cheap;
 
 	/* Frees everything the backend holds, then calls os_display_free_head. */
 	void (*destroy)(os_display *d);

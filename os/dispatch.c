@@ -78,11 +78,6 @@ void os_capture_trim(os_display *d, size_t max_bytes)
 		d->impl->capture_trim(d, max_bytes);
 }
 
-bool os_capture_in_strips(const os_display *d)
-{
-	return d->impl->capture_strips_cheap;
-}
-
 bool os_capture_uses_shm(os_display *d)
 {
 	return d->impl->capture_uses_shm != NULL && d->impl->capture_uses_shm(d);

@@ -221,13 +221,6 @@ const os_image *os_capture_borrow(os_display *d, const os_rect *region);
  * The next capture allocates again. Invalidates borrowed images.
  */
 void os_capture_trim(os_display *d, size_t max_bytes);
-/*
- * Whether a capture of a few rows of d costs only those rows (X11), so
- * that a big region is best read in strips; false where every capture
- * costs a frame of the whole output (a Wayland compositor copies its next
- * rendered frame each time): a region is then read at once.
- */
-bool os_capture_in_strips(const os_display *d);
 /* Whether captures on d go through MIT-SHM (for `deskhand doctor`, bench). */
 bool os_capture_uses_shm(os_display *d);
 

@@ -23,9 +23,7 @@
  */
 static bool next_strip(vision_strips *st, int y)
 {
-	/* Where every capture costs a frame of the whole output, one strip. */
-	int rows = os_capture_in_strips(st->d) ? VISION_STRIP_ROWS : st->r.height;
-	int n = st->r.height - y < rows ? st->r.height - y : rows;
+	int n = st->r.height - y < VISION_STRIP_ROWS ? st->r.height - y : VISION_STRIP_ROWS;
 	os_rect s = {st->r.x, st->r.y + y, st->r.width, n};
 	st->cur = os_capture_borrow(st->d, &s);
 	if (st->cur == NULL)

@@ -647,9 +647,6 @@ static const struct os_backend_impl wlroots_impl = {
 	/* A Wayland client never learns its window's place; XWayland's do
 	 * (vision/a11y.c tells them by their frame's box). */
 	.clients_know_position = false,
-	/* Each screencopy waits for the output's next frame: a region read in
-	 * 64-row strips cost 17 frames a capture (an agent step 0.9 s). */
-	.capture_strips_cheap = false,
 	.destroy = wl_destroy,
 	.screen_size = wl_screen_size,
 	.monitors = wl_monitors,

@@ -111,7 +111,6 @@ static const char *feature(os_display *head, os_feature f, const char **why)
 const struct os_backend_impl os_x11_impl = {
 	.name = "x11",
 	.clients_know_position = true,
-	.capture_strips_cheap = true,
 	.destroy = destroy,
 	.screen_size = screen_size,
 	.monitors = monitors,

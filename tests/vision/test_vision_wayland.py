@@ -1,8 +1,9 @@
 """vision/'s settle on Wayland (a headless sway, tests/lib/wayland.py), through
-tests/vision/vision-probe run as the compositor's uid. Every screencopy
-waits for the output's next frame, so the screen is read in one capture a
-check, not in 64-row strips (17 frames a check at 1080 rows: a settled
-screenshot, the agent's every step, took 0.85 s instead of 0.05 s)."""
+tests/vision/vision-probe run as the compositor's uid. A check reads the
+screen in 64-row strips, and every screencopy waits for the output's next
+frame; os/wlroots takes the strips of one read from one frame: otherwise a
+check costs 17 frames at 1080 rows, and a settled screenshot (the agent's
+every step) 0.85 s instead of 0.05 s."""
 import os
 import statistics
 import sys
