@@ -3,9 +3,9 @@ tests/vision/vision-probe run as the compositor's uid. A check reads the
 screen in 64-row strips, and every screencopy waits for the output's next
 frame; os/wlroots takes the strips of one read from one frame: otherwise a
 check costs 17 frames at 1080 rows, and a settled screenshot (the agent's
-every step) 0.85 s instead of 0.05 s."""
+every step) 0.85 s instead of 0.05 s. The frames are counted (WAYLAND_DEBUG's
+log of deskhand's requests), not timed: the machine is shared."""
 import os
-import statistics
 import sys
 import unittest
 
@@ -17,10 +17,13 @@ import wl_util  # noqa: E402
 
 
 def probe(sway, *args):
+    """The probe's key=value results, and how many screencopy frames it asked for."""
     r = sway.run_as([os.path.join(h.build_dir(), "tests", "vision", "vision-probe")] +
-                    [str(a) for a in args], timeout=60)
-    assert r.returncode == 0, r.stderr
-    return dict(kv.split("=", 1) for kv in r.stdout.decode().split())
+                    [str(a) for a in args], env={"WAYLAND_DEBUG": "client"}, timeout=60)
+    assert r.returncode == 0, r.stderr[-2000:]
+    out = dict(kv.split("=", 1) for kv in r.stdout.decode().split())
+    out["frames"] = r.stderr.count(b"capture_output(")
+    return out
 
 
 class Settle(unittest.TestCase):
@@ -33,13 +36,11 @@ class Settle(unittest.TestCase):
         foot = wl_util.noise_foot(self.sway, "still", 1)
         self.addCleanup(foot.stop)
         wl_util.wait_still(self.sway)
-        runs = [probe(self.sway, "settle", 10, 2, 2000) for _ in range(5)]
+        runs = [probe(self.sway, "settle", 10, 2, 2000) for _ in range(3)]
         for r in runs:
             self.assertEqual((r["settled"], r["changed"], r["checks"]), ("1", "0", "3"), r)
-        # Three checks, a frame or two each (60 Hz): tens of milliseconds.
-        # Read in strips it was over 800 ms every time.
-        waited = statistics.median(int(r["waited_ms"]) for r in runs)
-        self.assertLess(waited, 300, runs)
+            # One frame per check; read in strips it was 17 per check.
+            self.assertEqual(r["frames"], 3, r)
 
     def test_a_changing_screen_never_settles(self):
         # A whole-screen check still sees a counter change in one corner.
