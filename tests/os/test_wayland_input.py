@@ -82,8 +82,11 @@ class Pointer(InputCase):
                 first = [e["kind"] for e in evs].index("press")
                 self.assertTrue(all(e["kind"] in ("press", "release", "frame")
                                     for e in evs[first:] if e["kind"] not in ("leave", "seat")))
+                # The events' own times, as the toolkit judges a double click
+                # (GTK's and Qt's interval is 400 ms by default): deskhand
+                # stamps a burst as sent at once, whatever the machine's load.
                 times = [int(e["time"]) for e in evs if e["kind"] in ("press", "release")]
-                self.assertLessEqual(times[-1] - times[0], 100, times)
+                self.assertLess(times[-1] - times[0], 400, times)
 
     def test_move_then_click_here(self):
         self.run_ok("move", 1234, 567)
