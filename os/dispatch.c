@@ -29,6 +29,18 @@ bool os_point_on_screen(os_display *d, int x, int y)
 	return true;
 }
 
+bool os_rect_meet(os_rect a, os_rect b, os_rect *out)
+{
+	int x0 = a.x > b.x ? a.x : b.x, y0 = a.y > b.y ? a.y : b.y;
+	int x1 = a.x + a.width < b.x + b.width ? a.x + a.width : b.x + b.width;
+	int y1 = a.y + a.height < b.y + b.height ? a.y + a.height : b.y + b.height;
+	if (x1 <= x0 || y1 <= y0)
+		return false;
+	if (out != NULL)
+		*out = (os_rect){x0, y0, x1 - x0, y1 - y0};
+	return true;
+}
+
 int os_monitors_info(os_display *d, os_monitor *out, int max)
 {
 	return d->impl->monitors(d, out, max);

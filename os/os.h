@@ -53,6 +53,9 @@ typedef struct os_point {
 	int x, y;
 } os_point;
 
+/* Whether a and b overlap; *out (when not NULL) gets the overlap. Pure. */
+bool os_rect_meet(os_rect a, os_rect b, os_rect *out);
+
 /*
  * Opens the display `name` (NULL: $DISPLAY) and installs error handlers so
  * that a protocol error (a window that vanished, a failed SHM attach) is

@@ -116,18 +116,6 @@ static bool gerr(GError **err)
 	return true;
 }
 
-static bool rect_meet(os_rect a, os_rect b, os_rect *out)
-{
-	int x0 = a.x > b.x ? a.x : b.x, y0 = a.y > b.y ? a.y : b.y;
-	int x1 = a.x + a.width < b.x + b.width ? a.x + a.width : b.x + b.width;
-	int y1 = a.y + a.height < b.y + b.height ? a.y + a.height : b.y + b.height;
-	if (x1 <= x0 || y1 <= y0)
-		return false;
-	if (out != NULL)
-		*out = (os_rect){x0, y0, x1 - x0, y1 - y0};
-	return true;
-}
-
 static bool has(const walk *w, int n, AtspiStateType s)
 {
 	return a11y_wire_has(w->net, n, s);
@@ -396,7 +384,7 @@ static enum step walk_children(walk *w, int n, int depth, os_rect clip, os_rect 
 	/* SHOWING prunes nothing here (GTK marks every row of a list so): the
 	 * headers, then the rows from where a hit test finds the first. */
 	os_rect vis;
-	if (!rect_meet(clip, box, &vis))
+	if (!os_rect_meet(clip, box, &vis))
 		return STEP_OK;
 	enum step s = walk_range(w, n, 0, A11Y_HEAD, depth, vis, false);
 	if (s != STEP_OK)
@@ -447,7 +435,7 @@ static enum step visit(walk *w, int n, int depth, os_rect clip, bool boxed)
 			may_keep = false; /* no box to show */
 		if (box.y >= clip.y + clip.height)
 			return STEP_BELOW;
-		if (!rect_meet(box, clip, &seen))
+		if (!os_rect_meet(box, clip, &seen))
 			return STEP_HIDDEN;
 	}
 	enum step s = STEP_OK;
@@ -501,7 +489,7 @@ static int frame_for(walk *w, os_rect win)
 	for (int i = 0; i < n; i++) {
 		int f = a11y_wire_child(w->net, root, i, VISION_A11Y_MAX_CHILDREN);
 		os_rect box, meet;
-		long area = f >= 0 && box_of(w, f, &box) && rect_meet(box, win, &meet)
+		long area = f >= 0 && box_of(w, f, &box) && os_rect_meet(box, win, &meet)
 		                    ? (long)meet.width * meet.height : 0;
 		if (area > best_area) {
 			best = f;
@@ -566,7 +554,7 @@ static bool frame_content(walk *w, int f, os_rect fb, os_rect *out)
 	int x0 = fb.width, y0 = fb.height, x1 = 0, y1 = 0;
 	for (int j = 0; j < k; j++) {
 		os_rect b;
-		if (!shown(w, kids[j]) || !box_of(w, kids[j], &b) || !rect_meet(b, fb, &b))
+		if (!shown(w, kids[j]) || !box_of(w, kids[j], &b) || !os_rect_meet(b, fb, &b))
 			continue; /* GTK puts what it hides at G_MININT */
 		x0 = b.x < x0 ? b.x : x0;
 		y0 = b.y < y0 ? b.y : y0;
@@ -652,7 +640,7 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 	os_rect clip;
 	if (!all) {
 		int f = w->gtk4 || w->relative ? relative_frame(w, win) : frame_for(w, win);
-		if (f >= 0 && rect_meet(win, w->screen, &clip))
+		if (f >= 0 && os_rect_meet(win, w->screen, &clip))
 			s = walk_node(w, f, 0, clip, true);
 		goto out;
 	}

@@ -303,17 +303,6 @@ static os_rect screen_rect(struct os_wl_display *w, const struct os_wl_output *o
 	return (os_rect){0, 0, 0, 0};
 }
 
-static bool intersect(os_rect a, os_rect b, os_rect *out)
-{
-	int x0 = a.x > b.x ? a.x : b.x, y0 = a.y > b.y ? a.y : b.y;
-	int x1 = a.x + a.width < b.x + b.width ? a.x + a.width : b.x + b.width;
-	int y1 = a.y + a.height < b.y + b.height ? a.y + a.height : b.y + b.height;
-	if (x1 <= x0 || y1 <= y0)
-		return false;
-	*out = (os_rect){x0, y0, x1 - x0, y1 - y0};
-	return true;
-}
-
 /* Places each frame's part of region r into the image (or points the image
  * straight into the one buffer when nothing needs converting). */
 static bool compose(struct os_wl_display *w, const os_rect *r, struct frame *frames, int n)
@@ -321,7 +310,7 @@ static bool compose(struct os_wl_display *w, const os_rect *r, struct frame *fra
 	if (n == 1) {
 		struct frame *fr = &frames[0];
 		os_rect o = screen_rect(w, fr->out), in;
-		if (intersect(o, *r, &in) && in.width == r->width && in.height == r->height &&
+		if (os_rect_meet(o, *r, &in) && in.width == r->width && in.height == r->height &&
 		    fr->width == o.width && fr->height == o.height && !fr->y_invert &&
 		    !swapped(fr->format)) {
 			const struct os_wl_buffer *b = &fr->out->buf;
@@ -335,7 +324,7 @@ static bool compose(struct os_wl_display *w, const os_rect *r, struct frame *fra
 	for (int i = 0; i < n; i++) {
 		struct frame *fr = &frames[i];
 		os_rect o = screen_rect(w, fr->out), in;
-		if (!intersect(o, *r, &in))
+		if (!os_rect_meet(o, *r, &in))
 			continue;
 		int x0 = in.x - o.x, y0 = in.y - o.y;
 		if (fr->width == o.width && fr->height == o.height)
@@ -396,7 +385,7 @@ const os_image *os_wl_capture_borrow(os_display *d, const os_rect *region)
 	int n = 0;
 	for (int i = 0; i < w->noutputs; i++) {
 		os_rect in;
-		if (!intersect(screen_rect(w, w->outputs[i]), r, &in))
+		if (!os_rect_meet(screen_rect(w, w->outputs[i]), r, &in))
 			continue;
 		frames[n++] = (struct frame){.w = w, .out = w->outputs[i]};
 	}
