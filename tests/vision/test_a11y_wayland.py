@@ -19,26 +19,21 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import unittest
 
 import harness as h
 import wayland
 from agentlib import FakeLLM, Run, call, tool_results
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-LINE = re.compile(r'^(\d+) (.+?) "((?:[^"\\]|\\.)*)" (\S+) (-?\d+) (-?\d+) (\d+) (\d+)$')
+# The listing's one parser, shared with the X11 tests beside this file.
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from test_elements import parse  # noqa: E402
+
 PYTHON = "/usr/bin/python3"
 PLACE = (300, 200)  # where each window is moved: not 0,0, not tiled
 
-
-def parse(out):
-    rows = []
-    for line in out.decode().splitlines():
-        m = LINE.match(line)
-        assert m, "bad line %r" % line
-        rows.append({"id": int(m[1]), "role": m[2], "name": m[3], "states": m[4],
-                     "box": tuple(int(m[k]) for k in range(5, 9))})
-    return rows
+HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def named(rows, role, name):
