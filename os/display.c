@@ -76,7 +76,7 @@ bool os_session_is_wayland(void)
 
 static os_display *open_wayland(const char *name, bool *unsupported)
 {
-	char why[512] = "";
+	char why[1024] = "";
 	char drives[256] = "";
 	bool tried = false;
 	*unsupported = true;
@@ -88,8 +88,13 @@ static os_display *open_wayland(const char *name, bool *unsupported)
 		os_display *d = backends[i].open(name, &not_mine);
 		if (d != NULL)
 			return d;
+		/* Each backend's reason for "not mine" (a compositor without
+		 * wlroots' protocols and a bus without Mutter's: both matter);
+		 * one that is ours but cannot be reached says it alone. */
 		if (!not_mine || !tried)
 			snprintf(why, sizeof(why), "%s", os_error());
+		else
+			snprintf(why + strlen(why), sizeof(why) - strlen(why), "; %s", os_error());
 		snprintf(drives + strlen(drives), sizeof(drives) - strlen(drives), "%s%s",
 		         tried ? " and " : "", backends[i].drives);
 		tried = true;
