@@ -44,14 +44,24 @@
 
 /* A stream's first frame: Mutter records one as soon as it starts. */
 #define FIRST_FRAME_MS 3000
+/*
+ * ... except when it is lost: Mutter 43 records the first frame at the
+ * paint it queues when the stream starts streaming, and drops it when no
+ * buffer of ours is ready yet; on a screen that does not change no other
+ * frame follows (seen: one stream in five of a two-monitor Mutter never
+ * sent one). A stream without a frame this long after connecting is
+ * connected again, which makes Mutter queue that paint again.
+ */
+#define FIRST_FRAME_RETRY_MS 250
 /* Input to the frame that shows it: the client's repaint (a frame
  * callback) and Mutter's next paint and record, a few refreshes. */
 #define SETTLE_MS 100
 /* The strips of one read follow each other within a millisecond or so. */
 #define STRIP_CONTINUES_MS 20
-/* The cursor bitmap Mutter may attach (its sprites are up to 64x64 at
- * scale 1; room for scale 4 and large cursors). */
-#define CURSOR_MAX 256
+/* Room for the cursor bitmap: Mutter offers the metadata at a fixed size
+ * for 384x384 sprites, and a range that misses it gets no metadata. */
+#define CURSOR_DEF 384
+#define CURSOR_MAX 1024
 #define CURSOR_META_SIZE(w, h) \
 	((int)(sizeof(struct spa_meta_cursor) + sizeof(struct spa_meta_bitmap) + (w) * (h) * 4))
 
@@ -76,6 +86,10 @@ struct stream {
 	int cx, cy;
 	int64_t cursor_ns;
 	char error[160];
+	/* For a reconnection: the node, the offer's size, when connected. */
+	uint32_t node;
+	int offer_w, offer_h;
+	int64_t connected_ns;
 };
 
 struct os_gnome_capture {
@@ -87,6 +101,7 @@ struct os_gnome_capture {
 	struct stream s[OS_GNOME_MAX_MONITORS];
 	int n;
 	uint64_t seq;
+	uint64_t taken;            /* frames made held (os_gnome_capture_stats) */
 	uint64_t settled_input;    /* input_seq known to be shown (or to show nothing) */
 	/* The composed image and the last region, for strips. */
 	uint8_t *img_mem;
@@ -210,7 +225,7 @@ static void on_param_changed(void *data, uint32_t id, const struct spa_pod *para
 	params[2] = spa_pod_builder_add_object(&pb, SPA_TYPE_OBJECT_ParamMeta, SPA_PARAM_Meta,
 		SPA_PARAM_META_type, SPA_POD_Id(SPA_META_Cursor),
 		SPA_PARAM_META_size, SPA_POD_CHOICE_RANGE_Int(
-			CURSOR_META_SIZE(64, 64), CURSOR_META_SIZE(1, 1),
+			CURSOR_META_SIZE(CURSOR_DEF, CURSOR_DEF), CURSOR_META_SIZE(1, 1),
 			CURSOR_META_SIZE(CURSOR_MAX, CURSOR_MAX)));
 	pw_stream_update_params(s->st, params, 3);
 }
@@ -265,6 +280,17 @@ static const struct spa_pod *format_offer(struct spa_pod_builder *pb, int w, int
 		SPA_FORMAT_VIDEO_framerate, SPA_POD_CHOICE_RANGE_Fraction(&fdef, &fmin, &fmax));
 }
 
+static bool stream_connect(struct stream *s)
+{
+	uint8_t buf[1024];
+	struct spa_pod_builder pb = SPA_POD_BUILDER_INIT(buf, sizeof(buf));
+	const struct spa_pod *offer = format_offer(&pb, s->offer_w, s->offer_h);
+	s->connected_ns = base_now_ns();
+	return pw_stream_connect(s->st, PW_DIRECTION_INPUT, s->node,
+	                         PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS,
+	                         &offer, 1) >= 0;
+}
+
 static bool stream_open(struct os_gnome_display *g, struct stream *s, int mon)
 {
 	const struct os_gnome_monitor *m = &g->mon[mon];
@@ -279,13 +305,10 @@ static bool stream_open(struct os_gnome_display *g, struct stream *s, int mon)
 	if (s->st == NULL)
 		return os_fail("cannot create a PipeWire stream for monitor %s", m->connector);
 	pw_stream_add_listener(s->st, &s->listener, &stream_events, s);
-	uint8_t buf[1024];
-	struct spa_pod_builder pb = SPA_POD_BUILDER_INIT(buf, sizeof(buf));
-	const struct spa_pod *offer = format_offer(&pb, (int)(m->logical.width * m->scale + 0.5),
-	                                           (int)(m->logical.height * m->scale + 0.5));
-	if (pw_stream_connect(s->st, PW_DIRECTION_INPUT, m->node,
-	                      PW_STREAM_FLAG_AUTOCONNECT | PW_STREAM_FLAG_MAP_BUFFERS,
-	                      &offer, 1) < 0)
+	s->node = m->node;
+	s->offer_w = (int)(m->logical.width * m->scale + 0.5);
+	s->offer_h = (int)(m->logical.height * m->scale + 0.5);
+	if (!stream_connect(s))
 		return os_fail("cannot connect to PipeWire node %u (monitor %s)", m->node,
 		               m->connector);
 	return true;
@@ -384,7 +407,18 @@ static bool first_frames(struct os_gnome_display *g, const int *use, int n)
 		while (s->latest.seq == 0 && s->held.seq == 0) {
 			if (!stream_failed(c, s, g))
 				return false;
-			if (!wait_until(c, deadline))
+			int64_t retry = s->connected_ns + FIRST_FRAME_RETRY_MS * BASE_NS_PER_MS;
+			if (base_now_ns() >= retry) {
+				pw_stream_disconnect(s->st);
+				s->have_format = false;
+				s->error[0] = '\0';  /* "disconnected": ours */
+				if (!stream_connect(s))
+					return os_fail("cannot connect to PipeWire node %u (monitor %s)",
+					               s->node, g->mon[s->mon].connector);
+				continue;
+			}
+			if (!wait_until(c, retry < deadline ? retry : deadline) &&
+			    base_now_ns() >= deadline)
 				return os_fail("capture of monitor %s: Mutter sent no frame in %d ms",
 				               g->mon[s->mon].connector, FIRST_FRAME_MS);
 		}
@@ -421,6 +455,7 @@ static void hold_newest(struct os_gnome_capture *c, const int *use, int n)
 			struct frame t = s->held;
 			s->held = s->latest;
 			s->latest = t;
+			c->taken++;
 		}
 	}
 }
@@ -558,6 +593,15 @@ const os_image *os_gnome_capture_borrow(os_display *d, const os_rect *region)
 	c->last_region = r;
 	c->last_ns = base_now_ns();
 	return &c->img;
+}
+
+void os_gnome_capture_stats(os_display *d, uint64_t *received, uint64_t *taken)
+{
+	struct os_gnome_capture *c = os_gnome(d)->cap;
+	pw_thread_loop_lock(c->loop);
+	*received = c->seq;
+	*taken = c->taken;
+	pw_thread_loop_unlock(c->loop);
 }
 
 void os_gnome_capture_trim(os_display *d, size_t max_bytes)

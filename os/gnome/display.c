@@ -572,7 +572,10 @@ static bool start_sessions(struct os_gnome_display *g)
 			if (left <= 0)
 				return os_fail("Mutter announced no PipeWire stream for monitor %s in %d ms",
 				               g->mon[i].connector, NODES_TIMEOUT_MS);
-			GSource *t = g_timeout_source_new((guint)left);
+			/* Short slices: a signal queued to g->ctx from GDBus's
+			 * thread has been seen not to wake a blocked iteration
+			 * (a 5 s stall in one start of five). */
+			GSource *t = g_timeout_source_new(left < 10 ? (guint)left : 10);
 			g_source_set_callback(t, wake, NULL, NULL);
 			g_source_attach(t, g->ctx);
 			g_main_context_iteration(g->ctx, TRUE);

@@ -109,6 +109,9 @@ bool os_gnome_capture_start(struct os_gnome_display *g);
 void os_gnome_capture_stop(struct os_gnome_display *g);
 const os_image *os_gnome_capture_borrow(os_display *d, const os_rect *region);
 void os_gnome_capture_trim(os_display *d, size_t max_bytes);
+/* For tests and benchmarks: frames PipeWire delivered (all streams) and
+ * captures that took a new frame (a strip reusing one does not). */
+void os_gnome_capture_stats(os_display *d, uint64_t *received, uint64_t *taken);
 /* The cursor's position from the streams' metadata, in screen coordinates:
  * observed, never the position deskhand sent. */
 bool os_gnome_pointer(os_display *d, int *x, int *y);
