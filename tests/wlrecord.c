@@ -43,12 +43,14 @@
  * the harness asks it to, `swaymsg [app_id=ID] focus`, after "mapped").
  *
  *   wlrecord [--output NAME] [--color RRGGBB] [--checker N] [--app-id ID]
- *            [--square N+X+Y] [--square-color RRGGBB]
+ *            [--square N+X+Y] [--square-color RRGGBB] [--press-color RRGGBB]
  *
  * --color fills the window (default ffffff); --checker N draws N-pixel
  * squares of the colour and its inverse, square (0,0) in the colour.
  * --square draws one N-pixel square at surface X,Y in --square-color
  * (default ff0000) over that: a target for a model to find on screen.
+ * --press-color swaps the fill colour with this one at every button press
+ * (and writes "redrawn color=RRGGBB presses=N"): a click's visible effect.
  * --app-id (default "wlrecord") is what `swaymsg [app_id=...]` matches.
  */
 #include <errno.h>
@@ -102,6 +104,9 @@ static struct {
 	int checker;
 	int sq_size, sq_x, sq_y;
 	uint32_t sq_colour;
+	uint32_t press_colour;
+	bool press_set;
+	int presses;
 	bool closed;
 } g;
 
@@ -285,12 +290,23 @@ static void ptr_motion(void *data, struct wl_pointer *p, uint32_t time, wl_fixed
 	     x, y, time);
 }
 
+static void redraw(void);
+
 static void ptr_button(void *data, struct wl_pointer *p, uint32_t serial, uint32_t time,
                        uint32_t button, uint32_t state)
 {
 	line("%s button=%u serial=%u time=%u",
 	     state == WL_POINTER_BUTTON_STATE_PRESSED ? "press" : "release", button, serial,
 	     time);
+	if (!g.press_set || state != WL_POINTER_BUTTON_STATE_PRESSED)
+		return;
+	/* --press-color: every press swaps the fill colours, drawn at once. */
+	uint32_t t = g.colour;
+	g.colour = g.press_colour;
+	g.press_colour = t;
+	g.buffer = NULL;  /* the shown one is destroyed on its release */
+	redraw();
+	line("redrawn color=%06x presses=%d", g.colour, ++g.presses);
 }
 
 static void ptr_axis(void *data, struct wl_pointer *p, uint32_t time, uint32_t axis,
@@ -581,6 +597,11 @@ static void parse_args(int argc, char **argv)
 			g.sq_colour = (uint32_t)strtoul(v, &end, 16);
 			if (*end != '\0' || strlen(v) != 6)
 				fail("bad --square-color (RRGGBB)");
+		} else if (v != NULL && strcmp(argv[i], "--press-color") == 0) {
+			g.press_colour = (uint32_t)strtoul(v, &end, 16);
+			g.press_set = true;
+			if (*end != '\0' || strlen(v) != 6)
+				fail("bad --press-color (RRGGBB)");
 		} else if (v != NULL && strcmp(argv[i], "--checker") == 0) {
 			g.checker = (int)strtol(v, &end, 10);
 			if (*end != '\0' || g.checker <= 0)
@@ -588,7 +609,7 @@ static void parse_args(int argc, char **argv)
 		} else {
 			fprintf(stderr, "usage: wlrecord [--output NAME] [--color RRGGBB] "
 			        "[--checker N] [--app-id ID] [--square N+X+Y] "
-			        "[--square-color RRGGBB]\n");
+			        "[--square-color RRGGBB] [--press-color RRGGBB]\n");
 			exit(2);
 		}
 		i++;

@@ -156,9 +156,11 @@ class MutterHand:
                                stdout=subprocess.PIPE, stderr=None)
         self.timeout = timeout
         line = self._readline()
-        if line != "ready":
+        if not line.startswith("ready "):
             self.stop()
             raise RuntimeError("mutterhand did not start: %r" % line)
+        # Its stream's PipeWire node (cursor hidden): an oracle's source.
+        self.node = int(line.split()[1])
 
     def _readline(self):
         out = self.proc.p.stdout

@@ -6,7 +6,8 @@ MutterHand: the user's hand, whose pointer moves deskhand must observe.
     move X Y          absolute, in the stream of CONNECTOR's coordinates
     button CODE 0|1   evdev code (272 left), released / pressed
 
-Answers "ready" once the session started (the stream's node arrived),
+Answers "ready NODE" once the session started (NODE: its stream's
+PipeWire node, which a test oracle such as gst-launch's pipewiresrc reads),
 then "ok" per command, or "error TEXT". Absolute motion needs a stream:
 the session records CONNECTOR (nobody reads its frames).
 """
@@ -44,7 +45,7 @@ def main():
     deadline = GLib.get_monotonic_time() + 10 * 1000000
     while not nodes and GLib.get_monotonic_time() < deadline:
         ctx.iteration(True)
-    print("ready" if nodes else "error no PipeWire node for %s" % conn, flush=True)
+    print("ready %d" % nodes[0] if nodes else "error no PipeWire node for %s" % conn, flush=True)
     for line in sys.stdin:
         words = line.split()
         try:

@@ -330,11 +330,14 @@ class Recorder:
     """tests/wlrecord fullscreen on `output` (None: where the compositor
     puts it), given the focus (with focus: weston's headless seatless
     compositor never gives any), its events as harness-like dicts;
-    `square` ("N+X+Y") draws a red target square there. Lines
+    `square` ("N+X+Y") draws a red target square there; `press_color`
+    swaps the fill colour with it at every press. On Mutter it is
+    fullscreen on the monitor Mutter picks, and Mutter gives it the
+    focus itself. Lines
     before the start (configure, seat, keymap...) are before the mark."""
 
     def __init__(self, comp, output=None, color=None, checker=None, app_id="wlrecord",
-                 focus=None, timeout=30, square=None):
+                 focus=None, timeout=30, square=None, press_color=None):
         if focus is None:
             focus = not isinstance(comp, Weston)
         self.comp = comp
@@ -342,7 +345,7 @@ class Recorder:
         self.path = os.path.join(comp.tmpdir(prefix="deskhand-wlrecord-"), "events")
         argv = [h.binary("wlrecord"), "--app-id", app_id]
         for opt, val in (("--output", output), ("--color", color), ("--checker", checker),
-                         ("--square", square)):
+                         ("--square", square), ("--press-color", press_color)):
             if val is not None:
                 argv += [opt, str(val)]
         self.out = open(self.path, "w")
