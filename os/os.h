@@ -89,6 +89,7 @@ typedef enum os_backend_choice {
 	OS_BACKEND_AUTO,
 	OS_BACKEND_X11,
 	OS_BACKEND_WLROOTS,
+	OS_BACKEND_GNOME,
 	OS_BACKEND_COUNT
 } os_backend_choice;
 

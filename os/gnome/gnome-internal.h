@@ -29,6 +29,7 @@
 #include "os/backend.h"
 
 typedef struct _GDBusConnection GDBusConnection;
+typedef struct _GMainContext GMainContext;
 struct os_gnome_capture;       /* capture.c: the PipeWire side */
 struct os_gnome_typer;         /* type.c: the keymap, the clipboard */
 
@@ -57,6 +58,15 @@ struct os_gnome_display {
 	os_rect layout;            /* the screen: every monitor's bounding box */
 	bool dead;                 /* the bus or a session went away */
 	char dead_why[192];
+	/* display.c: the context the bus's signals are delivered to (pumped
+	 * by os_gnome_alive), and the subscriptions (2 Closed + 1 per stream). */
+	GMainContext *ctx;
+	unsigned sub[2 + OS_GNOME_MAX_MONITORS];
+	int nsub;
+	/* Every Notify* call sent (os_gnome_call counts them): capture.c
+	 * waits for a frame newer than the last input. */
+	uint64_t input_seq;
+	int64_t input_ns;
 
 	/* capture.c */
 	struct os_gnome_capture *cap;
