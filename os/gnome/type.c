@@ -560,7 +560,9 @@ static bool clip_offer(struct os_gnome_display *g, const struct clip_item *items
  * manager, which serves it without deskhand (its text; see the top). */
 static bool clip_restore(struct os_gnome_display *g, struct clip_item *saved, int *nsaved)
 {
-	bool ok = clip_offer(g, saved, *nsaved);
+	/* An empty clipboard cannot be offered back: Mutter's manager then
+	 * keeps the pasted characters (its copy of our offer). */
+	bool ok = *nsaved == 0 || clip_offer(g, saved, *nsaved);
 	items_clear(saved, nsaved);
 	items_clear(g->typer->serve, &g->typer->nserve);
 	return os_gnome_rd(g, "DisableClipboard", NULL, "handing the clipboard back") && ok;
