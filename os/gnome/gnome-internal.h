@@ -31,12 +31,16 @@
 typedef struct _GDBusConnection GDBusConnection;
 typedef struct _GMainContext GMainContext;
 struct os_gnome_capture;       /* capture.c: the PipeWire side */
+struct os_gnome_typer;         /* type.c: the keymap, the clipboard */
 
 #define OS_GNOME_MAX_MONITORS 16
 
 struct os_gnome_monitor {
 	char connector[32];        /* "Meta-0", "DP-1": RecordMonitor's argument */
 	os_rect logical;           /* in the screen's coordinates (layout min at 0,0) */
+	/* Stream pixels per screen pixel: NotifyPointerMotionAbsolute takes
+	 * (x - logical.x) * scale (Mutter divides by the monitor's scale when
+	 * its stage views are scaled, the logical layout). */
 	double scale;
 	char *stream_path;         /* the ScreenCast stream recording it, owned */
 	uint32_t node;             /* its PipeWire node (PipeWireStreamAdded) */
@@ -74,6 +78,11 @@ struct os_gnome_display {
 	uint32_t keys_down[8];     /* keysyms held by key_down, released at close */
 	int nkeys_down;
 	bool clipboard_enabled;
+	/* Mutter 43 adds a session's virtual pointer and keyboard to the seat
+	 * only with their first event; clients miss events sent before they
+	 * took up the new capability (input.c wakes each device once). */
+	bool pointer_awake, keyboard_awake;
+	struct os_gnome_typer *typer;  /* type.c: keymap, clipboard; owned */
 };
 
 static inline struct os_gnome_display *os_gnome(os_display *d)
@@ -128,7 +137,17 @@ bool os_gnome_key_down(os_display *d, const os_combo *c);
 bool os_gnome_key_up(os_display *d, const os_combo *c);
 bool os_gnome_key_hold(os_display *d, const os_combo *c, int ms);
 bool os_gnome_type(os_display *d, const char *utf8, size_t len, int delay_ms);
-/* Releases what key_down and a button left held (at close). */
+/* Releases what key_down and a button left held, and frees type.c's
+ * state (at close, before the sessions stop). */
 void os_gnome_input_release(struct os_gnome_display *g);
+
+/* input.c for type.c: one keysym event (the keyboard woken first). */
+bool os_gnome_key_send(struct os_gnome_display *g, uint32_t keysym, bool down);
+/* type.c for input.c: whether Mutter finds `keysym` in its keymap, in
+ * every layout group, at a level it can reach (0 Shift, 1, 2 AltGr);
+ * false with os_error naming it otherwise (Mutter would drop the key
+ * silently). */
+bool os_gnome_keysym_reachable(struct os_gnome_display *g, uint32_t keysym);
+void os_gnome_type_free(struct os_gnome_display *g);
 
 #endif
