@@ -633,7 +633,7 @@ static void gnome_destroy(os_display *d)
 	if (g->bus != NULL) {
 		/* Input first, while the session can still take the releases;
 		 * then Stop, after which Mutter releases whatever is left. */
-		if (g->rd_session != NULL && g->mon[0].node != 0)
+		if (g->rd_session != NULL)
 			os_gnome_input_release(g);
 		os_gnome_capture_stop(g);
 		if (g->rd_session != NULL && !g->dead)
