@@ -16,10 +16,12 @@
  * picture changed (damage), at most one per refresh, and every damage is
  * recorded within a refresh or two. So:
  *  - no frame yet (the stream just started): wait for the first;
- *  - input was sent (any Notify*) since the newest frame arrived: wait
- *    for a frame arriving after it, up to SETTLE_MS; when none comes the
- *    input changed nothing on screen, and the newest frame is still the
- *    picture (remembered, so the next capture does not wait again);
+ *  - input was sent (any Notify*) since the last capture: wait for the
+ *    frames arriving after it until they pause for QUIET_MS (the first
+ *    is often the pointer's motion, the client's redraw comes a refresh
+ *    or two later), at most SETTLE_MS after the input; when none comes
+ *    the input changed nothing on screen, and the newest frame is still
+ *    the picture (remembered, so the next capture does not wait again);
  *  - otherwise the newest frame is the screen as it is: nothing changed
  *    since it came, or another frame would have followed.
  * A picture that an application redraws later than SETTLE_MS after the
@@ -54,8 +56,10 @@
  */
 #define FIRST_FRAME_RETRY_MS 250
 /* Input to the frame that shows it: the client's repaint (a frame
- * callback) and Mutter's next paint and record, a few refreshes. */
-#define SETTLE_MS 100
+ * callback) and Mutter's next paint and record, a few refreshes; frames
+ * that follow each other closer than QUIET_MS are one change going on. */
+#define SETTLE_MS 150
+#define QUIET_MS 40
 /* The strips of one read follow each other within a millisecond or so. */
 #define STRIP_CONTINUES_MS 20
 /* Room for the cursor bitmap: Mutter offers the metadata at a fixed size
@@ -426,8 +430,22 @@ static bool first_frames(struct os_gnome_display *g, const int *use, int n)
 	return true;
 }
 
-/* After input not yet seen on screen: a frame that came after it, on any
- * monitor of `use`, or SETTLE_MS of nothing (the input changed nothing). */
+/* The newest arrival among the streams of `use`. */
+static int64_t newest_arrival(const struct os_gnome_capture *c, const int *use, int n)
+{
+	int64_t t = 0;
+	for (int i = 0; i < n; i++) {
+		const struct stream *s = &c->s[use[i]];
+		t = s->latest.at_ns > t ? s->latest.at_ns : t;
+		t = s->held.at_ns > t ? s->held.at_ns : t;
+	}
+	return t;
+}
+
+/* After input not yet seen on screen: frames that came after it, until
+ * they pause for QUIET_MS, or SETTLE_MS of nothing (the input changed
+ * nothing). The first frame after a click is often the pointer's motion
+ * (Mutter repaints for it), the client's redraw a refresh or two later. */
 static void frames_after_input(struct os_gnome_display *g, const int *use, int n)
 {
 	struct os_gnome_capture *c = g->cap;
@@ -435,14 +453,16 @@ static void frames_after_input(struct os_gnome_display *g, const int *use, int n
 		return;
 	int64_t deadline = g->input_ns + SETTLE_MS * BASE_NS_PER_MS;
 	for (;;) {
-		for (int i = 0; i < n; i++)
-			if (c->s[use[i]].latest.at_ns > g->input_ns ||
-			    c->s[use[i]].held.at_ns > g->input_ns)
-				goto seen;
-		if (!wait_until(c, deadline))
+		int64_t last = newest_arrival(c, use, n);
+		int64_t until = deadline;
+		if (last > g->input_ns) {
+			until = last + QUIET_MS * BASE_NS_PER_MS;
+			if (until > deadline)
+				until = deadline;
+		}
+		if (!wait_until(c, until))
 			break;
 	}
-seen:
 	c->settled_input = g->input_seq;
 }
 

@@ -9,7 +9,8 @@
  *                        captures that took a new one)
  *   click X Y            os_mouse_move + os_mouse_click (left): "click ms=M"
  *   strips X Y W H       reads the region in 64-row strips as vision/ does:
- *                        "strips ms=M taken=T" and the strips' pixels
+ *                        "strips ms=M taken=T" (new frames taken by the
+ *                        strips after the first) and the strips' pixels
  *                        compared with one whole capture: "same=1"
  *   wait                 reads a colour RRGGBB from stdin
  *   poll X Y             captures until (X,Y) is that colour, 5 ms apart,
@@ -53,6 +54,8 @@ static int strips(os_display *d, int x, int y, int w, int h)
 		for (int row = 0; row < r.height; row++)
 			memcpy(buf + (size_t)(sy + row) * (size_t)w * 4,
 			       img->pixels + (size_t)row * (size_t)img->stride, (size_t)w * 4);
+		if (sy == 0)  /* the first strip may take the newest frames */
+			os_gnome_capture_stats(d, &r0, &t0);
 	}
 	double ms = now_ms() - t;
 	os_gnome_capture_stats(d, &r1, &t1);
