@@ -71,7 +71,6 @@ struct os_backend_impl {
 	bool (*mouse_move)(os_display *d, int x, int y);
 	bool (*mouse_click)(os_display *d, os_button b, int count);
 	bool (*mouse_button)(os_display *d, os_button b, bool down);
-	bool (*mouse_drag_path)(os_display *d, const int *xy, int n, os_button b);
 	bool (*mouse_scroll)(os_display *d, os_scroll dir, int amount);
 
 	bool (*key_combo)(os_display *d, const os_combo *c);

@@ -5,6 +5,7 @@
  * captures, PNG encoding where a backend has no faster path, drags of two
  * points, and "this backend cannot" where it has no function for a call.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,9 +144,56 @@ bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
 	return os_mouse_drag_path(d, xy, 2, b);
 }
 
+#define DRAG_STEPS 12
+#define DRAG_STEP_MS 4
+
+/* Paced motion from (x0,y0) to (x1,y1); false once a signal came or a
+ * move failed. */
+static bool drag_segment(os_display *d, int x0, int y0, int x1, int y1)
+{
+	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
+		os_input_sleep_ms(DRAG_STEP_MS);
+		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
+		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
+		if (!d->impl->mouse_move(d, x, y))
+			return false;
+	}
+	return os_input_signal_caught() == 0;
+}
+
+/* Every backend's drag: its own moves and buttons, paced here. */
 bool os_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
 {
-	return CAN(d, mouse_drag_path, "drag") && d->impl->mouse_drag_path(d, xy, n, b);
+	if (n < 2 || n > 1024)
+		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
+	for (int k = 0; k < n; k++)
+		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
+			return false;
+	if (!CAN(d, mouse_move, "move the pointer") || !CAN(d, mouse_button, "press buttons"))
+		return false;
+	struct os_signal_guard guard;
+	os_input_signals_begin(&guard);
+	bool ok = d->impl->mouse_move(d, xy[0], xy[1]) && d->impl->mouse_button(d, b, true);
+	bool pressed = ok;
+	/* Toolkits start a drag once the pointer has moved a few pixels with
+	 * the button held; paced steps let them scroll or highlight on the
+	 * way, as with a hand on the mouse. */
+	for (int k = 1; ok && k < n; k++)
+		ok = drag_segment(d, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]);
+	char why[256] = "";
+	if (!ok && os_input_signal_caught() == 0)
+		snprintf(why, sizeof(why), "%s", os_error());
+	/* Released even when interrupted or failed: never left held. */
+	bool released = !pressed || d->impl->mouse_button(d, b, false);
+	int sig = os_input_signal_caught();
+	os_input_signals_end(&guard);
+	if (why[0] != '\0')
+		return os_fail("%s", why);
+	if (!released)
+		return false;
+	if (sig != 0)
+		return os_fail("drag interrupted by signal %d", sig);
+	return true;
 }
 
 bool os_mouse_scroll(os_display *d, os_scroll dir, int amount)

@@ -724,7 +724,6 @@ static const struct os_backend_impl gnome_impl = {
 	.mouse_move = os_gnome_mouse_move,
 	.mouse_click = os_gnome_mouse_click,
 	.mouse_button = os_gnome_mouse_button,
-	.mouse_drag_path = os_gnome_mouse_drag_path,
 	.mouse_scroll = os_gnome_mouse_scroll,
 	.key_combo = os_gnome_key_combo,
 	.key_down = os_gnome_key_down,

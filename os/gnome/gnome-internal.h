@@ -130,7 +130,6 @@ bool os_gnome_pointer(os_display *d, int *x, int *y);
 bool os_gnome_mouse_move(os_display *d, int x, int y);
 bool os_gnome_mouse_click(os_display *d, os_button b, int count);
 bool os_gnome_mouse_button(os_display *d, os_button b, bool down);
-bool os_gnome_mouse_drag_path(os_display *d, const int *xy, int n, os_button b);
 bool os_gnome_mouse_scroll(os_display *d, os_scroll dir, int amount);
 bool os_gnome_key_combo(os_display *d, const os_combo *c);
 bool os_gnome_key_down(os_display *d, const os_combo *c);

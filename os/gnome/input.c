@@ -32,8 +32,6 @@
 /* A client takes up a new seat capability in a few ms (30 ms was enough
  * here for GTK 3 and wlrecord); twice that, as for wlroots' seat. */
 #define SETTLE_MS 60
-#define DRAG_STEPS 12
-#define DRAG_STEP_MS 4
 /* A keysym no keymap holds (U+FFFE, a noncharacter): Mutter creates the
  * virtual keyboard for it, finds no key and sends nothing. */
 #define WAKE_KEYSYM 0x100fffeu
@@ -168,59 +166,6 @@ bool os_gnome_mouse_button(os_display *d, os_button b, bool down)
 		return down ? os_fail("the button is already held down")
 		            : os_fail("the button is not held down");
 	return send_button(g, code, down);
-}
-
-/* Paced motion from (x0,y0) to (x1,y1); false once a signal came or a
- * call failed. */
-static bool drag_segment(struct os_gnome_display *g, int x0, int y0, int x1, int y1)
-{
-	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
-		os_input_sleep_ms(DRAG_STEP_MS);
-		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
-		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
-		if (!send_motion(g, x, y))
-			return false;
-	}
-	return os_input_signal_caught() == 0;
-}
-
-bool os_gnome_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
-{
-	struct os_gnome_display *g = os_gnome(d);
-	uint32_t code = 0;
-	if (n < 2 || n > 1024)
-		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
-	if (!evdev_button(b, &code))
-		return false;
-	for (int k = 0; k < n; k++)
-		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
-			return false;
-	if (g->buttons_down & (1u << (code - BTN_LEFT)))
-		return os_fail("the button is held down (mouse down): release it first");
-	if (!pointer_wake(g))
-		return false;
-	struct os_signal_guard guard;
-	os_input_signals_begin(&guard);
-	bool ok = send_motion(g, xy[0], xy[1]) && send_button(g, code, true);
-	bool pressed = ok;
-	/* Toolkits start a drag once the pointer moved with the button held;
-	 * paced steps let them follow as they would a hand. */
-	for (int k = 1; ok && k < n; k++)
-		ok = drag_segment(g, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]);
-	char why[256] = "";
-	if (!ok && os_input_signal_caught() == 0)
-		snprintf(why, sizeof(why), "%s", os_error());
-	/* Released even when interrupted or failed: never left held. */
-	bool released = !pressed || send_button(g, code, false);
-	int sig = os_input_signal_caught();
-	os_input_signals_end(&guard);
-	if (why[0] != '\0')
-		return os_fail("%s", why);
-	if (!released)
-		return false;
-	if (sig != 0)
-		return os_fail("drag interrupted by signal %d", sig);
-	return ok;
 }
 
 bool os_gnome_mouse_scroll(os_display *d, os_scroll dir, int amount)

@@ -658,7 +658,6 @@ static const struct os_backend_impl wlroots_impl = {
 	.mouse_move = os_wl_mouse_move,
 	.mouse_click = os_wl_mouse_click,
 	.mouse_button = os_wl_mouse_button,
-	.mouse_drag_path = os_wl_mouse_drag_path,
 	.mouse_scroll = os_wl_mouse_scroll,
 	.key_combo = os_wl_key_combo,
 	.key_down = os_wl_key_down,

@@ -24,8 +24,6 @@
 /* One wheel click as libinput reports a mouse wheel: 15 degrees. */
 #define WHEEL_STEP 15
 
-#define DRAG_STEPS 12
-#define DRAG_STEP_MS 4
 
 static struct zwlr_virtual_pointer_v1 *pointer_get(struct os_wl_display *w)
 {
@@ -118,53 +116,6 @@ bool os_wl_mouse_button(os_display *d, os_button b, bool down)
 		return false;
 	send_button(w, code, down);
 	return os_wl_roundtrip(w, down ? "pressing a button" : "releasing a button");
-}
-
-/* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
-static bool drag_segment(struct os_wl_display *w, int x0, int y0, int x1, int y1)
-{
-	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
-		os_input_sleep_ms(DRAG_STEP_MS);
-		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
-		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
-		send_motion(w, x, y);
-		if (wl_display_flush(w->wl) < 0)
-			return false;
-	}
-	return os_input_signal_caught() == 0;
-}
-
-bool os_wl_mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
-{
-	struct os_wl_display *w = os_wl(d);
-	uint32_t code = 0;
-	if (n < 2 || n > 1024)
-		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
-	if (!evdev_button(b, &code))
-		return false;
-	for (int k = 0; k < n; k++)
-		if (!os_point_on_screen(d, xy[2 * k], xy[2 * k + 1]))
-			return false;
-	if (pointer_get(w) == NULL)
-		return false;
-	struct os_signal_guard g;
-	os_input_signals_begin(&g);
-	send_motion(w, xy[0], xy[1]);
-	send_button(w, code, true);
-	wl_display_flush(w->wl);
-	/* Toolkits start a drag once the pointer has moved with the button
-	 * held; paced steps let them follow as they would a hand. */
-	for (int k = 1; k < n; k++)
-		if (!drag_segment(w, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]))
-			break;
-	/* Released even when interrupted: a button is never left held. */
-	send_button(w, code, false);
-	bool ok = os_wl_roundtrip(w, "dragging");
-	int sig = os_input_signal_caught();
-	os_input_signals_end(&g);
-	if (ok && sig != 0)
-		return os_fail("drag interrupted by signal %d", sig);
-	return ok;
 }
 
 bool os_wl_mouse_scroll(os_display *d, os_scroll dir, int amount)

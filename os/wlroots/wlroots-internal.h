@@ -169,7 +169,6 @@ void os_wl_buffer_free(struct os_wl_buffer *b);
 bool os_wl_mouse_move(os_display *d, int x, int y);
 bool os_wl_mouse_click(os_display *d, os_button b, int count);
 bool os_wl_mouse_button(os_display *d, os_button b, bool down);
-bool os_wl_mouse_drag_path(os_display *d, const int *xy, int n, os_button b);
 bool os_wl_mouse_scroll(os_display *d, os_scroll dir, int amount);
 /* Releases held buttons and destroys the virtual pointer. */
 void os_wl_pointer_cleanup(struct os_wl_display *w);

@@ -38,10 +38,6 @@ static bool mouse_button(os_display *d, os_button b, bool down)
 {
 	return os_x11_mouse_button(X(d), b, down);
 }
-static bool mouse_drag_path(os_display *d, const int *xy, int n, os_button b)
-{
-	return os_x11_mouse_drag_path(X(d), xy, n, b);
-}
 static bool mouse_scroll(os_display *d, os_scroll dir, int amount)
 {
 	return os_x11_mouse_scroll(X(d), dir, amount);
@@ -122,7 +118,6 @@ const struct os_backend_impl os_x11_impl = {
 	.mouse_move = mouse_move,
 	.mouse_click = mouse_click,
 	.mouse_button = mouse_button,
-	.mouse_drag_path = mouse_drag_path,
 	.mouse_scroll = mouse_scroll,
 	.key_combo = key_combo,
 	.key_down = key_down,

@@ -57,56 +57,6 @@ bool os_x11_mouse_button(os_x11 *d, os_button b, bool down)
 	return os_input_sync(d);
 }
 
-#define DRAG_STEPS 12
-#define DRAG_STEP_MS 4
-
-/* Paced motion from (x0,y0) to (x1,y1); false once a signal came. */
-static bool drag_segment(os_x11 *d, int x0, int y0, int x1, int y1)
-{
-	for (int i = 1; i <= DRAG_STEPS && os_input_signal_caught() == 0; i++) {
-		os_input_sleep_ms(DRAG_STEP_MS);
-		int x = x0 + (int)((long)(x1 - x0) * i / DRAG_STEPS);
-		int y = y0 + (int)((long)(y1 - y0) * i / DRAG_STEPS);
-		XTestFakeMotionEvent(d->dpy, d->screen, x, y, CurrentTime);
-		XFlush(d->dpy);
-	}
-	return os_input_signal_caught() == 0;
-}
-
-bool os_x11_mouse_drag_path(os_x11 *d, const int *xy, int n, os_button b)
-{
-	if (n < 2 || n > 1024)
-		return os_fail("a drag path needs 2 to 1024 points (got %d)", n);
-	if (!valid_button(b))
-		return false;
-	for (int k = 0; k < n; k++)
-		if (!os_point_on_screen(&d->base, xy[2 * k], xy[2 * k + 1]))
-			return false;
-	if (!mouse_ready(d))
-		return false;
-	struct os_signal_guard g;
-	os_input_signals_begin(&g);
-	XTestFakeMotionEvent(d->dpy, d->screen, xy[0], xy[1], CurrentTime);
-	XTestFakeButtonEvent(d->dpy, (unsigned)b, True, CurrentTime);
-	XFlush(d->dpy);
-	/*
-	 * Toolkits start a drag after the pointer has moved a few pixels with
-	 * the button held; several paced steps per segment also let them
-	 * scroll or highlight on the way, as with a hand on the mouse.
-	 */
-	for (int k = 1; k < n; k++)
-		if (!drag_segment(d, xy[2 * k - 2], xy[2 * k - 1], xy[2 * k], xy[2 * k + 1]))
-			break;
-	/* Released even when interrupted: a button is never left held. */
-	XTestFakeButtonEvent(d->dpy, (unsigned)b, False, CurrentTime);
-	bool ok = os_input_sync(d);
-	int sig = os_input_signal_caught();
-	os_input_signals_end(&g);
-	if (ok && sig != 0)
-		return os_fail("drag interrupted by signal %d", sig);
-	return ok;
-}
-
 bool os_x11_mouse_scroll(os_x11 *d, os_scroll dir, int amount)
 {
 	static const unsigned buttons[] = {

@@ -73,7 +73,6 @@ bool os_x11_capture_png(os_x11 *d, const os_rect *region, const char *path,
 bool os_x11_mouse_move(os_x11 *d, int x, int y);
 bool os_x11_mouse_click(os_x11 *d, os_button b, int count);
 bool os_x11_mouse_button(os_x11 *d, os_button b, bool down);
-bool os_x11_mouse_drag_path(os_x11 *d, const int *xy, int n, os_button b);
 bool os_x11_mouse_scroll(os_x11 *d, os_scroll dir, int amount);
 
 bool os_x11_key_combo(os_x11 *d, const os_combo *c);
