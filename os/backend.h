@@ -106,6 +106,7 @@ typedef os_display *(*os_backend_open_fn)(const char *name, bool *not_mine);
 
 os_display *os_x11_open(const char *name, bool *not_mine);
 os_display *os_wlroots_open(const char *name, bool *not_mine);
+os_display *os_gnome_open(const char *name, bool *not_mine);
 
 /* Fills the head (impl, name); false on allocation failure (os_error set). */
 bool os_display_init_head(os_display *d, const struct os_backend_impl *impl,

@@ -19,13 +19,14 @@ const char *const os_backend_names[OS_BACKEND_COUNT] = {
 	[OS_BACKEND_AUTO] = "auto",
 	[OS_BACKEND_X11] = "x11",
 	[OS_BACKEND_WLROOTS] = "wlroots",
+	[OS_BACKEND_GNOME] = "gnome",
 };
 
 bool os_backend_parse(const char *name, os_backend_choice *out)
 {
 	int i = base_name_index(os_backend_names, OS_BACKEND_COUNT, name);
 	if (i < 0)
-		return os_fail("unknown display backend '%s' (one of: auto, x11, wlroots)", name);
+		return os_fail("unknown display backend '%s' (one of: auto, x11, wlroots, gnome)", name);
 	*out = (os_backend_choice)i;
 	return true;
 }
@@ -54,6 +55,8 @@ static const struct {
 	{OS_BACKEND_X11, os_x11_open, false, "X11"},
 	{OS_BACKEND_WLROOTS, os_wlroots_open, true,
 	 "wlroots compositors (sway, Hyprland, river, labwc, wayfire)"},
+	{OS_BACKEND_GNOME, os_gnome_open, true,
+	 "GNOME (Mutter's RemoteDesktop and ScreenCast)"},
 	{OS_BACKEND_COUNT, NULL, false, NULL},
 };
 
@@ -85,7 +88,8 @@ static os_display *open_wayland(const char *name, bool *unsupported)
 		os_display *d = backends[i].open(name, &not_mine);
 		if (d != NULL)
 			return d;
-		/* Each backend's reason for "not mine" (every one matters);
+		/* Each backend's reason for "not mine" (a compositor without
+		 * wlroots' protocols and a bus without Mutter's: both matter);
 		 * one that is ours but cannot be reached says it alone. */
 		if (!not_mine || !tried)
 			snprintf(why, sizeof(why), "%s", os_error());

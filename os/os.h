@@ -1,15 +1,16 @@
 /*
- * os/ — deskhand's only door to a display: an X server, or a Wayland
- * compositor that speaks wlroots' protocols.
+ * os/ — deskhand's only door to a display: an X server, a Wayland
+ * compositor that speaks wlroots' protocols, or GNOME's Mutter through its
+ * remote-desktop and screen-cast interfaces.
  *
  * Everything that touches the display lives behind this header: the
- * connection (one backend per folder, os/x11/ and os/wlroots/, each one
+ * connection (one backend per folder, os/x11/, os/wlroots/, os/gnome/, each one
  * struct of functions, chosen once at connect: os/display.c), screen and
  * monitor geometry, pixel capture, PNG encoding, synthetic mouse and
  * keyboard input (including exact Unicode typing), the window list and
  * who owns what input would reach; and the display's session bus, found
  * where toolkits look for it or started privately (os/bus.c). No other
- * module includes Xlib or libwayland; the types below are plain C so that
+ * module includes Xlib, libwayland or libpipewire; the types below are plain C so that
  * callers never need to.
  *
  * Error convention: functions that can fail return false or NULL and leave a
@@ -21,8 +22,9 @@
  * keymap, restored or released at close), and the private session bus it
  * may start.
  * May call: base/, Xlib and its extensions (XTest, XShm, RandR, XKB,
- * X-Resource), libwayland-client, libxkbcommon, cJSON (sway's IPC), libpng,
- * zlib, ISA-L.
+ * X-Resource), libwayland-client, libxkbcommon, cJSON (sway's IPC), GLib's
+ * GIO (Mutter's D-Bus interfaces), libpipewire (its screen-cast streams),
+ * libpng, zlib, ISA-L.
  */
 #ifndef DESKHAND_OS_H
 #define DESKHAND_OS_H
@@ -89,6 +91,7 @@ typedef enum os_backend_choice {
 	OS_BACKEND_AUTO,
 	OS_BACKEND_X11,
 	OS_BACKEND_WLROOTS,
+	OS_BACKEND_GNOME,
 	OS_BACKEND_COUNT
 } os_backend_choice;
 

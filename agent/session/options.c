@@ -598,7 +598,7 @@ const char *agent_options_usage(void)
 	"                        points (default: from the model name: qwen2.5-vl*,\n"
 	"                        ui-tars* smart-resize; qwen3-vl* relative-1000)\n"
 	"  --think T             Ollama: true | false | low | medium | high\n"
-	"  --display-backend B   auto | x11 | wlroots: what drives the desktop (default auto:\n"
+	"  --display-backend B   auto | x11 | wlroots | gnome: drives the desktop (default auto:\n"
 	"                        a Wayland session its compositor's backend, else X11)\n"
 	"  --workspace DIR       directory the code works in (default: current)\n"
 	"  --conversation PATH   conversation file to resume or create\n"

@@ -32,7 +32,10 @@ SIDE_DOOR = re.compile(r"Side door:\s*(\S+\.h)\b[^,]*,\s*for\s+(\S+\.c)")
 LIBRARIES = {
     # The display's protocols: each in its backend's folder alone.
     "X11/": {"os/x11"},
-    "wayland-": {"os/wlroots"},
+    "wayland-": {"os/wlroots", "os/gnome"},
+    "pipewire/": {"os/gnome"},
+    "spa/": {"os/gnome"},
+    "gio/": {"os/gnome"},
     "curl/": {"agent/llm/http.c"},
     "seccomp.h": {"executors"},
     "linux/landlock.h": {"executors"},
