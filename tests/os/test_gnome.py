@@ -26,6 +26,26 @@ NAMES = (b"org.gnome.Mutter.RemoteDesktop", b"org.gnome.Mutter.ScreenCast")
 SIZE = (1280, 800)
 
 
+def wait_shown(m, points):
+    """Waits until Mutter's picture shows each client: (x, y, RRGGBB) read
+    in one connection. wlrecord's "ready" is its own frame done, not yet
+    Mutter's composite: a capture right after it showed the background
+    (0d263e) once. Bounded: 100 reads 20 ms apart."""
+    args = []
+    for _ in range(100):
+        for x, y, _colour in points:
+            args += ["pixel", str(x), str(y)]
+        args += ["sleep", "20"]
+    want = ["%s %s %s" % (x, y, colour) for x, y, colour in points]
+    r = m.run_as([helper("gnome-step")] + args[:-2], timeout=60)
+    got = [" ".join(l.split()[1:4]) for l in r.stdout.decode().splitlines()
+           if l.startswith("pixel")]
+    for i in range(0, len(got) - len(points) + 1, len(points)):
+        if got[i:i + len(points)] == want:
+            return
+    raise AssertionError("Mutter never showed %s: %s" % (want, got[-len(points):]))
+
+
 def pattern(w, hh, colour, checker, square=None, square_colour=(255, 0, 0)):
     """wlrecord's picture as RGB bytes: checker squares of `colour` and
     its inverse, (0,0) in the colour; the square (N, X, Y) over it."""
@@ -54,6 +74,7 @@ class OneMonitor(unittest.TestCase):
         cls.addClassCleanup(cls.rec.stop)
         cls.hand = mutter.MutterHand(cls.m)
         cls.addClassCleanup(cls.hand.stop)
+        wait_shown(cls.m, [(1, 0, "ffffff")])
 
     def shot(self, *args):
         path = os.path.join(self.m.tmpdir(), "shot.png")
@@ -213,6 +234,7 @@ class TwoMonitors(unittest.TestCase):
                                      app_id="wlrecord-2")]
         for r in cls.recs:
             cls.addClassCleanup(r.stop)
+        wait_shown(cls.m, [(1, 0, "ffffff"), (SIZE[0] + 1, 0, "00ff00")])
 
     def test_each_monitor_at_its_logical_place(self):
         mons = self.m.monitors
