@@ -599,6 +599,7 @@ const os_image *os_gnome_capture_borrow(os_display *d, const os_rect *region)
 		pw_thread_loop_lock(c->loop);
 		bool ok = first_frames(g, use, n);
 		if (ok) {
+			os_trace("frame");  /* every stream has one: after open, its start */
 			frames_after_input(g, use, n);
 			hold_newest(c, use, n);
 		}
