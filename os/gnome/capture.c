@@ -107,6 +107,7 @@ struct os_gnome_capture {
 	uint64_t seq;
 	uint64_t taken;            /* frames made held (os_gnome_capture_stats) */
 	uint64_t settled_input;    /* input_seq known to be shown (or to show nothing) */
+	int64_t settled_motion;    /* motion_ns whose cursor metadata came (or never will) */
 	/* The composed image and the last region, for strips. */
 	uint8_t *img_mem;
 	size_t img_cap;
@@ -599,6 +600,7 @@ const os_image *os_gnome_capture_borrow(os_display *d, const os_rect *region)
 		pw_thread_loop_lock(c->loop);
 		bool ok = first_frames(g, use, n);
 		if (ok) {
+			os_trace("frame");  /* every stream has one: after open, its start */
 			frames_after_input(g, use, n);
 			hold_newest(c, use, n);
 		}
@@ -638,6 +640,29 @@ void os_gnome_capture_trim(os_display *d, size_t max_bytes)
 	c->last_ns = 0;
 }
 
+/*
+ * After deskhand's own motion: the cursor metadata that shows it, which
+ * comes with Mutter's next buffer a few ms later, or SETTLE_MS of nothing
+ * (a motion to where the pointer was). Read at once, the old position
+ * became where deskhand "left" the pointer, and the kill switch stopped
+ * the agent at its next step for a move that was its own.
+ */
+static void cursor_after_motion(struct os_gnome_display *g)
+{
+	struct os_gnome_capture *c = g->cap;
+	if (g->motion_ns == 0 || c->settled_motion == g->motion_ns)
+		return;
+	int64_t deadline = g->motion_ns + SETTLE_MS * BASE_NS_PER_MS;
+	for (;;) {
+		bool seen = false;
+		for (int i = 0; i < c->n; i++)
+			seen = seen || (c->s[i].cursor_here && c->s[i].cursor_ns > g->motion_ns);
+		if (seen || !wait_until(c, deadline))
+			break;
+	}
+	c->settled_motion = g->motion_ns;
+}
+
 bool os_gnome_pointer(os_display *d, int *x, int *y)
 {
 	struct os_gnome_display *g = os_gnome(d);
@@ -650,6 +675,8 @@ bool os_gnome_pointer(os_display *d, int *x, int *y)
 	pw_thread_loop_lock(c->loop);
 	/* The metadata comes with the streams' buffers: the first included. */
 	bool ok = first_frames(g, all, c->n);
+	if (ok)
+		cursor_after_motion(g);
 	const struct stream *best = NULL;
 	bool known = false;
 	for (int i = 0; ok && i < c->n; i++) {

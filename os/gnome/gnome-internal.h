@@ -67,6 +67,9 @@ struct os_gnome_display {
 	 * waits for a frame newer than the last input. */
 	uint64_t input_seq;
 	int64_t input_ns;
+	/* The last NotifyPointerMotion* sent (0: none): os_gnome_pointer
+	 * waits for the cursor metadata that shows it. */
+	int64_t motion_ns;
 
 	/* capture.c */
 	struct os_gnome_capture *cap;

@@ -199,6 +199,24 @@ class OneMonitor(unittest.TestCase):
         last = [l for l in r.stdout.decode().splitlines() if l.startswith("pixel")]
         self.assertEqual(last[0].split()[3], want[-1], last)
 
+    def test_pointer_right_after_deskhands_move_is_where_it_went(self):
+        """One connection, as the agent's: after each click at a new
+        point, the pointer read at once is that point (the cursor metadata
+        of a frame after the motion: the kill switch takes this for where
+        deskhand left the pointer, and an older one stopped the agent)."""
+        self.rec.reset()
+        args, want = [], []
+        for i in range(10):
+            x, y = 100 + 37 * i, 150 + 23 * i
+            args += ["click", x, y, "pointer"]
+            want.append(["pointer", str(x), str(y)])
+        r = self.m.run_as([helper("gnome-step")] + args, timeout=120)
+        self.assertEqual(r.returncode, 0, r.stderr)
+        got = [l.split()[:3] for l in r.stdout.decode().splitlines()
+               if l.startswith("pointer")]
+        self.assertEqual(got, want)
+        self.rec.wait_events(lambda e: sum(x["kind"] == "redrawn" for x in e) >= 10)
+
     def test_capture_after_the_users_click_shows_it(self):
         """A click not deskhand's: the newest frame is taken; it shows the
         change within the frames Mutter sends after the client's redraw
