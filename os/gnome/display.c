@@ -82,8 +82,6 @@ GVariant *os_gnome_call(struct os_gnome_display *g, const char *dest, const char
 	if (strncmp(method, "Notify", 6) == 0) {
 		g->input_seq++;
 		g->input_ns = base_now_ns();
-		if (strncmp(method, "NotifyPointerMotion", 19) == 0)
-			g->motion_ns = g->input_ns;
 	}
 	if (r != NULL)
 		return r;
