@@ -599,6 +599,7 @@ const os_image *os_gnome_capture_borrow(os_display *d, const os_rect *region)
 		pw_thread_loop_lock(c->loop);
 		bool ok = first_frames(g, use, n);
 		if (ok) {
+			os_trace("frame");  /* every stream has one: after open, its start */
 			frames_after_input(g, use, n);
 			hold_newest(c, use, n);
 		}
@@ -638,6 +639,34 @@ void os_gnome_capture_trim(os_display *d, size_t max_bytes)
 	c->last_ns = 0;
 }
 
+/* The newest report of a stream that has the pointer on its monitor, in
+ * screen coordinates; false when none has. `known`: some stream reported. */
+static bool newest_cursor(struct os_gnome_display *g, int *x, int *y, bool *known)
+{
+	struct os_gnome_capture *c = g->cap;
+	const struct stream *best = NULL;
+	for (int i = 0; i < c->n; i++) {
+		const struct stream *s = &c->s[i];
+		*known = *known || s->cursor_known;
+		if (s->cursor_known && s->cursor_here && (best == NULL || s->cursor_ns > best->cursor_ns))
+			best = s;
+	}
+	if (best == NULL)
+		return false;
+	const os_rect *o = &g->mon[best->mon].logical;
+	int fw = (int)best->fmt.size.width, fh = (int)best->fmt.size.height;
+	*x = o->x + (fw > 0 ? (int)((long long)best->cx * o->width / fw) : best->cx);
+	*y = o->y + (fh > 0 ? (int)((long long)best->cy * o->height / fh) : best->cy);
+	return true;
+}
+
+/*
+ * Right after deskhand's own move the metadata may still tell the
+ * position before it: read then, the agent's kill switch would take its
+ * own click for a person's move. Until the report shows the position
+ * sent, at most SETTLE_MS after the move, it waits; a person moving the
+ * pointer meanwhile is then seen where they put it.
+ */
 bool os_gnome_pointer(os_display *d, int *x, int *y)
 {
 	struct os_gnome_display *g = os_gnome(d);
@@ -649,25 +678,20 @@ bool os_gnome_pointer(os_display *d, int *x, int *y)
 		all[i] = i;
 	pw_thread_loop_lock(c->loop);
 	/* The metadata comes with the streams' buffers: the first included. */
-	bool ok = first_frames(g, all, c->n);
-	const struct stream *best = NULL;
-	bool known = false;
-	for (int i = 0; ok && i < c->n; i++) {
-		const struct stream *s = &c->s[i];
-		known = known || s->cursor_known;
-		if (s->cursor_known && s->cursor_here && (best == NULL || s->cursor_ns > best->cursor_ns))
-			best = s;
+	bool ok = first_frames(g, all, c->n), known = false, found = false;
+	int64_t deadline = g->motion_ns + SETTLE_MS * BASE_NS_PER_MS;
+	while (ok) {
+		found = newest_cursor(g, x, y, &known);
+		if (!g->motion_unseen || (found && *x == g->sent_x && *y == g->sent_y) ||
+		    !wait_until(c, deadline))
+			break;
 	}
-	if (best != NULL) {
-		const os_rect *o = &g->mon[best->mon].logical;
-		int fw = (int)best->fmt.size.width, fh = (int)best->fmt.size.height;
-		*x = o->x + (fw > 0 ? (int)((long long)best->cx * o->width / fw) : best->cx);
-		*y = o->y + (fh > 0 ? (int)((long long)best->cy * o->height / fh) : best->cy);
-	}
+	if (ok)
+		g->motion_unseen = false;
 	pw_thread_loop_unlock(c->loop);
 	if (!ok)
 		return false;
-	if (best == NULL)
+	if (!found)
 		return os_fail(known ? "the pointer is on no monitor (Mutter reports it hidden)"
 		                     : "Mutter has not reported the pointer (no cursor metadata yet)");
 	return true;

@@ -595,10 +595,19 @@ static bool setup(struct os_gnome_display *g, bool *not_mine)
 {
 	if (!connect_bus(g, not_mine))
 		return false;
+	os_trace("bus");
 	identify(g);
 	list_offers(g);
-	return read_monitors(g) && create_sessions(g) && record_monitors(g) &&
-	       start_sessions(g) && os_gnome_capture_start(g);
+	if (!read_monitors(g) || !create_sessions(g) || !record_monitors(g) ||
+	    !start_sessions(g))
+		return false;
+	/* Benchmarks split the set-up: D-Bus sessions up to the nodes'
+	 * announcement, then PipeWire's streams connected. */
+	os_trace("sessions");
+	if (!os_gnome_capture_start(g))
+		return false;
+	os_trace("streams");
+	return true;
 }
 
 os_display *os_gnome_open(const char *name, bool *not_mine)

@@ -74,6 +74,11 @@ struct os_gnome_display {
 	/* input.c */
 	int sent_x, sent_y;        /* the last position sent, for "here" */
 	bool sent_any;
+	/* A move sent whose position the cursor metadata has not shown yet:
+	 * os_gnome_pointer waits for it (bounded), or the agent's kill switch
+	 * would take its own click for a person's move (capture.c). */
+	bool motion_unseen;
+	int64_t motion_ns;
 	uint32_t buttons_down;     /* bit (evdev code - BTN_LEFT) */
 	uint32_t keys_down[8];     /* keysyms held by key_down, released at close */
 	int nkeys_down;

@@ -16,6 +16,7 @@
 #include <gio/gio.h>
 #include <stdio.h>
 
+#include "base/base.h"
 #include "os/gnome/gnome-internal.h"
 
 /* linux/input-event-codes.h, not included so as not to depend on it */
@@ -104,6 +105,9 @@ static bool send_motion(struct os_gnome_display *g, int x, int y)
 	if (m->stream_path == NULL)
 		return os_fail("monitor %s has no screen-cast stream", m->connector);
 	double s = m->scale > 0 ? m->scale : 1;
+	/* Before the call: Mutter's cursor report may arrive before its reply. */
+	g->motion_ns = base_now_ns();
+	g->motion_unseen = true;
 	if (!os_gnome_rd(g, "NotifyPointerMotionAbsolute",
 	                 g_variant_new("(sdd)", m->stream_path, (x - m->logical.x) * s,
 	                               (y - m->logical.y) * s),

@@ -8,6 +8,7 @@
  *                        received=R taken=T" (PipeWire frames delivered,
  *                        captures that took a new one)
  *   click X Y            os_mouse_move + os_mouse_click (left): "click ms=M"
+ *   pointer              os_pointer: "pointer X Y ms=M"
  *   strips X Y W H       reads the region in 64-row strips as vision/ does:
  *                        "strips ms=M taken=T" (new frames taken by the
  *                        strips after the first) and the strips' pixels
@@ -104,6 +105,12 @@ int main(int argc, char **argv)
 			if (!os_mouse_move(d, x, y) || !os_mouse_click(d, OS_BUTTON_LEFT, 1))
 				return die("click");
 			printf("click ms=%.1f\n", now_ms() - t);
+		} else if (strcmp(argv[i], "pointer") == 0) {
+			int x, y;
+			t = now_ms();
+			if (!os_pointer(d, &x, &y))
+				return die("pointer");
+			printf("pointer %d %d ms=%.1f\n", x, y, now_ms() - t);
 		} else if (strcmp(argv[i], "strips") == 0 && i + 4 < argc) {
 			if (strips(d, atoi(argv[i + 1]), atoi(argv[i + 2]), atoi(argv[i + 3]),
 			           atoi(argv[i + 4])) != 0)
