@@ -250,6 +250,9 @@ typedef struct base_proc_info {
  * Async-signal-safe (no allocation, no stdio): the supervisor uses it.
  */
 bool base_proc_stat(int pid, base_proc_info *out);
+/* The command name of pid (/proc/PID/comm, without its newline) into buf;
+ * "" when the process is gone or cannot be read. */
+void base_proc_comm(int pid, char *buf, size_t size);
 /* The parser alone, for one line of /proc/PID/stat's text. */
 bool base_proc_stat_parse(const char *text, base_proc_info *out);
 

@@ -104,3 +104,27 @@ bool base_proc_stat(int pid, base_proc_info *out)
 	}
 	return base_proc_stat_parse(buf, out);
 }
+
+void base_proc_comm(int pid, char *buf, size_t size)
+{
+	char path[32] = "/proc/";
+	char num[16];
+	int n = 0;
+	for (unsigned v = (unsigned)pid; n == 0 || v > 0; v /= 10)
+		num[n++] = (char)('0' + v % 10);
+	size_t at = strlen(path);
+	while (n > 0)
+		path[at++] = num[--n];
+	memcpy(path + at, "/comm", 6);
+	buf[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || size == 0) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	ssize_t got = read(fd, buf, size - 1);
+	close(fd);
+	buf[got > 0 ? (size_t)got : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}

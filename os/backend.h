@@ -117,6 +117,12 @@ void os_display_free_head(os_display *d);
 void os_display_set(char **field, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* The Linux input code of a button (BTN_LEFT 0x110 ... BTN_EXTRA 0x114),
+ * as Wayland's and Mutter's virtual pointers take it; false (os_error)
+ * for no button. */
+#define OS_BTN_LEFT 0x110
+bool os_evdev_button(os_button b, uint32_t *code);
+
 /* Frees a window's strings (os_windows_free does it for a list). */
 void os_window_clear(os_window *w);
 

@@ -144,6 +144,18 @@ bool os_mouse_drag(os_display *d, int x1, int y1, int x2, int y2, os_button b)
 	return os_mouse_drag_path(d, xy, 2, b);
 }
 
+bool os_evdev_button(os_button b, uint32_t *code)
+{
+	switch (b) {
+	case OS_BUTTON_LEFT: *code = OS_BTN_LEFT; return true;
+	case OS_BUTTON_RIGHT: *code = OS_BTN_LEFT + 1; return true;
+	case OS_BUTTON_MIDDLE: *code = OS_BTN_LEFT + 2; return true;
+	case OS_BUTTON_BACK: *code = OS_BTN_LEFT + 3; return true;
+	case OS_BUTTON_FORWARD: *code = OS_BTN_LEFT + 4; return true;
+	}
+	return os_fail("unknown mouse button %d", (int)b);
+}
+
 #define DRAG_STEPS 12
 #define DRAG_STEP_MS 4
 

@@ -279,27 +279,13 @@ static void binary_version(int pid, int major, char *out, size_t size)
 	fclose(f);
 }
 
-static void read_comm(int pid, char *buf, size_t size)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	buf[0] = '\0';
-	FILE *f = fopen(path, "re");
-	if (f == NULL)
-		return;
-	if (fgets(buf, (int)size, f) == NULL)
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /* base.server: "mutter 43.8", "gnome-shell 45.2 (mutter 45)". */
 static void identify(struct os_gnome_display *g)
 {
 	int pid = owner_pid(g, RD_NAME);
 	char comm[32] = "";
 	if (pid > 0) {
-		read_comm(pid, comm, sizeof(comm));
+		base_proc_comm(pid, comm, sizeof(comm));
 		int major = mutter_major(pid);
 		if (major > 0) {
 			snprintf(g->mutter_version, sizeof(g->mutter_version), "%d", major);

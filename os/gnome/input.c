@@ -37,18 +37,6 @@
  * virtual keyboard for it, finds no key and sends nothing. */
 #define WAKE_KEYSYM 0x100fffeu
 
-static bool evdev_button(os_button b, uint32_t *code)
-{
-	switch (b) {
-	case OS_BUTTON_LEFT: *code = BTN_LEFT; return true;
-	case OS_BUTTON_MIDDLE: *code = BTN_MIDDLE; return true;
-	case OS_BUTTON_RIGHT: *code = BTN_RIGHT; return true;
-	case OS_BUTTON_BACK: *code = BTN_SIDE; return true;
-	case OS_BUTTON_FORWARD: *code = BTN_EXTRA; return true;
-	}
-	return os_fail("unknown mouse button %d", (int)b);
-}
-
 /*
  * Mutter 43 adds the session's virtual pointer to the seat with its first
  * pointer event; on a seat that had none (headless) clients then ask for
@@ -141,7 +129,7 @@ bool os_gnome_mouse_click(os_display *d, os_button b, int count)
 {
 	struct os_gnome_display *g = os_gnome(d);
 	uint32_t code = 0;
-	if (!evdev_button(b, &code))
+	if (!os_evdev_button(b, &code))
 		return false;
 	if (count < 1 || count > 10)
 		return os_fail("click count %d is out of range (1..10)", count);
@@ -161,7 +149,7 @@ bool os_gnome_mouse_button(os_display *d, os_button b, bool down)
 {
 	struct os_gnome_display *g = os_gnome(d);
 	uint32_t code = 0;
-	if (!evdev_button(b, &code) || !pointer_wake(g))
+	if (!os_evdev_button(b, &code) || !pointer_wake(g))
 		return false;
 	bool held = (g->buttons_down & (1u << (code - BTN_LEFT))) != 0;
 	/* Mutter refuses a release of a button it does not hold, and a

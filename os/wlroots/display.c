@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <wayland-client.h>
 
+#include "base/base.h"
 #include "os/wlroots/sway-ipc.h"
 #include "os/wlroots/wlroots-internal.h"
 #include "wlr-foreign-toplevel-management-unstable-v1-client-protocol.h"
@@ -394,20 +395,6 @@ static int peer_pid(int fd)
 	return cred.pid;
 }
 
-static void read_comm(int pid, char *buf, size_t size)
-{
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/comm", pid);
-	buf[0] = '\0';
-	FILE *f = fopen(path, "re");
-	if (f == NULL)
-		return;
-	if (fgets(buf, (int)size, f) == NULL)
-		buf[0] = '\0';
-	fclose(f);
-	buf[strcspn(buf, "\n")] = '\0';
-}
-
 /*
  * $SWAYSOCK counts only when the compositor itself serves it: a variable
  * left over from another session must not answer for this one.
@@ -433,7 +420,7 @@ static void identify(struct os_wl_display *w)
 	w->compositor_pid = peer_pid(wl_display_get_fd(w->wl));
 	comm[0] = '\0';
 	if (w->compositor_pid > 0)
-		read_comm(w->compositor_pid, comm, sizeof(comm));
+		base_proc_comm(w->compositor_pid, comm, sizeof(comm));
 	os_display_set(&w->base.server, "%s", comm);
 	find_sway(w, comm);
 }

@@ -46,18 +46,6 @@ static struct zwlr_virtual_pointer_v1 *pointer_get(struct os_wl_display *w)
 	return w->pointer;
 }
 
-static bool evdev_button(os_button b, uint32_t *code)
-{
-	switch (b) {
-	case OS_BUTTON_LEFT: *code = BTN_LEFT; return true;
-	case OS_BUTTON_MIDDLE: *code = BTN_MIDDLE; return true;
-	case OS_BUTTON_RIGHT: *code = BTN_RIGHT; return true;
-	case OS_BUTTON_BACK: *code = BTN_SIDE; return true;
-	case OS_BUTTON_FORWARD: *code = BTN_EXTRA; return true;
-	}
-	return os_fail("unknown mouse button %d", (int)b);
-}
-
 /* Absolute motion to screen point (x,y): the layout spans the extent. */
 static void send_motion(struct os_wl_display *w, int x, int y)
 {
@@ -94,7 +82,7 @@ bool os_wl_mouse_click(os_display *d, os_button b, int count)
 {
 	struct os_wl_display *w = os_wl(d);
 	uint32_t code = 0;
-	if (!evdev_button(b, &code))
+	if (!os_evdev_button(b, &code))
 		return false;
 	if (count < 1 || count > 10)
 		return os_fail("click count %d is out of range (1..10)", count);
@@ -112,7 +100,7 @@ bool os_wl_mouse_button(os_display *d, os_button b, bool down)
 {
 	struct os_wl_display *w = os_wl(d);
 	uint32_t code = 0;
-	if (!evdev_button(b, &code) || pointer_get(w) == NULL)
+	if (!os_evdev_button(b, &code) || pointer_get(w) == NULL)
 		return false;
 	send_button(w, code, down);
 	return os_wl_roundtrip(w, down ? "pressing a button" : "releasing a button");
