@@ -249,8 +249,15 @@ bool os_type(os_display *d, const char *utf8, size_t len, int delay_ms)
 os_window *os_windows_list(os_display *d, size_t *count)
 {
 	*count = 0;
-	if (!CAN(d, windows_list, "list windows"))
+	const char *why = NULL;
+	if (d->impl->windows_list == NULL) {
+		/* The backend's own reason says what the desktop does not offer. */
+		if (os_feature_how(d, OS_FEATURE_WINDOWS, &why) == NULL)
+			os_fail("%s: no window list: %s", d->name, why);
+		else
+			os_fail("%s: the %s display backend cannot list windows", d->name, d->impl->name);
 		return NULL;
+	}
 	return d->impl->windows_list(d, count);
 }
 

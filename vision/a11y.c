@@ -503,7 +503,9 @@ static bool active_window(os_display *d, os_rect *win, int *pid, vision_elements
 	size_t n = 0;
 	os_window *ws = os_windows_list(d, &n);
 	if (ws == NULL)
-		return vision_fail_os("the window list");
+		return vision_fail_os("cannot tell where the active window is, so its controls' boxes "
+		                      "cannot be placed on the screen (the screenshot and find_text "
+		                      "still work)");
 	bool found = false;
 	for (size_t i = 0; i < n; i++) {
 		if (ws[i].active) {

@@ -147,6 +147,19 @@ class OneMonitor(unittest.TestCase):
         self.assertEqual(r.returncode, 0, r.stdout + r.stderr)
         self.assertIn(b"differ 0", r.stdout)
 
+    def test_windows_and_elements_say_why_they_cannot(self):
+        """Plain Mutter lists its windows to no other process: `windows`
+        says so, and `elements`, which places window-relative boxes by the
+        active window's place, says it cannot place them (never boxes at
+        a guessed place)."""
+        r = deskhand(self.m, "windows")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(b"Mutter lists its windows to no other process", r.stderr)
+        r = deskhand(self.m, "elements")
+        self.assertEqual(r.returncode, 1, r.stderr)
+        self.assertIn(b"boxes cannot be placed on the screen", r.stderr)
+        self.assertEqual(r.stdout, b"")
+
     def test_cursor_is_where_the_hand_put_it(self):
         for x, y in ((5, 5), (300, 400), (1279, 799), (640, 1)):
             with self.subTest(x=x, y=y):
