@@ -111,15 +111,27 @@ class SwayHarness(unittest.TestCase):
         typed = "".join(e["text"] for e in evs if e["kind"] == "key-press")
         self.assertEqual(typed, text)
 
+    def grim_until(self, args, path, shown):
+        """grim's picture once shown(rows) holds: a client's frame done is
+        its own, and sway's composite of a window just made fullscreen
+        can follow it (once, the first grim showed the background).
+        Bounded: 50 pictures."""
+        for _ in range(50):
+            r = self.sway.run_as(["grim"] + args + [path])
+            self.assertEqual(r.returncode, 0, r.stderr)
+            with open(path, "rb") as f:
+                w, hh, rows = pngread.read(f.read())
+            if shown(rows):
+                break
+        return w, hh, rows
+
     def test_grim_shows_the_pattern(self):
         rec = self.recorder(output="HEADLESS-2", color="ff0000", checker=16)
         self.recorder(output="HEADLESS-1", color="0000ff", app_id="blue")
         path = os.path.join(self.sway.tmpdir(), "shot.png")
         self.sway.check_writable(path)
-        r = self.sway.run_as(["grim", "-o", "HEADLESS-2", path])
-        self.assertEqual(r.returncode, 0, r.stderr)
-        with open(path, "rb") as f:
-            w, hh, rows = pngread.read(f.read())
+        w, hh, rows = self.grim_until(["-o", "HEADLESS-2"], path,
+                                      lambda rows: rows[0][0] == (255, 0, 0))
         self.assertEqual((w, hh), (W, H))
         for (x, y), want in (((0, 0), (255, 0, 0)), ((16, 0), (0, 255, 255)),
                              ((17, 17), (255, 0, 0)), ((W - 1, H - 1), (255, 0, 0)),
@@ -127,10 +139,8 @@ class SwayHarness(unittest.TestCase):
             self.assertEqual(rows[y][x], want, (x, y))
         self.assertTrue(rec.find("ready"))
         # The whole layout: the blue window left, the red pattern right.
-        r = self.sway.run_as(["grim", "-g", "0,0 %dx%d" % (2 * W, H), "-s", "1", path])
-        self.assertEqual(r.returncode, 0, r.stderr)
-        with open(path, "rb") as f:
-            w, hh, rows = pngread.read(f.read())
+        w, hh, rows = self.grim_until(["-g", "0,0 %dx%d" % (2 * W, H), "-s", "1"], path,
+                                      lambda rows: rows[5][5] == (0, 0, 255))
         self.assertEqual((w, rows[5][5], rows[0][W]), (2 * W, (0, 0, 255), (255, 0, 0)))
 
 
