@@ -86,16 +86,21 @@ const char *sandbox_plan_hidden_path(const sandbox_plan *p, int i)
 	return i >= 0 && i < p->n_hidden ? p->hidden[i] : NULL;
 }
 
-/* True when `path` is inside a runtime directory hidden whole (the
- * private tmpfs covers it, and whatever is created there later). */
+/* True when the resolved path `real` is inside a runtime directory hidden
+ * whole (the private tmpfs covers it, and whatever is created there later). */
+static bool runtime_dir_covers(const sandbox_plan *p, const char *real)
+{
+	for (int k = 0; k < p->n_runtime_dirs; k++)
+		if (sandbox_path_under(real, p->runtime_dir[k]))
+			return true;
+	return false;
+}
+
+/* The same for a path not yet resolved (a name the environment gives). */
 static bool in_hidden_runtime_dir(const sandbox_plan *p, const char *path)
 {
 	char real[PATH_MAX];
-	const char *r = realpath(path, real) != NULL ? real : path;
-	for (int k = 0; k < p->n_runtime_dirs; k++)
-		if (sandbox_path_under(r, p->runtime_dir[k]))
-			return true;
-	return false;
+	return runtime_dir_covers(p, realpath(path, real) != NULL ? real : path);
 }
 
 bool sandbox_plan_hides(const sandbox_plan *p, const char *path)
@@ -104,7 +109,7 @@ bool sandbox_plan_hides(const sandbox_plan *p, const char *path)
 		return false;
 	char real[PATH_MAX];
 	const char *r = realpath(path, real) != NULL ? real : path;
-	if (in_hidden_runtime_dir(p, r))
+	if (runtime_dir_covers(p, r))
 		return true;
 	for (int k = 0; k < p->n_hidden; k++)
 		if (sandbox_path_under(r, p->hidden[k]))

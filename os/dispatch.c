@@ -2,8 +2,9 @@
  * os/dispatch — every public call on a display, passed to the backend that
  * opened it (os/backend.h), with what all backends share done once here:
  * the checks of arguments that need no display, copies of borrowed
- * captures, PNG encoding where a backend has no faster path, drags of two
- * points, and "this backend cannot" where it has no function for a call.
+ * captures, PNG encoding where a backend has no faster path, every drag
+ * (paced over the backend's own moves and buttons), and "this backend
+ * cannot" where it has no function for a call.
  */
 #include <stdio.h>
 #include <stdlib.h>

@@ -25,8 +25,11 @@ const char *const os_backend_names[OS_BACKEND_COUNT] = {
 bool os_backend_parse(const char *name, os_backend_choice *out)
 {
 	int i = base_name_index(os_backend_names, OS_BACKEND_COUNT, name);
-	if (i < 0)
-		return os_fail("unknown display backend '%s' (one of: auto, x11, wlroots, gnome)", name);
+	if (i < 0) {
+		char names[80];
+		base_names_join(os_backend_names, OS_BACKEND_COUNT, ", ", ", ", names, sizeof(names));
+		return os_fail("unknown display backend '%s' (one of: %s)", name, names);
+	}
 	*out = (os_backend_choice)i;
 	return true;
 }
