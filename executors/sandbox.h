@@ -240,6 +240,18 @@ sandbox_plan *sandbox_plan_create(sandbox_profile profile, bool display,
  */
 bool sandbox_plan_hide(sandbox_plan *plan, const char *path);
 
+/* A socket of the desktop's as its clients find it from `env`. */
+typedef enum sandbox_desktop_socket {
+	SANDBOX_SOCKET_WAYLAND,     /* $WAYLAND_DISPLAY, a name in $XDG_RUNTIME_DIR */
+	SANDBOX_SOCKET_PIPEWIRE,    /* $PIPEWIRE_REMOTE, else pipewire-0, in
+	                             * $PIPEWIRE_RUNTIME_DIR, else $XDG_RUNTIME_DIR */
+} sandbox_desktop_socket;
+
+/* The absolute path of `which` into buf; false when `env` names none (or a
+ * relative name with no absolute directory to find it in). */
+bool sandbox_desktop_socket_path(char *const *env, sandbox_desktop_socket which, char *buf,
+                                 size_t size);
+
 /* True when the code would not find `path` (existing or not): it lies in
  * a runtime directory hidden whole or under a hidden path. For deskhand
  * doctor's list of the desktop's sockets. False under off. */

@@ -234,17 +234,36 @@ static bool close_atspi_cache(sandbox_plan *p, const char *home)
 	return sandbox_plan_hide(p, dir);
 }
 
+/* dir/name, or name when it is absolute; false when neither makes an
+ * absolute path that fits. */
+static bool door_path(const char *dir, const char *name, char *buf, size_t size)
+{
+	if (name == NULL || name[0] == '\0')
+		return false;
+	if (name[0] == '/')
+		return (size_t)snprintf(buf, size, "%s", name) < size;
+	return dir != NULL && dir[0] == '/' &&
+	       (size_t)snprintf(buf, size, "%s/%s", dir, name) < size;
+}
+
+bool sandbox_desktop_socket_path(char *const *env, sandbox_desktop_socket which, char *buf,
+                                 size_t size)
+{
+	const char *rt = sandbox_env_get(env, "XDG_RUNTIME_DIR");
+	if (which == SANDBOX_SOCKET_WAYLAND)
+		return door_path(rt, sandbox_env_get(env, "WAYLAND_DISPLAY"), buf, size);
+	const char *pw = sandbox_env_get(env, "PIPEWIRE_REMOTE");
+	const char *pw_dir = sandbox_env_get(env, "PIPEWIRE_RUNTIME_DIR");
+	return door_path(pw_dir != NULL ? pw_dir : rt, pw != NULL ? pw : "pipewire-0", buf, size);
+}
+
 /* Hides one socket or directory of the desktop's, unless covered already. */
 static bool hide_door(sandbox_plan *p, const char *dir, const char *name)
 {
 	char path[SB_PATH_MAX];
-	if (name == NULL || name[0] == '\0')
+	if (!door_path(dir, name, path, sizeof(path)))
 		return true;
-	if (name[0] != '/' && (dir == NULL || dir[0] != '/' ||
-	    snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path)))
-		return true;
-	const char *full = name[0] == '/' ? name : path;
-	return in_hidden_runtime_dir(p, full) || sandbox_plan_hide(p, full);
+	return in_hidden_runtime_dir(p, path) || sandbox_plan_hide(p, path);
 }
 
 /* Hides the entries of dir named prefix*suffix (their lock files aside). */
@@ -294,12 +313,15 @@ static bool close_compositor(sandbox_plan *p, char *const *env)
 		    !hide_door(p, d, "pipewire-0") || !hide_door(p, d, "pipewire-0-manager"))
 			return false;
 	}
-	const char *pw_dir = sandbox_env_get(env, "PIPEWIRE_RUNTIME_DIR");
-	return hide_door(p, rt, sandbox_env_get(env, "WAYLAND_DISPLAY")) &&
+	char wl[SB_PATH_MAX], pw[SB_PATH_MAX];
+	bool have_wl = sandbox_desktop_socket_path(env, SANDBOX_SOCKET_WAYLAND, wl, sizeof(wl));
+	bool have_pw = sandbox_desktop_socket_path(env, SANDBOX_SOCKET_PIPEWIRE, pw, sizeof(pw));
+	return hide_door(p, NULL, have_wl ? wl : NULL) &&
 	       hide_door(p, NULL, sandbox_env_get(env, "SWAYSOCK")) &&
 	       hide_door(p, NULL, sandbox_env_get(env, "I3SOCK")) &&
-	       hide_door(p, pw_dir ? pw_dir : rt, sandbox_env_get(env, "PIPEWIRE_REMOTE")) &&
-	       hide_door(p, pw_dir, "pipewire-0") && hide_door(p, NULL, "/tmp/hypr");
+	       hide_door(p, NULL, have_pw ? pw : NULL) &&
+	       hide_door(p, sandbox_env_get(env, "PIPEWIRE_RUNTIME_DIR"), "pipewire-0") &&
+	       hide_door(p, NULL, "/tmp/hypr");
 }
 
 /* Under strict with the grant: what the granted code needs below /tmp,
@@ -307,10 +329,8 @@ static bool close_compositor(sandbox_plan *p, char *const *env)
 static void keep_for_display(sandbox_plan *p, char *const *env)
 {
 	const char *rt = sandbox_env_get(env, "XDG_RUNTIME_DIR");
-	const char *wl = sandbox_env_get(env, "WAYLAND_DISPLAY");
 	char wl_path[SB_PATH_MAX] = "";
-	if (wl != NULL && wl[0] == '/')
-		snprintf(wl_path, sizeof(wl_path), "%s", wl);
+	sandbox_desktop_socket_path(env, SANDBOX_SOCKET_WAYLAND, wl_path, sizeof(wl_path));
 	const char *cand[] = {"/tmp/.X11-unix", rt, wl_path, sandbox_env_get(env, "SWAYSOCK"),
 	                      sandbox_env_get(env, "I3SOCK"), "/tmp/hypr"};
 	for (size_t i = 0; i < sizeof(cand) / sizeof(cand[0]); i++) {

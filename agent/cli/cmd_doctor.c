@@ -51,32 +51,22 @@ static void doctor_socket(const sandbox_plan *plan, const char *what, const char
 static void doctor_desktop_sockets(const sandbox_plan *plan)
 {
 	const char *rt = getenv("XDG_RUNTIME_DIR");
-	const char *wl = getenv("WAYLAND_DISPLAY");
 	const char *hypr = getenv("HYPRLAND_INSTANCE_SIGNATURE");
-	const char *pw = getenv("PIPEWIRE_REMOTE");
-	const char *pw_dir = getenv("PIPEWIRE_RUNTIME_DIR");
 	char wl_path[PATH_MAX], ipc[PATH_MAX], pw_path[PATH_MAX];
 	const char *ipc_path = getenv("SWAYSOCK");
-	if (wl != NULL)
-		snprintf(wl_path, sizeof(wl_path), "%s%s%s", wl[0] == '/' ? "" : rt ? rt : "",
-		         wl[0] == '/' ? "" : "/", wl);
-	doctor_socket(plan, "Wayland socket", wl != NULL ? wl_path : NULL,
-	              "(WAYLAND_DISPLAY unset)");
+	bool wl = sandbox_desktop_socket_path(environ, SANDBOX_SOCKET_WAYLAND, wl_path,
+	                                      sizeof(wl_path));
+	doctor_socket(plan, "Wayland socket", wl ? wl_path : NULL,
+	              "(WAYLAND_DISPLAY unset, or no XDG_RUNTIME_DIR to find it in)");
 	if (ipc_path == NULL && hypr != NULL && rt != NULL) {
 		snprintf(ipc, sizeof(ipc), "%s/hypr/%s/.socket.sock", rt, hypr);
 		ipc_path = ipc;
 	}
 	doctor_socket(plan, "compositor IPC", ipc_path,
 	              "(SWAYSOCK and HYPRLAND_INSTANCE_SIGNATURE unset)");
-	if (pw == NULL)
-		pw = "pipewire-0";
-	if (pw_dir == NULL)
-		pw_dir = rt;
-	if (pw[0] == '/' || pw_dir != NULL)
-		snprintf(pw_path, sizeof(pw_path), "%s%s%s", pw[0] == '/' ? "" : pw_dir,
-		         pw[0] == '/' ? "" : "/", pw);
-	doctor_socket(plan, "PipeWire", pw[0] == '/' || pw_dir != NULL ? pw_path : NULL,
-	              "(XDG_RUNTIME_DIR unset)");
+	bool pw = sandbox_desktop_socket_path(environ, SANDBOX_SOCKET_PIPEWIRE, pw_path,
+	                                      sizeof(pw_path));
+	doctor_socket(plan, "PipeWire", pw ? pw_path : NULL, "(XDG_RUNTIME_DIR unset)");
 }
 
 /* The doors the standard profile closes without the display grant, as a
