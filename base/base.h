@@ -8,7 +8,9 @@
  *   - the strict UTF-8 decoder and the encoder;
  *   - reading a whole file, writing a whole buffer, replacing a file
  *     atomically (and durably);
- *   - /proc/PID/stat, read after the process name (which may hold ')').
+ *   - /proc/PID/stat, read after the process name (which may hold ')');
+ *   - the HTTP servers' secrets (random hex, a constant-time comparison)
+ *     and their "[ADDR:]PORT".
  *
  * Owns: nothing that outlives a call, but base's own error text (one per
  * thread).
@@ -255,5 +257,25 @@ bool base_proc_stat(int pid, base_proc_info *out);
 void base_proc_comm(int pid, char *buf, size_t size);
 /* The parser alone, for one line of /proc/PID/stat's text. */
 bool base_proc_stat_parse(const char *text, base_proc_info *out);
+
+/* ---- secrets and listening addresses ---------------------------------- */
+
+/* nbytes (at most 64) random bytes from the kernel as 2*nbytes hex digits
+ * and a NUL in out. False, errno set, when none can be had. */
+bool base_random_hex(char *out, size_t nbytes);
+/* Whether a and b are both exactly len bytes long and equal, in time that
+ * does not depend on where they differ. */
+bool base_same_secret(const char *a, const char *b, size_t len);
+
+/* "[ADDR:]PORT", "[::1]:PORT" read once: the address (default 127.0.0.1). */
+typedef struct base_listen {
+	char addr[64];
+	int port;
+	bool v6;
+	bool loopback;
+	bool wildcard;   /* 0.0.0.0 or :: : no address a browser or a client uses */
+} base_listen;
+/* False (errno EINVAL) unless PORT is 0..65535 and ADDR numeric IPv4 or IPv6. */
+bool base_listen_parse(const char *s, base_listen *out);
 
 #endif

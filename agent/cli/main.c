@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "agent/cli/cli.h"
+#include "agent/mcp/mcp.h"
 #include "agent/session/session.h"
 #include "config.h"
 #include "os/os.h"
@@ -34,6 +35,7 @@ static const struct command commands[] = {
 	{"exec", cmd_exec, "run code from standard input in a sandboxed interpreter"},
 	{"doctor", cmd_doctor, "report which sandbox layers and profiles work here"},
 	{"audit", cmd_audit, "verify audit logs: hash chain, end and approvals (exit 1: tampered)"},
+	{"mcp", agent_mcp_main, "serve the desktop to an agent host over MCP (every action gated)"},
 };
 
 static void print_help(FILE *f)

@@ -23,24 +23,8 @@ BASE_ERROR_TEXT(, console_err, agent_console_error, console_fail)
 
 bool console_random_hex(char out[CONSOLE_TOKEN_HEX + 1])
 {
-	unsigned char raw[CONSOLE_TOKEN_HEX / 2];
-	size_t got = 0;
-	while (got < sizeof(raw)) {
-		ssize_t n = getrandom(raw + got, sizeof(raw) - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return console_fail("getrandom: %s", strerror(errno));
-		got += (size_t)n;
-	}
-	static const char hex[] = "0123456789abcdef";
-	for (size_t i = 0; i < sizeof(raw); i++) {
-		out[2 * i] = hex[raw[i] >> 4];
-		out[2 * i + 1] = hex[raw[i] & 15];
-	}
-	out[CONSOLE_TOKEN_HEX] = '\0';
-	explicit_bzero(raw, sizeof(raw));
-	return true;
+	return base_random_hex(out, CONSOLE_TOKEN_HEX / 2) ||
+	       console_fail("getrandom: %s", strerror(errno));
 }
 
 __attribute__((format(printf, 1, 2))) static char *format(const char *fmt, ...);
@@ -370,39 +354,6 @@ agent_console_hold agent_console_hold_here(agent_console *c)
 
 /* ---- start and stop ---------------------------------------------------- */
 
-/* "[ADDR:]PORT", "[::1]:PORT": the address (default 127.0.0.1) and port. */
-static bool parse_listen(const char *s, char *addr, size_t addrlen, int *port, bool *v6)
-{
-	const char *colon = strrchr(s, ':');
-	const char *p = colon ? colon + 1 : s;
-	char *end;
-	errno = 0;
-	long n = strtol(p, &end, 10);
-	if (*p == '\0' || *end != '\0' || errno != 0 || n < 0 || n > 65535)
-		return console_fail("--console %s: want [ADDR:]PORT", s);
-	*port = (int)n;
-	size_t alen = colon ? (size_t)(colon - s) : 0;
-	if (alen == 0) {
-		snprintf(addr, addrlen, "127.0.0.1");
-	} else if (s[0] == '[' && alen >= 2 && s[alen - 1] == ']') {
-		snprintf(addr, addrlen, "%.*s", (int)(alen - 2), s + 1);
-	} else {
-		snprintf(addr, addrlen, "%.*s", (int)alen, s);
-	}
-	unsigned char buf[16];
-	*v6 = inet_pton(AF_INET6, addr, buf) == 1;
-	if (!*v6 && inet_pton(AF_INET, addr, buf) != 1)
-		return console_fail("--console %s: the address must be numeric IPv4 or IPv6", s);
-	return true;
-}
-
-static bool is_loopback(const char *addr, bool v6)
-{
-	if (v6)
-		return strcmp(addr, "::1") == 0;
-	return strncmp(addr, "127.", 4) == 0;
-}
-
 static bool make_tokens(agent_console *c, const char *addr, bool v6)
 {
 	if (!console_random_hex(c->token[0]) || !console_random_hex(c->token[1]))
@@ -440,18 +391,22 @@ static bool start_threads(agent_console *c, const char *addr, int port, bool v6)
 
 agent_console *agent_console_start(const agent_console_config *cfg)
 {
-	char addr[64];
-	int port = 0;
-	bool v6 = false;
-	if (!parse_listen(cfg->listen, addr, sizeof(addr), &port, &v6))
+	base_listen at;
+	if (!base_listen_parse(cfg->listen, &at)) {
+		console_fail("--console %s: want [ADDR:]PORT, the address numeric IPv4 or IPv6",
+		             cfg->listen);
 		return NULL;
-	if (strcmp(addr, "0.0.0.0") == 0 || strcmp(addr, "::") == 0) {
+	}
+	const char *addr = at.addr;
+	int port = at.port;
+	bool v6 = at.v6;
+	if (at.wildcard) {
 		/* The Host header is checked against the address: it must be one a browser uses. */
 		console_fail("--console %s: give the address browsers will use, not a wildcard",
 		             cfg->listen);
 		return NULL;
 	}
-	bool remote = !is_loopback(addr, v6);
+	bool remote = !at.loopback;
 	if (remote && !cfg->allow_remote) {
 		console_fail("--console %s is not a loopback address: anyone who can reach it "
 		             "could try the console; add --console-allow-remote (and put TLS in "

@@ -34,13 +34,7 @@ typedef struct request {
 /* Same length and the same bytes, in time that does not depend on where they differ. */
 static bool same_secret(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b);
-	if (la != CONSOLE_TOKEN_HEX || lb != CONSOLE_TOKEN_HEX)
-		return false;
-	unsigned char diff = 0;
-	for (size_t i = 0; i < CONSOLE_TOKEN_HEX; i++)
-		diff |= (unsigned char)(a[i] ^ b[i]);
-	return diff == 0;
+	return base_same_secret(a, b, CONSOLE_TOKEN_HEX);
 }
 
 static void secure_headers(struct MHD_Response *r)

@@ -35,6 +35,7 @@ struct agent_audit {
 	char *conv_path;   /* the last conversation record's path, or NULL */
 	char conv_sha[AGENT_AUDIT_HASH_HEX + 1];
 	char from[64];     /* where the next human answer came from; "" : not said */
+	char proposer[160]; /* who proposes, when not the session's model; "" : the model */
 	agent_audit_listener listener;
 	void *listener_ctx;
 };
@@ -519,6 +520,12 @@ bool agent_audit_setting(agent_audit *a, const agent_policy_settings *s, const c
 	return line_write(a, o, true);
 }
 
+/* A proposal names its proposer when it is not the session's model (an MCP client). */
+static bool add_proposer(const agent_audit *a, cJSON *o)
+{
+	return a->proposer[0] == '\0' || add_str(o, "proposer", a->proposer);
+}
+
 bool agent_audit_proposed_code(agent_audit *a, const char *id, agent_policy_kind kind,
                                const char *language, const char *code, size_t len)
 {
@@ -526,7 +533,7 @@ bool agent_audit_proposed_code(agent_audit *a, const char *id, agent_policy_kind
 		return false;
 	cJSON *o = line_new("proposed", id, kind);
 	bool lossy = false;
-	if (o == NULL || !add_str(o, "language", language) ||
+	if (o == NULL || !add_proposer(a, o) || !add_str(o, "language", language) ||
 	    !add_text(o, "code", code, len, &lossy) ||
 	    (lossy && cJSON_AddTrueToObject(o, "code_lossy") == NULL)) {
 		cJSON_Delete(o);
@@ -542,7 +549,7 @@ bool agent_audit_proposed_action(agent_audit *a, const char *id, agent_policy_ki
 		return false;
 	cJSON *o = line_new("proposed", id, kind);
 	cJSON *copy = action != NULL ? cJSON_Duplicate(action, true) : cJSON_CreateObject();
-	if (o == NULL || copy == NULL) {
+	if (o == NULL || copy == NULL || !add_proposer(a, o)) {
 		cJSON_Delete(copy);
 		cJSON_Delete(o);
 		return line_write(a, NULL, false);
@@ -605,6 +612,11 @@ void agent_audit_set_listener(agent_audit *a, agent_audit_listener fn, void *ctx
 {
 	a->listener = fn;
 	a->listener_ctx = ctx;
+}
+
+void agent_audit_set_proposer(agent_audit *a, const char *who)
+{
+	snprintf(a->proposer, sizeof(a->proposer), "%s", who != NULL ? who : "");
 }
 
 void agent_audit_answer_from(agent_audit *a, const char *from)

@@ -165,6 +165,13 @@ void agent_audit_set_listener(agent_audit *a, agent_audit_listener fn, void *ctx
  * ("" or NULL: not said).
  */
 void agent_audit_answer_from(agent_audit *a, const char *from);
+/*
+ * Who proposes what follows, when it is not the session's own model: the
+ * MCP client as it names itself ("mcp:NAME VERSION", self-reported, for
+ * the record only); proposed lines carry it as "proposer" until changed
+ * ("" or NULL: the model).
+ */
+void agent_audit_set_proposer(agent_audit *a, const char *who);
 
 /* ---- verification ------------------------------------------------------ */
 

@@ -238,17 +238,28 @@ static bool scanner_failed(agent_gate *g, const proposal *p, agent_tool_result *
 static void declined(agent_gate *g, const proposal *p, agent_term_answer a, bool findings,
                      agent_tool_result *res)
 {
+	/* No answer: the input ended, or a place beside the terminal (an MCP
+	 * client withdrawing its call) says why. */
+	char why[160] = "the user declined";
+	if (a == AGENT_ANSWER_NONE && strcmp(agent_term_answered_from(g->term), "terminal") != 0)
+		snprintf(why, sizeof(why), "no answer: %s", agent_term_answered_from(g->term));
+	else if (a == AGENT_ANSWER_NONE)
+		snprintf(why, sizeof(why), "no answer (end of input)");
 	agent_gate_logged(g, agent_audit_denied(g->audit, p->id, p->kind, a == AGENT_ANSWER_NONE,
-	                                        a == AGENT_ANSWER_NONE ? "no answer (end of input)"
-	                                                               : "the user declined"));
+	                                        why));
 	const char *what = gate_is_action(p) ? "perform this action" : "run this code";
+	char said[160];
+	if (a == AGENT_ANSWER_NONE)
+		snprintf(said, sizeof(said), "Not run: nobody answered the question whether to %s "
+		         "(no answer is a no).", what);
+	else
+		snprintf(said, sizeof(said), "The user declined to %s.", what);
 	if (findings) {
 		char *f = gate_findings_text(p->scan);
-		gate_result_text(res, true, "The user declined to %s. The safety scanner had "
-		            "flagged it:\n%s", what, f);
+		gate_result_text(res, true, "%s The safety scanner had flagged it:\n%s", said, f);
 		free(f);
 	} else {
-		gate_result_text(res, true, "The user declined to %s.", what);
+		gate_result_text(res, true, "%s", said);
 	}
 }
 

@@ -57,6 +57,17 @@ void session_startup(agent_session *s, int argc, char **argv);
  * and prompt; false (told why) when one of them cannot be had. */
 bool session_open(agent_session *s);
 void session_finish(agent_session *s);
+/* setup.c, the parts of session_open an entry point without a model opens
+ * (hands.c): false, told why, when one cannot be had. */
+bool session_open_audit(agent_session *s);
+void session_own_files(agent_session *s);
+bool session_open_desktop(agent_session *s);
+bool session_open_tools(agent_session *s);
+bool session_open_gate(agent_session *s);
+/* loop.c: SIGINT (Ctrl-C: agent_cancel; twice: quit), SIGPIPE, SIGXFSZ, the fatal ones. */
+void session_install_signals(void);
+/* loop.c: a new piece of work starts: no Ctrl-C seen yet. */
+void session_interrupt_clear(void);
 
 /* loop.c: saves the conversation and records its digest; false (told why, status 1) on failure. */
 bool session_save(agent_session *s);

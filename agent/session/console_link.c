@@ -67,7 +67,7 @@ bool session_console_open(agent_session *s)
 		return false;
 	}
 	agent_audit_set_listener(s->audit, agent_console_audit_line, s->console);
-	agent_term_set_remote(s->term, agent_console_remote(s->console));
+	agent_term_set_remote(s->term, AGENT_TERM_CONSOLE, agent_console_remote(s->console));
 	agent_gate_set_hold(s->gate, console_hold, s->console);
 	console_links(s);
 	return true;
@@ -77,7 +77,7 @@ void session_console_close(agent_session *s)
 {
 	if (s->console == NULL)
 		return;
-	agent_term_set_remote(s->term, NULL);
+	agent_term_set_remote(s->term, AGENT_TERM_CONSOLE, NULL);
 	if (s->audit != NULL)
 		agent_audit_set_listener(s->audit, NULL, NULL);
 	if (s->gate != NULL)

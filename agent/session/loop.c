@@ -39,6 +39,12 @@ static void on_sigint(int sig)
 	}
 }
 
+void session_interrupt_clear(void)
+{
+	agent_cancel = 0;
+	sigint_count = 0;
+}
+
 /* Ends the way the signal would have, with the terminal as it was found. */
 static void on_fatal(int sig)
 {
@@ -47,7 +53,7 @@ static void on_fatal(int sig)
 	raise(sig);
 }
 
-static void install_signals(void)
+void session_install_signals(void)
 {
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));
@@ -371,10 +377,9 @@ static void handle_user_line(agent_session *s, const char *line)
 		agent_term_warning(s->term, "the line is not valid UTF-8; it was not sent");
 		return;
 	}
-	agent_cancel = 0;
-	sigint_count = 0;
+	session_interrupt_clear();
 	/* The line editor may have left its own SIGINT handler behind. */
-	install_signals();
+	session_install_signals();
 	run_user_message(s, line);
 }
 
@@ -509,7 +514,7 @@ int agent_main(int argc, char **argv)
 		status = 1;
 		goto out_opt;
 	}
-	install_signals();
+	session_install_signals();
 	session_startup(&s, argc, argv);
 	if (session_open(&s)) {
 		s.status = 0;

@@ -3,7 +3,8 @@
  *
  * Does: `deskhand [OPTIONS] [MESSAGE]` (loop.h: agent_main): the settings
  * (options.h: defaults, config file, flags), the system prompt and tool
- * declarations (prompt.h), the conversation loop between the user, the
+ * declarations (prompt.h), deskhand's hands without the model for entry
+ * points beside the loop (hands.h), the conversation loop between the user, the
  * model and the gate, magic commands, Ctrl-C; the session bus deskhand
  * runs with, started when the display has none (bus.h).
  * Owns: the session state (agent-internal.h): the provider, the
@@ -17,6 +18,7 @@
 #define DESKHAND_AGENT_SESSION_H
 
 #include "agent/session/bus.h"
+#include "agent/session/hands.h"
 #include "agent/session/loop.h"
 #include "agent/session/options.h"
 

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "agent/session/agent-internal.h"
@@ -98,11 +99,20 @@ static bool open_conversation(agent_session *s)
 	return true;
 }
 
-static bool open_audit(agent_session *s)
+bool session_open_audit(agent_session *s)
 {
 	char *path = NULL;
 	if (s->opt->audit != NULL) {
 		path = strdup(s->opt->audit);
+	} else if (s->conv == NULL) {
+		/* A session without a conversation (an MCP server): one log per run. */
+		char id[96];
+		time_t now = time(NULL);
+		struct tm tm;
+		gmtime_r(&now, &tm);
+		strftime(id, sizeof(id), "mcp-%Y%m%d-%H%M%S", &tm);
+		snprintf(id + strlen(id), sizeof(id) - strlen(id), "-%ld", (long)getpid());
+		path = agent_audit_default_path(id);
 	} else {
 		/* One audit log per conversation, named after its file. */
 		const char *base = strrchr(s->conv->path, '/');
@@ -169,7 +179,7 @@ static bool arm_stop(agent_session *s)
 	return false;
 }
 
-static bool open_desktop(agent_session *s)
+bool session_open_desktop(agent_session *s)
 {
 	bool unsupported = false;
 	s->display = os_display_connect(NULL, &unsupported);
@@ -220,7 +230,7 @@ static bool start_provider(agent_session *s)
  * now if missing, so that code cannot create them first and plant a
  * config.json for the next run.
  */
-static void own_files_setup(agent_session *s)
+void session_own_files(agent_session *s)
 {
 	char dir[4096];
 	int n = 0;
@@ -237,15 +247,23 @@ static void own_files_setup(agent_session *s)
 	}
 	const char *files[] = {
 		s->opt->config_path, agent_audit_path(s->audit),
-		agent_audit_head_path(s->audit), s->conv->path,
+		agent_audit_head_path(s->audit), s->conv != NULL ? s->conv->path : NULL,
 		s->opt->script,
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		if (files[i] != NULL && n < AGENT_HIDDEN_MAX)
 			s->hidden[n++] = strdup(files[i]);
 	s->hidden[n] = NULL;
-	/* Previews of `d` go beside the conversation, which keeps this path. */
-	s->conv_dir = conv_dir(s->conv);
+	/* Previews of `d` go beside the conversation, which keeps this path
+	 * (without one, beside the audit log). */
+	if (s->conv != NULL) {
+		s->conv_dir = conv_dir(s->conv);
+	} else {
+		s->conv_dir = strdup(agent_audit_path(s->audit));
+		char *slash = s->conv_dir != NULL ? strrchr(s->conv_dir, '/') : NULL;
+		if (slash != NULL)
+			*slash = '\0';
+	}
 }
 
 /* The key given with --api-key: out of deskhand's own /proc/PID/cmdline
@@ -273,6 +291,13 @@ static void wipe_api_key(int argc, char **argv)
  */
 static void grounding_setup(agent_session *s, vision_shot_opts *vo)
 {
+	vo->min_pixels = 3136;
+	vo->relative = 1000;
+	if (s->provider == NULL) {
+		/* No model of deskhand's (an MCP host's): the image's own pixels. */
+		vo->grounding = s->opt->grounding_given ? s->opt->grounding : VISION_GROUND_PIXELS;
+		return;
+	}
 	enum model_family f = model_family_of(provider_model(s->provider));
 	if (provider_kind_of(s->provider) == PROVIDER_GEMINI)
 		vo->grounding = VISION_GROUND_RELATIVE; /* 0..999 whatever the image size */
@@ -294,7 +319,7 @@ static void grounding_setup(agent_session *s, vision_shot_opts *vo)
  * jump to another monitor because a click near an edge left the pointer
  * there.
  */
-static bool open_tools(agent_session *s)
+bool session_open_tools(agent_session *s)
 {
 	agent_tools_config cfg = {
 		.display = s->display,
@@ -315,7 +340,7 @@ static bool open_tools(agent_session *s)
 }
 
 /* What the gate needs of the session, handed over once (agent/safety/gate.h). */
-static bool open_gate(agent_session *s)
+bool session_open_gate(agent_session *s)
 {
 	agent_gate_config cfg = {
 		.term = s->term,
@@ -374,18 +399,18 @@ static void check_resumed(agent_session *s)
 
 bool session_open(agent_session *s)
 {
-	if (!start_provider(s) || !open_conversation(s) || !open_audit(s))
+	if (!start_provider(s) || !open_conversation(s) || !session_open_audit(s))
 		return false;
-	own_files_setup(s);
+	session_own_files(s);
 	if (!agent_audit_session(s->audit, s->conv->path, &s->settings)) {
 		agent_term_error(s->term, "audit log %s: %s", agent_audit_path(s->audit),
 		                 agent_audit_error());
 		return false;
 	}
 	check_resumed(s);
-	if (s->opt->os && !open_desktop(s))
+	if (s->opt->os && !session_open_desktop(s))
 		return false;
-	if (!open_tools(s) || !open_gate(s))
+	if (!session_open_tools(s) || !session_open_gate(s))
 		return false;
 	if (s->opt->console != NULL && !session_console_open(s))
 		return false;

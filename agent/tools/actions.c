@@ -359,6 +359,7 @@ static bool parse_kind(const cJSON *args, const vision_view *view, agent_compute
 	case AGENT_ACTION_SCREENSHOT:
 	case AGENT_ACTION_CURSOR_POSITION:
 	case AGENT_ACTION_ELEMENTS:
+	case AGENT_ACTION_WINDOWS:
 		return true;
 	case AGENT_ACTION_ZOOM:
 		return parse_zoom(args, view, a, err, errlen);

@@ -63,6 +63,9 @@
 	  "list the active window's controls from the accessibility tree: ID role "         \
 	  "\"name\" states x y w h in screenshot coordinates; the pointer actions take "   \
 	  "element: ID instead of coordinate (the centre of its box)")                      \
+	X(WINDOWS, "windows", OBSERVE,                                                     \
+	  "list the top-level windows: app, title, the active one, boxes in screenshot "    \
+	  "coordinates")                                                                    \
 	AGENT_ACTIONS_EXTRA(X)
 
 #define AGENT_ACTION_ENUM_(id, name, cls, desc) AGENT_ACTION_##id,

@@ -284,6 +284,10 @@ static enum outcome perform(agent_tools *t, const agent_computer_action *a,
 		r->want_screenshot = false;
 		r->text = agent_elements_run(d, &t->view, &r->is_error);
 		return r->text != NULL ? OUTCOME_FINAL : OUTCOME_FAILED;
+	case AGENT_ACTION_WINDOWS:
+		r->want_screenshot = false;
+		r->text = agent_windows_run(d, &t->view, &r->is_error);
+		return r->text != NULL ? OUTCOME_FINAL : OUTCOME_FAILED;
 	default:
 		/* The parser refuses such kinds; should one arrive, it does nothing. */
 		set_text(r, true, "%s: not supported by this deskhand", a->name);

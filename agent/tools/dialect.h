@@ -69,6 +69,8 @@ extern const agent_dialect agent_dialect_openai;
 extern const agent_dialect agent_dialect_gemini;
 extern const agent_dialect agent_dialect_qwen;
 extern const agent_dialect agent_dialect_uitars;
+/* An MCP host's tools (mcp_actions.h): named by no toolset, built only by agent/mcp. */
+extern const agent_dialect agent_dialect_mcp;
 
 /* The dialect named exactly `name` (a toolset's name); NULL for any other.
  * NULL names deskhand's own tools. */

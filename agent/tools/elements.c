@@ -129,16 +129,10 @@ bool agent_elements_await_focus(os_display *d, const agent_computer_action *a, l
 	}
 }
 
-/* One line: ID ROLE "NAME" STATES X Y W H, the box in the model's grid. */
-static bool put_line(agent_buf *b, const vision_view *v, const vision_element *el)
+/* The part of screen box r on the view's monitor, as x y w h in the
+ * model's grid; false when none of it is. */
+static bool box_in_view(const vision_view *v, const os_rect *r, int out[4])
 {
-	int x0, y0, x1, y1;
-	int cx, cy, mx, my;
-	/* Listed only when its centre, where element: clicks, is in the view. */
-	vision_element_centre(el, &cx, &cy);
-	if (!vision_screen_to_model(v, cx, cy, &mx, &my))
-		return false;
-	const os_rect *r = &el->box;
 	int sx0 = r->x > v->screen_x ? r->x : v->screen_x;
 	int sy0 = r->y > v->screen_y ? r->y : v->screen_y;
 	int sx1 = r->x + r->width - 1, sy1 = r->y + r->height - 1;
@@ -146,8 +140,24 @@ static bool put_line(agent_buf *b, const vision_view *v, const vision_element *e
 		sx1 = v->screen_x + v->screen_w - 1;
 	if (sy1 > v->screen_y + v->screen_h - 1)
 		sy1 = v->screen_y + v->screen_h - 1;
-	if (!vision_screen_to_model(v, sx0, sy0, &x0, &y0) ||
+	int x0, y0, x1, y1;
+	if (sx1 < sx0 || sy1 < sy0 || !vision_screen_to_model(v, sx0, sy0, &x0, &y0) ||
 	    !vision_screen_to_model(v, sx1, sy1, &x1, &y1))
+		return false;
+	out[0] = x0;
+	out[1] = y0;
+	out[2] = x1 - x0 + 1;
+	out[3] = y1 - y0 + 1;
+	return true;
+}
+
+/* One line: ID ROLE "NAME" STATES X Y W H, the box in the model's grid. */
+static bool put_line(agent_buf *b, const vision_view *v, const vision_element *el)
+{
+	int cx, cy, mx, my, box[4];
+	/* Listed only when its centre, where element: clicks, is in the view. */
+	vision_element_centre(el, &cx, &cy);
+	if (!vision_screen_to_model(v, cx, cy, &mx, &my) || !box_in_view(v, &el->box, box))
 		return false;
 	agent_buf_printf(b, "\n%d %s \"", el->id, el->role);
 	agent_show_append(b, el->name, strlen(el->name), AGENT_SHOW_STRICT);
@@ -157,8 +167,8 @@ static bool put_line(agent_buf *b, const vision_view *v, const vision_element *e
 		agent_show_append(b, el->text, strlen(el->text), AGENT_SHOW_STRICT);
 		agent_buf_puts(b, "\"");
 	}
-	agent_buf_printf(b, " %s %d %d %d %d", el->states[0] ? el->states : "-", x0, y0,
-	                 x1 - x0 + 1, y1 - y0 + 1);
+	agent_buf_printf(b, " %s %d %d %d %d", el->states[0] ? el->states : "-", box[0], box[1],
+	                 box[2], box[3]);
 	return true;
 }
 
@@ -200,6 +210,40 @@ char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error)
 	if (e->count == 0)
 		agent_buf_puts(&b, "\n(no elements: use the screenshot and find_text)");
 	return keep_list(e, &b);
+}
+
+char *agent_windows_run(os_display *d, const vision_view *view, bool *is_error)
+{
+	agent_buf b;
+	agent_buf_init(&b);
+	size_t n = 0;
+	os_window *w = os_windows_list(d, &n);
+	*is_error = w == NULL;
+	if (w == NULL) {
+		agent_buf_printf(&b, "windows: %s", os_error());
+		return agent_buf_steal(&b);
+	}
+	agent_buf_printf(&b, "%zu top-level windows, bottom to top (* active; app \"title\" "
+	                 "x y w h of the part on the screenshot, or off-screen)", n);
+	for (size_t i = 0; i < n; i++) {
+		int box[4];
+		agent_buf_printf(&b, "\n%c ", w[i].active ? '*' : '-');
+		agent_show_append(&b, w[i].klass[0] ? w[i].klass : "-", strlen(w[i].klass[0] ?
+		                  w[i].klass : "-"), AGENT_SHOW_STRICT);
+		agent_buf_puts(&b, " \"");
+		agent_show_append(&b, w[i].title, strlen(w[i].title), AGENT_SHOW_STRICT);
+		agent_buf_puts(&b, "\"");
+		if (box_in_view(view, &w[i].geometry, box))
+			agent_buf_printf(&b, " %d %d %d %d", box[0], box[1], box[2], box[3]);
+		else
+			agent_buf_puts(&b, " off-screen");
+	}
+	os_windows_free(w, n);
+	if (b.oom) {
+		agent_buf_finish(&b);
+		return NULL;
+	}
+	return agent_buf_steal(&b);
 }
 
 char *agent_computer_marks(os_display *d, os_image *shot, const vision_view *view)

@@ -38,6 +38,14 @@ bool agent_elements_parse(const cJSON *args, const vision_view *view,
 char *agent_elements_run(os_display *d, const vision_view *view, bool *is_error);
 
 /*
+ * Runs `windows`: the top-level windows, bottom to top, as text for the
+ * model (the active one marked, each box in the coordinates of `view`).
+ * *is_error when the display cannot list them. Ownership: the caller
+ * frees; NULL when out of memory.
+ */
+char *agent_windows_run(os_display *d, const vision_view *view, bool *is_error);
+
+/*
  * Before acting on an element: the tree read again. True when the element
  * is still there with the same role, name and box; false with the reason
  * (for the model) in why.

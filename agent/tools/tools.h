@@ -4,11 +4,11 @@
  * Does: turns a tool call into one typed proposal the gate decides on
  * (proposal.h), through the dialect the call is in (dialect.h: deskhand's
  * own tools, Anthropic's toolset, OpenAI's actions, Gemini's functions,
- * Qwen's computer_use, UI-TARS's text actions, each translated by its own
- * file: openai_actions.h, gemini_actions.h, qwen_actions.h, uitars.h,
- * pure); the computer tool's actions in one table (actions.h) and their
- * strict parsing against the last screenshot's view, their description
- * and JSON form (computer.h); the desktop as the tools see it and the
+ * Qwen's computer_use, UI-TARS's text actions, an MCP host's tools, each
+ * translated by its own file: openai_actions.h, gemini_actions.h,
+ * qwen_actions.h, uitars.h, mcp_actions.h, pure); the computer tool's
+ * actions in one table (actions.h) and their strict parsing against the
+ * last screenshot's view, their description and JSON form (computer.h); the desktop as the tools see it and the
  * model's screenshots, settled, captured once and encoded (desk.h); the
  * elements action and the element: ID targets, checked again before
  * acting (elements.h, private).
@@ -27,6 +27,7 @@
 #include "agent/tools/desk.h"
 #include "agent/tools/dialect.h"
 #include "agent/tools/gemini_actions.h"
+#include "agent/tools/mcp_actions.h"
 #include "agent/tools/openai_actions.h"
 #include "agent/tools/proposal.h"
 #include "agent/tools/qwen_actions.h"

@@ -36,13 +36,19 @@ struct agent_term {
 	char spinner_label[64];
 	bool work_mode;         /* the terminal is held between prompts */
 	bool discard_at_read;   /* an action ran: discard its input before reading */
-	/* A second place that answers (agent_term_set_remote). */
-	agent_term_remote remote;
-	bool have_remote;
+	/* Other places told of questions (agent_term_set_remote): the console's
+	 * and an MCP host's, in that order; have_remote[i]: slot i is set. */
+	agent_term_remote remote[AGENT_TERM_REMOTES];
+	bool have_remote[AGENT_TERM_REMOTES];
+	bool borrowed;          /* the terminal is someone else's: its modes are never held */
 	bool stdin_ended;       /* with a remote: the terminal can no longer answer */
 	char answered_from[64];
 	char *edit_text;        /* the remote's edit, until taken */
 };
+
+/* Whether any remote is set; whether one that answers is. */
+bool term_any_remote(const agent_term *t);
+bool term_remote_answers(const agent_term *t);
 
 /* Holds the terminal in work mode (see terminal.c) when it is deskhand's to hold. */
 void term_tty_hold(agent_term *t);

@@ -84,12 +84,13 @@ static void md_sink(const char *s, size_t len, void *user)
 	fwrite(s, 1, len, stdout);
 }
 
-agent_term *agent_term_create(bool json)
+static agent_term *term_new(bool json, bool borrowed)
 {
 	agent_term *t = calloc(1, sizeof(*t));
 	if (t == NULL)
 		return NULL;
 	t->json = json;
+	t->borrowed = borrowed;
 	t->tty_in = isatty(STDIN_FILENO);
 	t->err_tty = isatty(STDERR_FILENO);
 	const char *term = getenv("TERM");
@@ -104,7 +105,7 @@ agent_term *agent_term_create(bool json)
 	/* History survives sessions, like a shell's: $XDG_DATA_HOME/deskhand/history.
 	 * Setting the line editor up sets the terminal's modes: not from a
 	 * background job (it would stop); its first prompt does it later. */
-	if (t->tty_in && !json && tty_in_foreground()) {
+	if (t->tty_in && !json && !borrowed && tty_in_foreground()) {
 		char dir[4000], path[4096] = "";
 		if (agent_own_dir(AGENT_DIR_DATA, dir, sizeof(dir)))
 			snprintf(path, sizeof(path), "%s/history", dir);
@@ -126,6 +127,16 @@ agent_term *agent_term_create(bool json)
 	}
 #endif
 	return t;
+}
+
+agent_term *agent_term_create(bool json)
+{
+	return term_new(json, false);
+}
+
+agent_term *agent_term_create_borrowed(void)
+{
+	return term_new(false, true);
 }
 
 void agent_term_destroy(agent_term *t)
@@ -158,20 +169,39 @@ bool agent_term_interactive(const agent_term *t)
 void agent_term_details(agent_term *t, const char *id, const char *text)
 {
 	agent_term_print(t, text);
-	if (t->have_remote && t->remote.details != NULL)
-		t->remote.details(t->remote.ctx, id, text);
+	for (int i = 0; i < AGENT_TERM_REMOTES; i++)
+		if (t->have_remote[i] && t->remote[i].details != NULL)
+			t->remote[i].details(t->remote[i].ctx, id, text);
+}
+
+bool term_any_remote(const agent_term *t)
+{
+	for (int i = 0; i < AGENT_TERM_REMOTES; i++)
+		if (t->have_remote[i])
+			return true;
+	return false;
+}
+
+bool term_remote_answers(const agent_term *t)
+{
+	for (int i = 0; i < AGENT_TERM_REMOTES; i++)
+		if (t->have_remote[i] && !t->remote[i].told_only)
+			return true;
+	return false;
 }
 
 bool agent_term_answerable(const agent_term *t)
 {
-	return t->tty_in || t->have_remote;
+	return t->tty_in || term_remote_answers(t);
 }
 
-void agent_term_set_remote(agent_term *t, const agent_term_remote *r)
+void agent_term_set_remote(agent_term *t, agent_term_remote_slot slot, const agent_term_remote *r)
 {
-	t->have_remote = r != NULL;
+	if ((unsigned)slot >= AGENT_TERM_REMOTES)
+		return;
+	t->have_remote[slot] = r != NULL;
 	if (r != NULL)
-		t->remote = *r;
+		t->remote[slot] = *r;
 }
 
 const char *agent_term_answered_from(const agent_term *t)

@@ -56,6 +56,13 @@ const char *agent_term_answer_name(agent_term_answer a);
  * Ownership: caller destroys with agent_term_destroy (NULL is a no-op).
  */
 agent_term *agent_term_create(bool json);
+/*
+ * The same over a terminal that is someone else's (an MCP host's: the
+ * server's standard input and output carry the protocol and the caller has
+ * put the controlling terminal, or nothing, in their place): its modes are
+ * never held between questions and no history is kept.
+ */
+agent_term *agent_term_create_borrowed(void);
 void agent_term_destroy(agent_term *t);
 
 /* Whether standard input is a terminal (interactive use). */
@@ -120,19 +127,23 @@ typedef struct agent_term_ask_info {
 } agent_term_ask_info;
 
 /*
- * A second place that answers questions (agent/console), seen by the
- * terminal only through these calls, all made from the asking thread:
- * open() when a question appears; `fd` turns readable when it has an
- * answer; settle() ends the question: when the other place answered
- * first it returns true with its answer in *a, the edited text in *edit
- * (the caller frees; NULL: none) and who answered in `who`; otherwise it
- * records *a (the terminal's answer) as the winner, tells the other place,
- * and returns false. First answer wins: whichever settles the question.
+ * Another place told of questions, seen by the terminal only through these
+ * calls, all made from the asking thread: open() when a question appears;
+ * `fd` turns readable when it has an answer; settle() ends the question:
+ * when that place answered first it returns true with its answer in *a,
+ * the edited text in *edit (the caller frees; NULL: none) and who
+ * answered in `who`; otherwise it records *a (the answer that counted) as
+ * the winner, tells the place, and returns false. First answer wins.
+ *
+ * The console answers. An MCP host is only told (told_only): its settle
+ * never returns an answer, except a withdrawal (*a AGENT_ANSWER_NONE, who
+ * says why) or, when the user trusted the host at start, its human's.
  */
 typedef struct agent_term_remote {
 	void *ctx;
 	int fd;
-	volatile sig_atomic_t *cancel;  /* Ctrl-C while waiting: the terminal's no answer */
+	volatile sig_atomic_t *cancel;  /* set while waiting: the question ends with no answer */
+	bool told_only;                 /* never counts as someone who can answer */
 	void (*open)(void *ctx, const char *id, const char *question, const char *choices,
 	             const agent_term_ask_info *info);
 	bool (*settle)(void *ctx, agent_term_answer *a, char **edit, char *who, size_t wholen);
@@ -140,14 +151,21 @@ typedef struct agent_term_remote {
 	void (*details)(void *ctx, const char *id, const char *text);
 } agent_term_remote;
 
+/* The places beside the terminal, one of each. */
+typedef enum agent_term_remote_slot {
+	AGENT_TERM_CONSOLE,
+	AGENT_TERM_HOST,
+	AGENT_TERM_REMOTES,
+} agent_term_remote_slot;
+
 /*
- * Attaches a second place to answer (NULL detaches). With one attached, a
+ * Attaches a place to slot `slot` (NULL detaches). With one attached, a
  * question waits on standard input and on it together, and the end of
  * standard input only means the terminal cannot answer any more: the
- * question goes on waiting for the other place.
+ * question goes on waiting for a place that answers, if one is attached.
  */
-void agent_term_set_remote(agent_term *t, const agent_term_remote *r);
-/* Whether some human can answer a question: a terminal or a remote. */
+void agent_term_set_remote(agent_term *t, agent_term_remote_slot slot, const agent_term_remote *r);
+/* Whether some human can answer a question: a terminal or a place that answers. */
 bool agent_term_answerable(const agent_term *t);
 
 /* agent_term_ask with what the remote shows beside the question (info may be NULL). */

@@ -147,30 +147,44 @@ enum waited { WAITED_INPUT, WAITED_REMOTE, WAITED_INTERRUPT };
 
 /*
  * With a remote attached: waits until standard input has a line to read
- * or the remote has an answer, or Ctrl-C. The end of standard input is
- * seen by the reader, which then stops offering it here.
+ * or a remote has an answer (*which: its slot), or a remote's cancel flag
+ * (Ctrl-C, a withdrawal). The end of standard input is seen by the reader,
+ * which then stops offering it here.
  *
- * Ctrl-C is seen by its flag, looked at before each wait and at least
- * every WAIT_CANCEL_MS: a SIGINT that came just before poll, or that
- * another thread (the console's) took, interrupts no poll here, and a
- * question waiting for it would wait for ever.
+ * The flags are looked at before each wait and at least every
+ * WAIT_CANCEL_MS: a SIGINT that came just before poll, or that another
+ * thread (the console's) took, interrupts no poll here, and a question
+ * waiting for it would wait for ever.
  */
 #define WAIT_CANCEL_MS 200
-static enum waited wait_terminal_or_remote(agent_term *t)
+static bool remote_cancelled(const agent_term *t)
+{
+	for (int i = 0; i < AGENT_TERM_REMOTES; i++)
+		if (t->have_remote[i] && t->remote[i].cancel != NULL && *t->remote[i].cancel)
+			return true;
+	return false;
+}
+
+static enum waited wait_terminal_or_remote(agent_term *t, int *which)
 {
 	for (;;) {
-		if (t->remote.cancel != NULL && *t->remote.cancel)
+		if (remote_cancelled(t))
 			return WAITED_INTERRUPT;
-		struct pollfd fds[2] = {
-			{.fd = t->remote.fd, .events = POLLIN},
-			{.fd = t->stdin_ended ? -1 : STDIN_FILENO, .events = POLLIN},
-		};
-		int n = poll(fds, 2, WAIT_CANCEL_MS);
+		struct pollfd fds[AGENT_TERM_REMOTES + 1];
+		for (int i = 0; i < AGENT_TERM_REMOTES; i++)
+			fds[i] = (struct pollfd){.fd = t->have_remote[i] ? t->remote[i].fd : -1,
+			                         .events = POLLIN};
+		fds[AGENT_TERM_REMOTES] = (struct pollfd){
+			.fd = t->stdin_ended ? -1 : STDIN_FILENO, .events = POLLIN};
+		int n = poll(fds, AGENT_TERM_REMOTES + 1, WAIT_CANCEL_MS);
 		if (n == 0 || (n < 0 && errno == EINTR))
-			continue; /* the flag is looked at above; another signal: wait on */
-		if (n < 0 || (fds[0].revents & POLLIN))
-			return WAITED_REMOTE;
-		if (fds[1].revents & (POLLIN | POLLHUP | POLLERR))
+			continue; /* the flags are looked at above; another signal: wait on */
+		for (int i = 0; i < AGENT_TERM_REMOTES; i++)
+			if (n < 0 || (fds[i].fd >= 0 && (fds[i].revents & POLLIN))) {
+				*which = n < 0 ? AGENT_TERM_CONSOLE : i;
+				return WAITED_REMOTE;
+			}
+		if (fds[AGENT_TERM_REMOTES].revents & (POLLIN | POLLHUP | POLLERR))
 			return WAITED_INPUT;
 	}
 }
@@ -210,17 +224,18 @@ static agent_term_answer parse_answer(char *line, const char *choices, bool *kno
 }
 
 /*
- * The terminal's own answer. *remote_first: the remote's fd turned readable
- * first (the returned answer is then meaningless).
+ * The terminal's own answer. *remote_first: slot *remote_first's fd turned
+ * readable first (the returned answer is then meaningless); -1: it did not.
  */
 static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const char *choices,
-                                      bool *remote_first)
+                                      int *remote_first)
 {
-	*remote_first = false;
+	*remote_first = -1;
+	bool remotes = term_any_remote(t);
 	for (int attempt = 0; attempt < 10; attempt++) {
 		char *line;
-		if (t->have_remote) {
-			/* Asked here and in the console at once: the prompt first, then
+		if (remotes) {
+			/* Asked here and elsewhere at once: the prompt first, then
 			 * whichever answers. */
 			if (!t->json && !t->stdin_ended) {
 				agent_term_spinner_stop(t);
@@ -229,22 +244,21 @@ static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const c
 				fputs(t->tty_in ? "" : "\n", stdout);
 				fflush(stdout);
 			}
-			enum waited w = wait_terminal_or_remote(t);
+			enum waited w = wait_terminal_or_remote(t, remote_first);
 			if (w == WAITED_INTERRUPT)
 				return AGENT_ANSWER_NONE;  /* Ctrl-C: no answer, which is a no */
-			if (w == WAITED_REMOTE) {
-				*remote_first = true;
+			if (w == WAITED_REMOTE)
 				return AGENT_ANSWER_NONE;
-			}
 			line = t->tty_in && !t->json ? agent_term_read_line(t, "") : read_plain_line();
 		} else {
 			line = ask_read_line(t, prompt);
 		}
-		if (line == NULL && t->have_remote) {
+		if (line == NULL && term_remote_answers(t)) {
 			/* The terminal cannot answer any more; the console still can. */
+			if (!t->stdin_ended)
+				agent_term_notice(t, "the terminal's input ended: the question waits for "
+				                  "an answer in the console");
 			t->stdin_ended = true;
-			agent_term_notice(t, "the terminal's input ended: the question waits for "
-			                  "an answer in the console");
 			attempt--;
 			continue;
 		}
@@ -261,6 +275,38 @@ static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const c
 		fputs("please answer with one of the letters shown\n", stderr);
 	}
 	return AGENT_ANSWER_NO;
+}
+
+/*
+ * Ends the question in every remote: the one whose fd turned readable
+ * first settles first (its answer wins when it has one), the others are
+ * told what counted. Returns the answer that counts.
+ */
+static agent_term_answer settle_remotes(agent_term *t, int first, agent_term_answer a)
+{
+	bool won = false;
+	for (int k = -1; k < AGENT_TERM_REMOTES; k++) {
+		int i = k < 0 ? first : k;
+		if (i < 0 || (k >= 0 && k == first) || !t->have_remote[i])
+			continue;
+		char who[sizeof(t->answered_from)] = "";
+		char *edit = NULL;
+		agent_term_answer mine = a;
+		if (!t->remote[i].settle(t->remote[i].ctx, &mine, &edit, who, sizeof(who)) || won) {
+			free(edit);
+			continue;
+		}
+		/* A place that is only told may withdraw a question, never answer it. */
+		if (t->remote[i].told_only && mine != AGENT_ANSWER_NONE)
+			mine = AGENT_ANSWER_NO;
+		won = true;
+		a = mine;
+		free(t->edit_text);
+		t->edit_text = edit;
+		snprintf(t->answered_from, sizeof(t->answered_from), "%s", who);
+		agent_term_notice(t, "answered in the %s: %s", who, agent_term_answer_name(a));
+	}
+	return a;
 }
 
 agent_term_answer agent_term_ask_ex(agent_term *t, const char *id, const char *question,
@@ -290,21 +336,14 @@ agent_term_answer agent_term_ask_ex(agent_term *t, const char *id, const char *q
 	char *shown = agent_show_dup(question, AGENT_SHOW_LINES);
 	snprintf(prompt, sizeof(prompt), "%s [%s] ", shown ? shown : "?", menu);
 	free(shown);
-	if (!t->have_remote) {
-		bool unused;
-		return ask_terminal(t, prompt, choices, &unused);
-	}
-	t->remote.open(t->remote.ctx, id, question, choices, info);
-	bool remote_first;
+	for (int i = 0; i < AGENT_TERM_REMOTES; i++)
+		if (t->have_remote[i])
+			t->remote[i].open(t->remote[i].ctx, id, question, choices, info);
+	int remote_first;
 	agent_term_answer a = ask_terminal(t, prompt, choices, &remote_first);
-	char who[sizeof(t->answered_from)] = "";
-	if (remote_first && a == AGENT_ANSWER_NONE)
+	if (remote_first >= 0 && a == AGENT_ANSWER_NONE)
 		a = AGENT_ANSWER_NO; /* what the terminal would say if it had the last word */
-	if (t->remote.settle(t->remote.ctx, &a, &t->edit_text, who, sizeof(who))) {
-		snprintf(t->answered_from, sizeof(t->answered_from), "%s", who);
-		agent_term_notice(t, "answered in the %s: %s", who, agent_term_answer_name(a));
-	}
-	return a;
+	return settle_remotes(t, remote_first, a);
 }
 
 agent_term_answer agent_term_ask(agent_term *t, const char *id,

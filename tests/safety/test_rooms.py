@@ -39,7 +39,7 @@ LIBRARIES = {
     "curl/": {"agent/llm/http.c"},
     "seccomp.h": {"executors"},
     "linux/landlock.h": {"executors"},
-    "microhttpd.h": {"agent/console"},
+    "microhttpd.h": {"agent/console", "agent/mcp/http.c"},
     "atspi/": {"vision"},
 }
 # The folders of tests/ that are no room's: the harness and what several

@@ -1,0 +1,203 @@
+/*
+ * agent/mcp/mcp — `deskhand mcp`: its own options beside the agent's, the
+ * standard streams given to the protocol and the controlling terminal (or
+ * nothing) put in their place for the questions, deskhand's hands opened
+ * as for the agent, the banner that says who can approve, and the
+ * transport served until the client goes.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "agent/mcp/mcp-internal.h"
+
+static const char usage[] =
+	"usage: deskhand mcp [--http [ADDR:]PORT] [--http-allow-remote] [--trust-host-approvals]\n"
+	"                    [AGENT OPTIONS]\n"
+	"\n"
+	"An MCP server (2025-11-25 and 2026-07-28) on standard input and output: the host's\n"
+	"tools are deskhand's commands, and every call passes deskhand's gate. Desktop actions\n"
+	"and display code wait for a human's yes in the controlling terminal or the console\n"
+	"(--console 0); never in the host, whose model drives the calls.\n"
+	"\n"
+	"  --http [ADDR:]PORT       MCP's Streamable HTTP instead of stdio (loopback by\n"
+	"                           default; port 0 picks one); the URL and a bearer token\n"
+	"                           go to standard error and to AUDIT.mcp (0600)\n"
+	"  --http-allow-remote      let --http listen on a non-loopback address\n"
+	"  --trust-host-approvals   let the host's elicitation answers approve actions: only\n"
+	"                           when the host relays a human and its model cannot answer\n"
+	"\n"
+	"The agent's options apply (deskhand --help): --console, --audit, --sandbox,\n"
+	"--screen-max, --monitor, --os-auto-approve, --workspace, -y, ...\n";
+
+struct mcp_flags {
+	const char *http;
+	bool http_remote;
+	bool trust_host;
+	bool help;
+};
+
+/* Takes deskhand mcp's own flags out of argv (argv[0] stays); -1 after a usage error. */
+static int own_flags(int argc, char **argv, struct mcp_flags *f)
+{
+	int out = 1;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (strcmp(a, "--http") == 0 && i + 1 < argc) {
+			f->http = argv[++i];
+		} else if (strncmp(a, "--http=", 7) == 0) {
+			f->http = a + 7;
+		} else if (strcmp(a, "--http") == 0) {
+			fprintf(stderr, "deskhand mcp: --http needs [ADDR:]PORT\n");
+			return -1;
+		} else if (strcmp(a, "--http-allow-remote") == 0) {
+			f->http_remote = true;
+		} else if (strcmp(a, "--trust-host-approvals") == 0) {
+			f->trust_host = true;
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+			f->help = true;
+		} else {
+			argv[out++] = argv[i];
+		}
+	}
+	return out;
+}
+
+static int parse(agent_options *opt, int argc, char **argv, struct mcp_flags *f)
+{
+	int n = own_flags(argc, argv, f);
+	if (n < 0)
+		return 2;
+	if (f->help) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (!agent_options_load_config(opt, NULL) || !agent_options_parse(opt, n, argv) ||
+	    !agent_options_validate(opt)) {
+		fprintf(stderr, "deskhand mcp: %s\n(deskhand mcp --help)\n", agent_options_error());
+		return 2;
+	}
+	if (opt->message != NULL) {
+		fprintf(stderr, "deskhand mcp: takes no message: the host sends the calls\n");
+		return 2;
+	}
+	opt->os = true; /* the desktop is what the server serves */
+	os_display_prefer(opt->display_backend);
+	return -1;
+}
+
+/*
+ * The protocol keeps the standard streams' files (in_fd, out_fd); in
+ * their place the controlling terminal, where the questions are asked,
+ * or nothing to read and standard error to write. Nothing read from the
+ * protocol can reach the terminal's reader. Returns whether a terminal is
+ * there.
+ */
+static bool swap_streams(int *in_fd, int *out_fd)
+{
+	*in_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+	*out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	if (tty >= 0 && isatty(tty)) {
+		dup2(tty, STDIN_FILENO);
+		dup2(tty, STDOUT_FILENO);
+		close(tty);
+		return true;
+	}
+	if (tty >= 0)
+		close(tty);
+	int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDIN_FILENO);
+		close(null);
+	} else {
+		close(STDIN_FILENO);
+	}
+	dup2(STDERR_FILENO, STDOUT_FILENO);
+	return false;
+}
+
+static void banner(const mcp_server *s, const agent_options *opt)
+{
+	char who[256] = "";
+	if (s->tty)
+		strcat(who, "this terminal");
+	if (s->console)
+		strcat(who, who[0] ? " and the console" : "the console");
+	if (s->trust_host)
+		strcat(who, who[0] ? " and the MCP host (--trust-host-approvals)"
+		            : "the MCP host (--trust-host-approvals)");
+	if (s->trust_host)
+		agent_term_warning(s->term, "--trust-host-approvals: the host's answers to "
+		                   "elicitations approve actions. Only for a host that relays a "
+		                   "human: a host whose model can answer approves its own actions");
+	if (opt->os_auto_approve)
+		agent_term_notice(s->term, "deskhand mcp: desktop actions run unasked "
+		                  "(--os-auto-approve)");
+	else if (who[0] != '\0')
+		agent_term_notice(s->term, "deskhand mcp: every desktop action waits for a yes "
+		                  "from %s", who);
+	else
+		agent_term_warning(s->term, "deskhand mcp: nobody can approve here (no terminal, no "
+		                   "console): observations work, every desktop action and display "
+		                   "code is refused; start it with --console 0 to approve in a "
+		                   "browser");
+}
+
+static int serve(mcp_server *s, const struct mcp_flags *f, int in_fd, int out_fd)
+{
+	if (f->http == NULL)
+		return mcp_stdio_serve(s, in_fd, out_fd);
+	const char *log = agent_audit_path(agent_hands_audit(s->hands));
+	char *file = malloc(strlen(log) + sizeof(".mcp"));
+	if (file == NULL)
+		return 1;
+	sprintf(file, "%s.mcp", log);
+	int status = mcp_http_serve(s, f->http, f->http_remote, file);
+	free(file);
+	return status;
+}
+
+int agent_mcp_main(int argc, char **argv)
+{
+	agent_options opt;
+	agent_options_init(&opt);
+	struct mcp_flags f = {0};
+	int status = parse(&opt, argc, argv, &f);
+	if (status >= 0)
+		goto out_opt;
+	int in_fd, out_fd;
+	mcp_server s = {.wake_pipe = {-1, -1}};
+	s.tty = swap_streams(&in_fd, &out_fd);
+	s.trust_host = f.trust_host;
+	s.auto_approve = opt.os_auto_approve;
+	s.term = agent_term_create_borrowed();
+	status = 1;
+	if (in_fd < 0 || out_fd < 0 || s.term == NULL || !mcp_server_init(&s)) {
+		fprintf(stderr, "deskhand mcp: %s\n", strerror(errno));
+		goto out_term;
+	}
+	s.hands = agent_hands_open(&opt, s.term, argc, argv, &status);
+	if (s.hands != NULL) {
+		s.console = agent_hands_console(s.hands);
+		banner(&s, &opt);
+		status = serve(&s, &f, in_fd, out_fd);
+		if (mcp_server_ended(&s))
+			agent_term_error(s.term, "deskhand mcp: the run was ended (the kill switch, or "
+			                 "the audit log could not be written): nothing more runs");
+	}
+	agent_hands_close(s.hands);
+	mcp_server_destroy(&s);
+out_term:
+	agent_term_destroy(s.term);
+	if (in_fd >= 0)
+		close(in_fd);
+	if (out_fd >= 0)
+		close(out_fd);
+out_opt:
+	agent_options_finish(&opt);
+	return status;
+}
