@@ -151,19 +151,26 @@ if (cfg.transport !== 'http' && transport._process) {
 }
 out({ event: 'connected', ...info() });
 
-// ---- schemas: every inputSchema and outputSchema compiled strictly
-const ajvs = {};
-function ajvFor(schema) {
-  const d = String(schema.$schema || '');
-  const key = d.includes('2020-12') ? '2020' : '07';
-  if (!ajvs[key]) {
-    const A = key === '2020' ? Ajv2020 : Ajv;
-    ajvs[key] = new A({ strict: true, allowUnionTypes: true, validateFormats: true, allErrors: true });
-    addFormats(ajvs[key]);
+// ---- schemas: every inputSchema and outputSchema compiled strictly. A
+// schema without "$schema" is compiled as draft-07 (the dialect of the SDK's
+// own validator) and as 2020-12 (MCP's default dialect since 2025-11-25):
+// what hosts make of it must not depend on which they pick.
+let ajvs = {}; // afresh for each list: a schema's $id may be compiled once per instance
+function ajv(dialect) {
+  if (!ajvs[dialect]) {
+    const A = dialect === '2020-12' ? Ajv2020 : Ajv;
+    ajvs[dialect] = new A({ strict: true, allowUnionTypes: true, validateFormats: true, allErrors: true });
+    addFormats(ajvs[dialect]);
   }
-  return ajvs[key];
+  return ajvs[dialect];
+}
+function dialects(schema) {
+  const d = String(schema.$schema || '');
+  if (!d) return ['draft-07', '2020-12'];
+  return [d.includes('2020-12') ? '2020-12' : 'draft-07'];
 }
 function schemaErrors(tools) {
+  ajvs = {};
   const errs = [];
   const names = new Set();
   for (const t of tools) {
@@ -178,10 +185,13 @@ function schemaErrors(tools) {
       if (!s || typeof s !== 'object' || s.type !== 'object') {
         errs.push({ tool: t.name, which, error: 'type is not "object": ' + JSON.stringify(s && s.type) });
       }
-      try {
-        ajvFor(s).compile(s);
-      } catch (e) {
-        errs.push({ tool: t.name, which, error: String(e.message || e) });
+      if (!s || typeof s !== 'object') continue;
+      for (const d of dialects(s)) {
+        try {
+          ajv(d).compile(s);
+        } catch (e) {
+          errs.push({ tool: t.name, which, dialect: d, error: String(e.message || e) });
+        }
       }
     }
   }

@@ -72,6 +72,8 @@ class Cases:
         self.assertEqual(c.last_list["pages"], 1)
         self.assertEqual(tools["echo"]["inputSchema"]["type"], "object")
         self.assertEqual(tools["echo"]["annotations"], {"readOnlyHint": True})
+        self.assertEqual([t["name"] for t in c.list_tools()], list(tools))
+        self.assertEqual(c.last_list["schema_errors"], [])
 
     def test_a_call_without_progress_asks_for_none(self):
         c = self.start()
