@@ -639,7 +639,7 @@ static void action_classes(void **state)
 		"left_mouse_up", "scroll", "hold_key", "key_down", "key_up",
 	};
 	static const char *const observations[] = {"screenshot", "cursor_position", "zoom", "wait",
-	                                           "find_text", "elements"};
+	                                           "find_text", "elements", "windows"};
 	agent_action a;
 	agent_policy_kind k;
 	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {

@@ -28,7 +28,7 @@ static void test_one_line_reaches_every_list(void **state)
 	assert_int_equal(a, AGENT_ACTION_FAKE_PROBE);
 	assert_int_equal(k, AGENT_POLICY_OS_INPUT);
 	assert_string_equal(agent_action_name(a), "fake_probe");
-	assert_int_equal(AGENT_ACTION_COUNT, 24);
+	assert_int_equal(AGENT_ACTION_COUNT, 25);
 	assert_int_equal(prompt_n_computer_actions, AGENT_ACTION_COUNT);
 	bool described = false;
 	for (size_t i = 0; i < prompt_n_computer_actions; i++)
