@@ -4,6 +4,7 @@
  * and to deskhand's own files the standard profile closes here.
  */
 #include <limits.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,18 @@ static void doctor_a11y(os_display *d)
 	}
 }
 
+/* Who can answer deskhand mcp's questions, started from here. */
+static void doctor_mcp(void)
+{
+	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
+	printf("%-24s questions in %s; in the console with --console; the host's own answers "
+	       "count only with --trust-host-approvals\n", "deskhand mcp",
+	       tty >= 0 ? "this controlling terminal (/dev/tty)"
+	                : "no terminal (none controls this process)");
+	if (tty >= 0)
+		close(tty);
+}
+
 int cmd_doctor(int argc, char **argv)
 {
 	(void)argv;
@@ -220,6 +233,7 @@ int cmd_doctor(int argc, char **argv)
 	os_display *d = os_display_connect(NULL, &unsupported);
 	doctor_desktop(d, unsupported);
 	doctor_a11y(d);
+	doctor_mcp();
 	os_display_close(d);
 	return standard_ok ? CLI_OK : CLI_FAIL;
 }
