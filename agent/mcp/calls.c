@@ -110,15 +110,15 @@ static const char no_approver[] =
 	"\n\ndeskhand asks a human before every desktop action and every code run that "
 	"reaches the display, and this server has nobody to ask: it has no terminal and no "
 	"console. Start it with --console 0 (the approver's link is printed on its standard "
-	"error and kept in the 0600 file beside its audit log), or from a terminal; "
-	"--os-auto-approve lets every desktop action run unasked (the kill switch still "
-	"stops it).";
+	"error and kept in the 0600 file beside its audit log), or from a terminal. "
+	"--os-auto-approve lets desktop actions run unasked (the kill switch still stops "
+	"them), -y code that does not reach the display.";
 
 static cJSON *result_json(mcp_server *s, const agent_mcp_tool *t, agent_tool_result *r)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *content = cJSON_AddArrayToObject(o, "content");
-	bool nobody = !s->tty && !s->console && !s->auto_approve && !s->trust_host;
+	bool nobody = !s->tty && !s->console && !s->trust_host;
 	agent_buf text;
 	agent_buf_init(&text);
 	agent_buf_puts(&text, r->text != NULL ? r->text : "");

@@ -58,7 +58,6 @@ typedef struct mcp_server {
 	agent_term *term;
 	bool trust_host;              /* --trust-host-approvals */
 	bool tty;                     /* a controlling terminal asks */
-	bool auto_approve;            /* --os-auto-approve */
 	bool console;
 
 	pthread_mutex_t lock;         /* everything below */

@@ -173,7 +173,6 @@ int agent_mcp_main(int argc, char **argv)
 	mcp_server s = {.wake_pipe = {-1, -1}};
 	s.tty = swap_streams(&in_fd, &out_fd);
 	s.trust_host = f.trust_host;
-	s.auto_approve = opt.os_auto_approve;
 	s.term = agent_term_create_borrowed();
 	status = 1;
 	if (in_fd < 0 || out_fd < 0 || s.term == NULL || !mcp_server_init(&s)) {
