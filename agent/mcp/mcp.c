@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include "agent/mcp/mcp-internal.h"
@@ -101,7 +102,9 @@ static bool swap_streams(int *in_fd, int *out_fd)
 	*in_fd = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 	*out_fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
 	int tty = open("/dev/tty", O_RDWR | O_NOCTTY | O_CLOEXEC);
-	if (tty >= 0 && isatty(tty)) {
+	/* Only a terminal this process may read: a background one would stop
+	 * it (SIGTTIN) at the first question. */
+	if (tty >= 0 && isatty(tty) && tcgetpgrp(tty) == getpgrp()) {
 		dup2(tty, STDIN_FILENO);
 		dup2(tty, STDOUT_FILENO);
 		close(tty);
@@ -120,8 +123,20 @@ static bool swap_streams(int *in_fd, int *out_fd)
 	return false;
 }
 
+/* A terminal in raw mode is being read by another program (the host's own interface). */
+static bool tty_raw(void)
+{
+	struct termios t;
+	return tcgetattr(STDIN_FILENO, &t) == 0 && !(t.c_lflag & ICANON);
+}
+
 static void banner(const mcp_server *s, const agent_options *opt)
 {
+	if (s->tty && tty_raw())
+		agent_term_warning(s->term, "deskhand mcp: this terminal is in raw mode: another "
+		                   "program (the host's own interface?) reads it and may take the "
+		                   "keys meant for deskhand's questions; --console 0 is the "
+		                   "surer place to answer");
 	char who[256] = "";
 	if (s->tty)
 		strcat(who, "this terminal");
