@@ -30,6 +30,7 @@ static const struct synopsis synopses[] = {
 	{"audit", "deskhand audit verify [FILE...]   (no FILE: every log in the data directory)"},
 	{"elements", "deskhand elements [--all-windows] [--json] [--timeout-ms N]"},
 	{"find-text", "deskhand find-text [--all] [--monitor N] TEXT..."},
+	{"mcp", "deskhand mcp [--http [ADDR:]PORT] [--http-allow-remote] [--trust-host-approvals] [AGENT OPTIONS]"},
 	{"scan", "deskhand scan [--lang shell|python|javascript] [--json] [--rules FILE] [--no-user-rules] [--check-rules] [--normalized] FILE|-"},
 };
 
