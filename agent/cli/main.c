@@ -51,6 +51,9 @@ static void print_help(FILE *f)
 	}
 	fputc('\n', f);
 	fputs(agent_options_usage(), f);
+	fputs("\nMore: man deskhand; the pages in docs/ (installed in " DESKHAND_DOCDIR "):\n"
+	      "configuration, agent, files, models, desktops, console, mcp, tools, security, "
+	      "benchmarks.\n", f);
 }
 
 /*

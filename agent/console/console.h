@@ -11,7 +11,7 @@
  * struct behind one mutex (console-internal.h); the agent's calls here
  * take it only for short copies, never across I/O.
  *
- * Security is the point of the design (README "Console"): a 128-bit token
+ * Security is the point of the design (docs/console.md): a 128-bit token
  * per role from getrandom(), accepted once in the URL and exchanged for an
  * HttpOnly SameSite=Strict cookie; a Host allowlist (DNS rebinding); the
  * exact Origin, a JSON body and a CSRF header bound to the session and its

@@ -258,7 +258,7 @@ SWITCHES = {"QT_ACCESSIBILITY": "1", "QT_LINUX_ACCESSIBILITY_ALWAYS_ON": "1",
 
 class QtAfterGtk(unittest.TestCase):
     """Qt 5 decides once, as it starts, how to reach the accessibility bus
-    (see the README's elements section): these are the orders of events
+    (see docs/tools.md, elements): these are the orders of events
     that decide whether it registers."""
 
     def setUp(self):
