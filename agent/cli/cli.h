@@ -13,8 +13,9 @@
  * os/, vision/ and executors/ directly (cmd_input.c, cmd_exec.c), not
  * through the gate, which stands between the model and the machine.
  * Owns: the exit status of every command, and their arguments' parsing.
- * May call: agent/session, agent/mcp (deskhand mcp), agent/safety (the scanner), agent/util, base/,
- * os/, vision/, executors/.
+ * May call: agent/session, agent/mcp (deskhand mcp), agent/llm (doctor: whether
+ * HTTP loads), agent/safety (the scanner), agent/util, base/, os/, vision/,
+ * executors/.
  */
 #ifndef DESKHAND_AGENT_CLI_H
 #define DESKHAND_AGENT_CLI_H
@@ -91,5 +92,11 @@ typedef struct cli_exec_args {
 /* Parses exec's argv (argv[0] is "exec"). Returns CLI_OK, or CLI_USAGE after
  * printing the error and the usage line. */
 int cli_exec_parse(int argc, char **argv, cli_exec_args *out);
+
+/* doctor's first part (cmd_doctor_ready.c): each feature ready or not, and
+ * the fix; d NULL when the display could not be had (display_why). */
+struct sandbox_probe;
+void cli_doctor_ready(struct os_display *d, bool unsupported, const char *display_why,
+                      const struct sandbox_probe *p);
 
 #endif

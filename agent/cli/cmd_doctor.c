@@ -1,6 +1,7 @@
 /*
- * deskhand doctor: what of the sandbox works on this machine, tried for
- * real, which profiles can therefore run, and which doors to the desktop
+ * deskhand doctor: first what is ready and how to fix what is not
+ * (cmd_doctor_ready.c), then what of the sandbox works on this machine,
+ * tried for real, which profiles can therefore run, and which doors to the desktop
  * and to deskhand's own files the standard profile closes here.
  */
 #include <limits.h>
@@ -204,12 +205,17 @@ int cmd_doctor(int argc, char **argv)
 	(void)argv;
 	if (argc != 1)
 		return cli_usage_error("doctor", "doctor takes no arguments");
+	sandbox_probe p;
+	sandbox_probe_run(&p);
+	bool unsupported = false;
+	os_display *d = os_display_connect(NULL, &unsupported);
+	char display_why[512];
+	snprintf(display_why, sizeof(display_why), "%s", d == NULL ? os_error() : "");
+	cli_doctor_ready(d, unsupported, display_why, &p);
 	struct utsname u;
 	if (uname(&u) == 0)
 		printf("kernel %s, deskhand running as uid %d%s\n", u.release, (int)geteuid(),
 		       geteuid() == 0 ? " (root)" : "");
-	sandbox_probe p;
-	sandbox_probe_run(&p);
 	for (int l = 0; l < SANDBOX_LAYER_COUNT; l++)
 		printf("%-24s %s%s\n", sandbox_layer_name((sandbox_layer)l),
 		       p.ok[l] ? "" : "no: ", p.detail[l]);
@@ -229,8 +235,6 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (standard_ok)
 		doctor_doors();
-	bool unsupported = false;
-	os_display *d = os_display_connect(NULL, &unsupported);
 	doctor_desktop(d, unsupported);
 	doctor_a11y(d);
 	doctor_mcp();

@@ -66,6 +66,11 @@ static bool load_curl(const char **why)
 	return true;
 }
 
+bool provider_http_ready(const char **why)
+{
+	return load_curl(why);
+}
+
 /* From here on the curl_* names call the loaded library. curl.h wraps
  * these two in macros of its own. */
 #undef curl_easy_getinfo

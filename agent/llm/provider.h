@@ -279,4 +279,8 @@ enum provider_status provider_turn(struct provider *p, struct conv *c,
                                    const struct provider_events *ev,
                                    struct provider_usage *usage);
 
+/* Whether the HTTP library loads (it is loaded at run time); false with
+ * *why, a static text naming the package to install. */
+bool provider_http_ready(const char **why);
+
 #endif
