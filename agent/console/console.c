@@ -203,7 +203,7 @@ static bool remote_settle(void *ctx, agent_term_answer *a, char **edit, char *wh
 		c->q_edit = NULL;
 		snprintf(who, wholen, "%s", c->q_who);
 	} else {
-		push_answered_locked(c, *a, "terminal");
+		push_answered_locked(c, *a, who); /* who settled it: the terminal or another place */
 	}
 	c->q_open = false;
 	c->q_answered = false;

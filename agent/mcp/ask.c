@@ -63,7 +63,7 @@ static void ask_open(void *ctx, const char *id, const char *question, const char
 	s->ask_answer = -1;
 	s->ask_id[0] = '\0';
 	mcp_call *c = s->running;
-	if (c != NULL && c->withdrawn)
+	if (c != NULL && (c->withdrawn || c->stopped))
 		mcp_ask_poke(s);
 	if (c != NULL && s->can_elicit && !c->stateless) {
 		snprintf(s->ask_id, sizeof(s->ask_id), "deskhand-ask-%lu", ++s->ask_serial);
@@ -102,9 +102,10 @@ static bool ask_settle(void *ctx, agent_term_answer *a, char **edit, char *who, 
 	s->question_open = false;
 	mcp_call *c = s->running;
 	bool mine = false;
-	if (c != NULL && c->withdrawn) {
+	if (c != NULL && (c->withdrawn || c->stopped)) {
 		*a = AGENT_ANSWER_NONE;
-		snprintf(who, wholen, "the MCP client withdrew the call");
+		snprintf(who, wholen, "%s", c->withdrawn ? "MCP client, which withdrew the call"
+		                                         : "deskhand mcp, which was stopped");
 		mine = true;
 	} else if (s->ask_answer >= 0 && s->trust_host) {
 		*a = s->ask_answer ? AGENT_ANSWER_YES : AGENT_ANSWER_NO;

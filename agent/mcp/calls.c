@@ -107,9 +107,9 @@ static cJSON *view_json(const vision_view *v)
 
 /* What a refusal for want of a human adds: how to start a server someone can answer. */
 static const char no_approver[] =
-	"\n\ndeskhand asks a human before every desktop action and every code run that "
-	"reaches the display, and this server has nobody to ask: it has no terminal and no "
-	"console. Start it with --console 0 (the approver's link is printed on its standard "
+	"\n\ndeskhand asks a human before every desktop action and every code run (but code "
+	"that does not reach the display, under -y), and this server has nobody to ask: it "
+	"has no terminal and no console. Start it with --console 0 (the approver's link is printed on its standard "
 	"error and kept in the 0600 file beside its audit log), or from a terminal. "
 	"--os-auto-approve lets desktop actions run unasked (the kill switch still stops "
 	"them), -y code that does not reach the display.";
@@ -150,20 +150,37 @@ static cJSON *result_json(mcp_server *s, const agent_mcp_tool *t, agent_tool_res
 	return o;
 }
 
+cJSON *mcp_call_not_run(const char *why)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *content = cJSON_AddArrayToObject(o, "content");
+	cJSON *item = cJSON_CreateObject();
+	char text[300];
+	snprintf(text, sizeof(text), "not run: %s", why);
+	cJSON_AddStringToObject(item, "type", "text");
+	cJSON_AddStringToObject(item, "text", text);
+	cJSON_AddItemToArray(content, item);
+	cJSON_AddTrueToObject(o, "isError");
+	return o;
+}
+
 cJSON *mcp_call_run(mcp_server *s, mcp_call *c)
 {
 	pthread_mutex_lock(&s->lock);
-	bool withdrawn = c->withdrawn || s->ended;
+	bool withdrawn = c->withdrawn, stopped = c->stopped || s->stopping, ended = s->ended;
 	unsigned long n = ++s->serial;
 	char proposer[200];
 	snprintf(proposer, sizeof(proposer), "mcp:%s", s->client[0] ? s->client : "unnamed client");
 	pthread_mutex_unlock(&s->lock);
 	if (withdrawn)
 		return NULL;
+	if (stopped || ended)
+		return mcp_call_not_run(ended ? "the run was ended (the kill switch, or the audit "
+		                        "log could not be written)" : "deskhand mcp was stopped");
 	agent_hands_begin();
-	/* A withdrawal between the two locks must not be lost. */
+	/* A withdrawal or a stop between the two locks must not be lost. */
 	pthread_mutex_lock(&s->lock);
-	if (c->withdrawn)
+	if (c->withdrawn || c->stopped)
 		agent_hands_interrupt();
 	pthread_mutex_unlock(&s->lock);
 

@@ -48,6 +48,37 @@ typedef struct http_server {
 	long long budget_at, bad_at;
 } http_server;
 
+/* The answers still on their way (streams not yet sent whole): the stop
+ * waits for them, a bounded time, before it closes every connection. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t live_gone = PTHREAD_COND_INITIALIZER;
+static int live_sinks;
+
+static void live_add(int n)
+{
+	pthread_mutex_lock(&live_lock);
+	live_sinks += n;
+	pthread_cond_broadcast(&live_gone);
+	pthread_mutex_unlock(&live_lock);
+}
+
+/* Waits until every answer was sent, or ms went by. */
+static void live_drain(long ms)
+{
+	struct timespec until;
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (ms % 1000) * 1000000L;
+	if (until.tv_nsec >= 1000000000L) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000L;
+	}
+	pthread_mutex_lock(&live_lock);
+	while (live_sinks > 0 && pthread_cond_timedwait(&live_gone, &live_lock, &until) == 0) {
+	}
+	pthread_mutex_unlock(&live_lock);
+}
+
 /* One POST's messages back: collected, then sent as JSON or streamed. */
 typedef struct http_sink {
 	mcp_sink base;
@@ -72,6 +103,7 @@ static void sink_release(mcp_sink *k)
 	pthread_cond_destroy(&h->more);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
+	live_add(-1);
 }
 
 static void sink_hold(mcp_sink *k)
@@ -117,6 +149,7 @@ static http_sink *sink_new(void)
 	pthread_cond_init(&h->more, NULL);
 	agent_buf_init(&h->out);
 	h->refs = 1;
+	live_add(1);
 	return h;
 }
 
@@ -478,8 +511,10 @@ int mcp_http_serve(mcp_server *s, const char *listen, bool allow_remote, const c
 		}
 		status = mcp_server_ended(s) ? 1 : 0;
 	}
-	/* The worker first: a call's stream ends once its call is withdrawn. */
+	/* The worker first: every pending call is answered ("not run"), then
+	 * its stream is let finish before the connections close. */
 	mcp_server_stop(s);
+	live_drain(2000);
 	if (hs.daemon != NULL)
 		MHD_stop_daemon(hs.daemon);
 	unlink(file);

@@ -50,7 +50,8 @@ typedef struct mcp_call {
 	cJSON *progress;              /* the progress token; NULL: none asked */
 	bool stateless;               /* of the 2026-07-28 era: no requests to the client */
 	mcp_sink *sink;               /* held */
-	bool withdrawn;               /* a cancellation came */
+	bool withdrawn;               /* a cancellation came: no answer is due */
+	bool stopped;                 /* the server stops: answered, nothing more runs */
 } mcp_call;
 
 typedef struct mcp_server {
@@ -102,6 +103,8 @@ void mcp_send(mcp_sink *k, char *line);
 cJSON *mcp_tools_list(void);
 /* Runs c through the gate; the result for the client (NULL: none is due). */
 cJSON *mcp_call_run(mcp_server *s, mcp_call *c);
+/* The error result of a call nothing of which ran: "not run: why". */
+cJSON *mcp_call_not_run(const char *why);
 void mcp_call_free(mcp_call *c);
 
 /* ask.c: the host's place beside the terminal (agent_term_remote). */

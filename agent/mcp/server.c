@@ -398,8 +398,8 @@ void mcp_server_stop(mcp_server *s)
 {
 	pthread_mutex_lock(&s->lock);
 	s->stopping = true;
-	if (s->running != NULL && !s->running->withdrawn) {
-		s->running->withdrawn = true;
+	if (s->running != NULL && !s->running->withdrawn && !s->running->stopped) {
+		s->running->stopped = true;
 		agent_hands_interrupt();
 		mcp_ask_poke(s);
 	}
@@ -410,9 +410,13 @@ void mcp_server_stop(mcp_server *s)
 		pthread_join(s->ticker, NULL);
 		s->threads = false;
 	}
+	/* Calls that never ran are answered so: the client waits for nothing. */
 	while (s->queue != NULL) {
 		mcp_call *c = s->queue;
 		s->queue = c->next;
+		if (!c->withdrawn)
+			answer(c->sink, c->id, mcp_call_not_run("deskhand mcp was stopped before it "
+			                                        "ran"));
 		c->sink->done(c->sink);
 		mcp_call_free(c);
 	}

@@ -132,8 +132,9 @@ typedef struct agent_term_ask_info {
  * `fd` turns readable when it has an answer; settle() ends the question:
  * when that place answered first it returns true with its answer in *a,
  * the edited text in *edit (the caller frees; NULL: none) and who
- * answered in `who`; otherwise it records *a (the answer that counted) as
- * the winner, tells the place, and returns false. First answer wins.
+ * answered in `who`; otherwise it records *a (the answer that counted)
+ * and `who` on entry (whose it was: "terminal", or another place's name)
+ * as the winner, tells the place, and returns false. First answer wins.
  *
  * The console answers. An MCP host is only told (told_only): its settle
  * never returns an answer, except a withdrawal (*a AGENT_ANSWER_NONE, who

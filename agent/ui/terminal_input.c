@@ -165,11 +165,25 @@ static bool remote_cancelled(const agent_term *t)
 	return false;
 }
 
+/* The first remote whose fd is readable now, or -1. */
+static int remote_ready(const agent_term *t)
+{
+	for (int i = 0; i < AGENT_TERM_REMOTES; i++) {
+		struct pollfd p = {.fd = t->have_remote[i] ? t->remote[i].fd : -1, .events = POLLIN};
+		if (p.fd >= 0 && poll(&p, 1, 0) == 1 && (p.revents & POLLIN))
+			return i;
+	}
+	return -1;
+}
+
 static enum waited wait_terminal_or_remote(agent_term *t, int *which)
 {
 	for (;;) {
-		if (remote_cancelled(t))
+		if (remote_cancelled(t)) {
+			/* A place that withdrew the question says so through its fd. */
+			*which = remote_ready(t);
 			return WAITED_INTERRUPT;
+		}
 		struct pollfd fds[AGENT_TERM_REMOTES + 1];
 		for (int i = 0; i < AGENT_TERM_REMOTES; i++)
 			fds[i] = (struct pollfd){.fd = t->have_remote[i] ? t->remote[i].fd : -1,
@@ -280,16 +294,19 @@ static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const c
 /*
  * Ends the question in every remote: the one whose fd turned readable
  * first settles first (its answer wins when it has one), the others are
- * told what counted. Returns the answer that counts.
+ * told what counted and whose it was (`who` on entry). Returns the
+ * answer that counts.
  */
 static agent_term_answer settle_remotes(agent_term *t, int first, agent_term_answer a)
 {
 	bool won = false;
+	char counted[sizeof(t->answered_from)] = "terminal";
 	for (int k = -1; k < AGENT_TERM_REMOTES; k++) {
 		int i = k < 0 ? first : k;
 		if (i < 0 || (k >= 0 && k == first) || !t->have_remote[i])
 			continue;
-		char who[sizeof(t->answered_from)] = "";
+		char who[sizeof(t->answered_from)];
+		snprintf(who, sizeof(who), "%s", counted);
 		char *edit = NULL;
 		agent_term_answer mine = a;
 		if (!t->remote[i].settle(t->remote[i].ctx, &mine, &edit, who, sizeof(who)) || won) {
@@ -303,8 +320,12 @@ static agent_term_answer settle_remotes(agent_term *t, int first, agent_term_ans
 		a = mine;
 		free(t->edit_text);
 		t->edit_text = edit;
+		snprintf(counted, sizeof(counted), "%s", who);
 		snprintf(t->answered_from, sizeof(t->answered_from), "%s", who);
-		agent_term_notice(t, "answered in the %s: %s", who, agent_term_answer_name(a));
+		if (a == AGENT_ANSWER_NONE)
+			agent_term_notice(t, "no answer: %s", who);
+		else
+			agent_term_notice(t, "answered in the %s: %s", who, agent_term_answer_name(a));
 	}
 	return a;
 }
