@@ -9,39 +9,6 @@
 #include "os/os.h"
 #include "agent/util/textutil.h"
 
-struct synopsis {
-	const char *cmd;
-	const char *text;
-};
-
-static const struct synopsis synopses[] = {
-	{"screenshot", "deskhand screenshot [-o FILE] [--region X,Y,W,H] [--monitor N] [--max-side N | --screen-max WxH] [--grid]"},
-	{"move", "deskhand move X Y"},
-	{"click", "deskhand click [X Y] [--button left|middle|right|back|forward] [--count N]"},
-	{"drag", "deskhand drag X1 Y1 X2 Y2 [--button left|middle|right|back|forward]"},
-	{"scroll", "deskhand scroll up|down|left|right [AMOUNT] [--at X Y]"},
-	{"type", "deskhand type [--delay-ms N] TEXT        (TEXT - reads standard input)"},
-	{"key", "deskhand key [--down|--up|--hold MS] COMBO..."},
-	{"cursor", "deskhand cursor"},
-	{"screen", "deskhand screen"},
-	{"windows", "deskhand windows [--activate ID]"},
-	{"exec", "deskhand exec [--sandbox off|standard|strict] [--timeout SEC] [--max-output N] [--workspace DIR] [--display] LANG"},
-	{"doctor", "deskhand doctor"},
-	{"audit", "deskhand audit verify [FILE...]   (no FILE: every log in the data directory)"},
-	{"elements", "deskhand elements [--all-windows] [--json] [--timeout-ms N]"},
-	{"find-text", "deskhand find-text [--all] [--monitor N] TEXT..."},
-	{"mcp", "deskhand mcp [--http [ADDR:]PORT] [--http-allow-remote] [--trust-host-approvals] [AGENT OPTIONS]"},
-	{"scan", "deskhand scan [--lang shell|python|javascript] [--json] [--rules FILE] [--no-user-rules] [--check-rules] [--normalized] FILE|-"},
-};
-
-const char *cli_synopsis(const char *cmd)
-{
-	for (size_t i = 0; i < sizeof(synopses) / sizeof(synopses[0]); i++)
-		if (strcmp(synopses[i].cmd, cmd) == 0)
-			return synopses[i].text;
-	return "";
-}
-
 /* A message whose arguments may carry file names and other foreign text. */
 static void put_message(const char *fmt, va_list ap)
 {

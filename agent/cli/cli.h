@@ -56,8 +56,24 @@ int cli_usage(const char *cmd);
 /* Prints an error and the usage line of `cmd`; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+/*
+ * The sub-commands' table (commands.c): each one's entry point and usage,
+ * written once for --help, `deskhand help`, usage errors and deskhand
+ * --help's list.
+ */
+typedef int (*cli_run_fn)(int argc, char **argv);
+/* The entry point of the sub-command `name`; NULL when there is none. */
+cli_run_fn cli_command_find(const char *name);
 /* The one-line synopsis of a sub-command ("" when unknown). */
 const char *cli_synopsis(const char *cmd);
+/* Whether a command's argv (argv[0] its name) asks for its usage: --help or
+ * -h anywhere before a "--". Nothing else is run then, whatever else it holds. */
+bool cli_help_asked(int argc, char **argv);
+/* Prints the usage of `cmd` to standard output: exit 0, 1 when it cannot
+ * be written, 2 (a usage error of help's) when there is no such command. */
+int cli_help(const char *cmd);
+/* deskhand --help: the commands and the agent's options; as cli_help. */
+int cli_help_top(void);
 
 /* Sub-commands: argv[0] is the sub-command's name. Return an exit code. */
 int cmd_screen(int argc, char **argv);
@@ -78,6 +94,8 @@ int cmd_exec(int argc, char **argv);
 int cmd_doctor(int argc, char **argv);
 /* deskhand audit verify: exits 0 all verify, 1 a log fails, 2 error (see cmd_audit.c). */
 int cmd_audit(int argc, char **argv);
+/* deskhand help [COMMAND]: cli_help or cli_help_top. */
+int cmd_help(int argc, char **argv);
 
 /* deskhand exec's arguments. */
 typedef struct cli_exec_args {

@@ -49,10 +49,8 @@ static int find_text_options(int argc, char **argv, bool *all, long *monitor,
 	if (words == 0)
 		return cli_usage_error("find-text", "no text to find");
 	if (monitor_arg != NULL &&
-	    !cli_parse_int(monitor_arg, 0, 1023, "--monitor", monitor)) {
-		fprintf(stderr, "usage: %s\n", cli_synopsis("find-text"));
-		return CLI_USAGE;
-	}
+	    !cli_parse_int(monitor_arg, 0, 1023, "--monitor", monitor))
+		return cli_usage("find-text");
 	return -1;
 }
 

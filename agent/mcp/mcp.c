@@ -15,30 +15,12 @@
 
 #include "agent/mcp/mcp-internal.h"
 
-static const char usage[] =
-	"usage: deskhand mcp [--http [ADDR:]PORT] [--http-allow-remote] [--trust-host-approvals]\n"
-	"                    [AGENT OPTIONS]\n"
-	"\n"
-	"An MCP server (2025-11-25 and 2026-07-28) on standard input and output: the host's\n"
-	"tools are deskhand's commands, and every call passes deskhand's gate. Desktop actions\n"
-	"and display code wait for a human's yes in the controlling terminal or the console\n"
-	"(--console 0); never in the host, whose model drives the calls.\n"
-	"\n"
-	"  --http [ADDR:]PORT       MCP's Streamable HTTP instead of stdio (loopback by\n"
-	"                           default; port 0 picks one); the URL and a bearer token\n"
-	"                           go to standard error and to AUDIT.mcp (0600)\n"
-	"  --http-allow-remote      let --http listen on a non-loopback address\n"
-	"  --trust-host-approvals   let the host's elicitation answers approve actions: only\n"
-	"                           when the host relays a human and its model cannot answer\n"
-	"\n"
-	"The agent's options apply (deskhand --help): --console, --audit, --sandbox,\n"
-	"--screen-max, --monitor, --os-auto-approve, --workspace, -y, ...\n";
-
+/* Their usage is in the table of deskhand's commands (agent/cli/commands.c),
+ * which prints it for --help before this runs. */
 struct mcp_flags {
 	const char *http;
 	bool http_remote;
 	bool trust_host;
-	bool help;
 };
 
 /* Takes deskhand mcp's own flags out of argv (argv[0] stays); -1 after a usage error. */
@@ -58,8 +40,6 @@ static int own_flags(int argc, char **argv, struct mcp_flags *f)
 			f->http_remote = true;
 		} else if (strcmp(a, "--trust-host-approvals") == 0) {
 			f->trust_host = true;
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			f->help = true;
 		} else {
 			argv[out++] = argv[i];
 		}
@@ -72,10 +52,6 @@ static int parse(agent_options *opt, int argc, char **argv, struct mcp_flags *f)
 	int n = own_flags(argc, argv, f);
 	if (n < 0)
 		return 2;
-	if (f->help) {
-		fputs(usage, stdout);
-		return 0;
-	}
 	if (!agent_options_load_config(opt, NULL) || !agent_options_parse(opt, n, argv) ||
 	    !agent_options_validate(opt)) {
 		fprintf(stderr, "deskhand mcp: %s\n(deskhand mcp --help)\n", agent_options_error());

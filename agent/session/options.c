@@ -622,6 +622,7 @@ const char *agent_options_usage(void)
 	"                        PORT 0 picks a free one); see docs/console.md\n"
 	"  --console-allow-remote  let --console bind a non-loopback address\n"
 	"  --json                print every event as a JSON line\n"
-	"  --version, --help\n"
+	"  -h, --help            this text (deskhand COMMAND --help: a command's)\n"
+	"  --version             the version\n"
 	"  (--auto_run, --safe_mode and other underscore spellings are accepted)\n";
 }
