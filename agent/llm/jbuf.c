@@ -96,27 +96,6 @@ void jb_json(agent_buf *b, const cJSON *v)
 	free(s);
 }
 
-static void b64_block(const unsigned char *in, size_t n, char *out)
-{
-	static const char tbl[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	size_t i = 0;
-	for (; i + 3 <= n; i += 3) {
-		unsigned v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 | in[i + 2];
-		*out++ = tbl[v >> 18];
-		*out++ = tbl[(v >> 12) & 63];
-		*out++ = tbl[(v >> 6) & 63];
-		*out++ = tbl[v & 63];
-	}
-	if (i < n) {
-		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0);
-		*out++ = tbl[v >> 18];
-		*out++ = tbl[(v >> 12) & 63];
-		*out++ = i + 1 < n ? tbl[(v >> 6) & 63] : '=';
-		*out++ = '=';
-	}
-}
-
 bool jb_base64_image(agent_buf *b, const struct conv *c, const struct conv_image *img)
 {
 	if (img->path == NULL)
@@ -126,7 +105,7 @@ bool jb_base64_image(agent_buf *b, const struct conv *c, const struct conv_image
 	if (png != NULL) {
 		if (!agent_buf_reserve(b, (len + 2) / 3 * 4))
 			return false;
-		b64_block(png, len, b->data + b->len);
+		agent_base64_block(png, len, b->data + b->len);
 		b->len += (len + 2) / 3 * 4;
 		b->data[b->len] = '\0';
 		return true;
@@ -177,7 +156,7 @@ bool jb_base64_file(agent_buf *b, const char *path)
 			close(fd);
 			return false;
 		}
-		b64_block(chunk, got, b->data + b->len);
+		agent_base64_block(chunk, got, b->data + b->len);
 		b->len += (got + 2) / 3 * 4;
 		b->data[b->len] = '\0';
 		if (got < CHUNK)

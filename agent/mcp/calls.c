@@ -68,28 +68,6 @@ void mcp_call_free(mcp_call *c)
 	free(c);
 }
 
-/* PNG bytes as base64, for an image content item. */
-static char *base64(const uint8_t *p, size_t n)
-{
-	static const char abc[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = malloc((n + 2) / 3 * 4 + 1), *o = out;
-	if (out == NULL)
-		return NULL;
-	for (size_t i = 0; i < n; i += 3) {
-		uint32_t v = (uint32_t)p[i] << 16;
-		if (i + 1 < n)
-			v |= (uint32_t)p[i + 1] << 8;
-		if (i + 2 < n)
-			v |= p[i + 2];
-		*o++ = abc[v >> 18 & 63];
-		*o++ = abc[v >> 12 & 63];
-		*o++ = i + 1 < n ? abc[v >> 6 & 63] : '=';
-		*o++ = i + 2 < n ? abc[v & 63] : '=';
-	}
-	*o = '\0';
-	return out;
-}
-
 /* The view the screenshot was taken in: how the host's coordinates map. */
 static cJSON *view_json(const vision_view *v)
 {
@@ -132,7 +110,7 @@ static cJSON *result_json(mcp_server *s, const agent_mcp_tool *t, agent_tool_res
 	cJSON_AddStringToObject(item, "text", text.data != NULL ? text.data : "");
 	cJSON_AddItemToArray(content, item);
 	agent_buf_finish(&text);
-	char *b64 = r->shot.png != NULL ? base64(r->shot.png, r->shot.len) : NULL;
+	char *b64 = r->shot.png != NULL ? agent_base64(r->shot.png, r->shot.len, NULL) : NULL;
 	if (b64 != NULL) {
 		item = cJSON_CreateObject();
 		cJSON_AddStringToObject(item, "type", "image");

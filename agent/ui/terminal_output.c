@@ -334,30 +334,6 @@ void agent_term_decision(agent_term *t, const char *id, const char *decision,
 
 /* ---- inline images ---------------------------------------------------- */
 
-static char *base64(const unsigned char *in, size_t n, size_t *out_len)
-{
-	static const char tbl[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char *out = malloc((n + 2) / 3 * 4 + 1);
-	if (out == NULL)
-		return NULL;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)in[i] << 16;
-		if (i + 1 < n)
-			v |= (unsigned)in[i + 1] << 8;
-		if (i + 2 < n)
-			v |= in[i + 2];
-		out[o++] = tbl[(v >> 18) & 63];
-		out[o++] = tbl[(v >> 12) & 63];
-		out[o++] = i + 1 < n ? tbl[(v >> 6) & 63] : '=';
-		out[o++] = i + 2 < n ? tbl[v & 63] : '=';
-	}
-	out[o] = '\0';
-	*out_len = o;
-	return out;
-}
-
 void agent_term_show_image(agent_term *t, const char *png_path)
 {
 	if (t->json) {
@@ -383,7 +359,7 @@ void agent_term_show_image(agent_term *t, const char *png_path)
 		agent_buf_append(&b, chunk, n);
 	fclose(f);
 	size_t len = 0;
-	char *enc = base64((const unsigned char *)b.data, b.len, &len);
+	char *enc = agent_base64((const unsigned char *)b.data, b.len, &len);
 	size_t raw = b.len;
 	agent_buf_finish(&b);
 	if (enc == NULL)

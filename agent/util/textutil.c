@@ -207,3 +207,39 @@ bool agent_make_dirs(const char *path)
 	}
 	return true;
 }
+
+/* ---- base64 ------------------------------------------------------------ */
+
+void agent_base64_block(const unsigned char *in, size_t n, char *out)
+{
+	static const char tbl[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t i = 0;
+	for (; i + 3 <= n; i += 3) {
+		unsigned v = (unsigned)in[i] << 16 | (unsigned)in[i + 1] << 8 | in[i + 2];
+		*out++ = tbl[v >> 18];
+		*out++ = tbl[(v >> 12) & 63];
+		*out++ = tbl[(v >> 6) & 63];
+		*out++ = tbl[v & 63];
+	}
+	if (i < n) {
+		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0);
+		*out++ = tbl[v >> 18];
+		*out++ = tbl[(v >> 12) & 63];
+		*out++ = i + 1 < n ? tbl[(v >> 6) & 63] : '=';
+		*out++ = '=';
+	}
+}
+
+char *agent_base64(const unsigned char *in, size_t n, size_t *out_len)
+{
+	size_t len = (n + 2) / 3 * 4;
+	char *out = malloc(len + 1);
+	if (out == NULL)
+		return NULL;
+	agent_base64_block(in, n, out);
+	out[len] = '\0';
+	if (out_len != NULL)
+		*out_len = len;
+	return out;
+}

@@ -1,8 +1,8 @@
 /*
  * agent/util/textutil — small text helpers the agent's parts share: UTF-8
  * validation and repair (model text, tool output and file names are
- * untrusted bytes) and its safe showing on a terminal, and a growable
- * string buffer.
+ * untrusted bytes) and its safe showing on a terminal, a growable string
+ * buffer, and base64 (images for the models, the terminal and MCP hosts).
  *
  * The door of agent/util, the room every other room may use. Owns: nothing
  * that outlives a call (a buffer is its holder's).
@@ -130,5 +130,14 @@ bool agent_own_dir(agent_dir_kind kind, char *buf, size_t size);
 /* mkdir -p with mode 0700 for what it creates; false with errno (ENOTDIR
  * when the path exists but is not a directory). */
 bool agent_make_dirs(const char *path);
+
+/* ---- base64 ------------------------------------------------------------ */
+
+/* The base64 of n bytes into out: exactly (n + 2) / 3 * 4 characters, padded,
+ * no NUL (the caller reserved them). */
+void agent_base64_block(const unsigned char *in, size_t n, char *out);
+/* The same, NUL-terminated in fresh memory; *out_len (may be NULL) its
+ * length. Ownership: the caller frees; NULL when out of memory. */
+char *agent_base64(const unsigned char *in, size_t n, size_t *out_len);
 
 #endif

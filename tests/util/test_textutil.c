@@ -174,6 +174,28 @@ static void test_sleep_notices_cancel(void **state)
 	assert_true(base_sleep_ms(0, NULL));
 }
 
+/* RFC 4648's test vectors, both ways of calling. */
+static void test_base64(void **state)
+{
+	(void)state;
+	static const char *const in[] = {"", "f", "fo", "foo", "foob", "fooba", "foobar"};
+	static const char *const want[] = {"", "Zg==", "Zm8=", "Zm9v", "Zm9vYg==", "Zm9vYmE=",
+	                                   "Zm9vYmFy"};
+	for (size_t i = 0; i < sizeof(in) / sizeof(in[0]); i++) {
+		size_t len = 99;
+		char *got = agent_base64((const unsigned char *)in[i], strlen(in[i]), &len);
+		assert_non_null(got);
+		assert_string_equal(got, want[i]);
+		assert_int_equal(len, strlen(want[i]));
+		free(got);
+		char block[16];
+		memset(block, '#', sizeof(block));
+		agent_base64_block((const unsigned char *)in[i], strlen(in[i]), block);
+		assert_memory_equal(block, want[i], strlen(want[i]));
+		assert_int_equal(block[strlen(want[i])], '#'); /* no NUL: exactly its length */
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -184,6 +206,7 @@ int main(void)
 		cmocka_unit_test(test_read_fd),
 		cmocka_unit_test(test_own_dirs),
 		cmocka_unit_test(test_sleep_notices_cancel),
+		cmocka_unit_test(test_base64),
 	};
 	return cmocka_run_group_tests_name("textutil", tests, NULL, NULL);
 }
