@@ -67,7 +67,7 @@ class Gate(unittest.TestCase):
     def test_click_end_of_input_is_no(self):
         r = Run()
         p, res = self.run_click(r, b"")
-        self.assertIn("declined", res[0][1])
+        self.assertIn("Not run: nobody answered", res[0][1])
         self.assert_no_click()
         denied = [e for e in r.audit_events() if e["event"] == "denied"]
         self.assertEqual(len(denied), 1)
