@@ -40,7 +40,10 @@ def setUpModule():
     # -Dtests=false: what a package builds; it needs no cmocka and is quicker.
     for cmd in (["meson", "setup", "-Dtests=false", "--prefix", PREFIX, build, src],
                 ["ninja", "-C", build],
-                ["meson", "install", "-C", build, "--no-rebuild", "--destdir", stage]):
+                # --strip, as a package's install is: what remains is what
+                # the program itself holds (debug information names the build).
+                ["meson", "install", "-C", build, "--no-rebuild", "--strip",
+                 "--destdir", stage]):
         r = h.run(cmd, timeout=900, cwd=TOP)
         if r.returncode != 0:
             raise AssertionError("%s failed (%d):\n%s%s" % (
@@ -57,6 +60,8 @@ def setUpModule():
     # Every tree deskhand must not touch: the copy and its build (gone now,
     # so a lookup there would fail, not silently succeed) and the checkout
     # and build this test runs from (still present).
+    global SRC
+    SRC = src
     GONE = [src, build, h.SRCDIR, os.path.realpath(h.SRCDIR),
             os.path.realpath(h.build_dir())]
     WORK = os.path.join(TOP, "work")
@@ -128,6 +133,13 @@ class Installed(unittest.TestCase):
             with self.subTest(page=n):
                 # docs/ keeps its name, so the README's links resolve.
                 self.assertTrue(os.path.isfile(os.path.join(doc, "docs", n)))
+
+    def test_no_source_path_compiled_in(self):
+        # A path into the tree it was built from would be a lookup that
+        # works only on the developer's machine.
+        with open(installed("bin", "deskhand"), "rb") as f:
+            data = f.read()
+        self.assertNotIn(SRC.encode(), data)
 
     def test_version(self):
         r = self.run_installed(["--version"])
