@@ -402,6 +402,20 @@ static bool audit_current(agent_audit *a)
 	return false;
 }
 
+/* Takes back what append_line wrote after `before`, the error already set.
+ * Should that fail too, the log keeps a line its head does not cover, which
+ * verify will report as appended by someone else: the error says so now. */
+static void take_back(agent_audit *a, off_t before)
+{
+	if (ftruncate(a->fd, before) == 0)
+		return;
+	int saved = errno;
+	char was[sizeof(base_error_text)];
+	snprintf(was, sizeof(was), "%s", agent_audit_error());
+	audit_fail("%s; the line could not be taken back (%s), so the log will not verify",
+	           was, strerror(saved));
+}
+
 /* Appends one line and then the head; a failure takes the line back. */
 static bool append_line(agent_audit *a, char *text, size_t n, bool sync)
 {
@@ -409,19 +423,19 @@ static bool append_line(agent_audit *a, char *text, size_t n, bool sync)
 	agent_audit_hash(text, n, next);
 	off_t before = a->end;
 	if (!base_write_all(a->fd, text, n)) {
-		int saved = errno;
 		/* Part of it written (disk full): take the partial line back. */
-		(void)ftruncate(a->fd, before);
-		return audit_fail("cannot write the audit log %s: %s", a->path, strerror(saved));
+		audit_fail("cannot write the audit log %s: %s", a->path, strerror(errno));
+		take_back(a, before);
+		return false;
 	}
 	if (sync && fsync(a->fd) != 0) {
 		audit_fail("cannot flush the audit log %s: %s", a->path, strerror(errno));
-		(void)ftruncate(a->fd, before);
+		take_back(a, before);
 		return false;
 	}
 	/* A line the head does not cover would read as appended by someone else. */
 	if (!head_write(a, a->lines + 1, next, sync)) {
-		(void)ftruncate(a->fd, before);
+		take_back(a, before);
 		return false;
 	}
 	a->lines++;

@@ -99,11 +99,11 @@ agent_scan_rules *agent_scan_rules_builtin(void);
 
 /*
  * The rule set deskhand uses. The base set is the first of: `explicit_path`
- * (a --rules FILE; replaces the others), DESKHAND_DATADIR/scan-rules.json,
- * DESKHAND_SRCDIR/agent/safety/rules/scan-rules.json, the compiled-in copy.
- * Files in the data and source directories are used only when they are owned by
- * root or the user and writable by nobody else (otherwise the compiled-in
- * copy is used). Then, when `user_extensions` is true, the user's
+ * (a --rules FILE; replaces the others), the installed
+ * DESKHAND_DATADIR/scan-rules.json, the compiled-in copy. The source tree is
+ * never read. The installed file is used only when it is owned by root or
+ * the user and writable by nobody else (otherwise the compiled-in copy is
+ * used). Then, when `user_extensions` is true, the user's
  * $XDG_CONFIG_HOME/deskhand/scan-rules.json (default ~/.config/...), if it
  * exists, is added on top: it may add rules, replace rules by id and
  * disable them. A malformed or unsafe (writable by others) user file is an

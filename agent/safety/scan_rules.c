@@ -627,27 +627,26 @@ agent_scan_rules *agent_scan_rules_load(const char *explicit_path, bool user_ext
 		if (!agent_scan_rules_add_file(r, explicit_path))
 			goto fail;
 	} else {
-		const char *candidates[] = {
-			DESKHAND_DATADIR "/scan-rules.json",
-			DESKHAND_SRCDIR "/agent/safety/rules/scan-rules.json",
-		};
+		/* The installed copy, so an administrator's edit of it takes effect
+		 * without a rebuild; never the source tree's, which an installed
+		 * binary must not depend on (nor read: it may be gone, or be
+		 * someone else's checkout). A build run in place gets the
+		 * compiled-in copy, which is that tree's file as it was built. */
+		const char *installed = DESKHAND_DATADIR "/scan-rules.json";
 		bool loaded = false;
-		for (size_t i = 0; i < 2 && !loaded; i++) {
-			if (!file_exists(candidates[i]))
-				continue;
+		if (file_exists(installed)) {
 			size_t len;
 			bool unsafe;
-			char *text = read_file(candidates[i], &len, true, &unsafe);
-			if (text == NULL) {
-				if (unsafe)
-					continue; /* the compiled-in copy stands in */
+			char *text = read_file(installed, &len, true, &unsafe);
+			if (text == NULL && !unsafe)
 				goto fail;
+			if (text != NULL) { /* unsafe: the compiled-in copy stands in */
+				bool ok = agent_scan_rules_add_json(r, text, len, installed);
+				free(text);
+				if (!ok)
+					goto fail;
+				loaded = true;
 			}
-			bool ok = agent_scan_rules_add_json(r, text, len, candidates[i]);
-			free(text);
-			if (!ok)
-				goto fail;
-			loaded = true;
 		}
 		if (!loaded && !agent_scan_rules_add_json(r, agent_scan_builtin_json,
 		                                          agent_scan_builtin_json_len, "built-in"))
