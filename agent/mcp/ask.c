@@ -125,13 +125,24 @@ static bool ask_settle(void *ctx, agent_term_answer *a, char **edit, char *who, 
 	return mine;
 }
 
-void mcp_ask_attach(mcp_server *s)
+bool mcp_ask_host_answers(mcp_server *s, const mcp_call *c)
 {
+	pthread_mutex_lock(&s->lock);
+	bool can = s->trust_host && s->can_elicit && (c == NULL || !c->stateless);
+	pthread_mutex_unlock(&s->lock);
+	return can;
+}
+
+void mcp_ask_attach(mcp_server *s, const mcp_call *c)
+{
+	/* The host counts as someone who can answer only when it is trusted and
+	 * can be asked this call's questions (an elicitation-capable client of
+	 * the handshake's era): otherwise a question would wait on it for ever. */
 	agent_term_remote r = {
 		.ctx = s,
 		.fd = s->wake_pipe[0],
 		.cancel = agent_hands_cancel_flag(),
-		.told_only = !s->trust_host,
+		.told_only = !mcp_ask_host_answers(s, c),
 		.open = ask_open,
 		.settle = ask_settle,
 	};

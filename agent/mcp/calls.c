@@ -92,11 +92,12 @@ static const char no_approver[] =
 	"--os-auto-approve lets desktop actions run unasked (the kill switch still stops "
 	"them), -y code that does not reach the display.";
 
-static cJSON *result_json(mcp_server *s, const agent_mcp_tool *t, agent_tool_result *r)
+static cJSON *result_json(mcp_server *s, const agent_mcp_tool *t, agent_tool_result *r,
+                          bool host_answers)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *content = cJSON_AddArrayToObject(o, "content");
-	bool nobody = !s->tty && !s->console && !s->trust_host;
+	bool nobody = !s->tty && !s->console && !host_answers;
 	agent_buf text;
 	agent_buf_init(&text);
 	agent_buf_puts(&text, r->text != NULL ? r->text : "");
@@ -176,10 +177,12 @@ cJSON *mcp_call_run(mcp_server *s, mcp_call *c)
 	if (c->arguments_bad)
 		call.arguments = "(not an object)";
 	agent_audit_set_proposer(agent_hands_audit(s->hands), proposer);
+	bool host_answers = mcp_ask_host_answers(s, c);
+	mcp_ask_attach(s, c);
 	agent_tool_result res;
 	agent_gate *g = agent_hands_gate(s->hands);
 	agent_gate_outcome out = agent_gate_tool_calls(g, &call, 1, &res);
-	cJSON *r = result_json(s, agent_mcp_tool_find(c->name), &res);
+	cJSON *r = result_json(s, agent_mcp_tool_find(c->name), &res, host_answers);
 	agent_tool_result_finish(&res);
 	free(raw);
 	if (out == AGENT_GATE_END_RUN || agent_gate_ended(g)) {

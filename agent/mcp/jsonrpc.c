@@ -102,6 +102,24 @@ static bool read_call(mcp_msg *m, const cJSON *root)
 	return read_meta(m);
 }
 
+/*
+ * Whether a string of the message holds an escaped NUL (\u0000): cJSON
+ * ends its strings there, so "click\u0000x" would read as "click". Every
+ * backslash of JSON text is inside a string; an escaped backslash is
+ * stepped over whole.
+ */
+static bool has_escaped_nul(const char *text, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (text[i] != '\\')
+			continue;
+		if (text[i + 1] == 'u' && i + 5 < len && memcmp(text + i + 2, "0000", 4) == 0)
+			return true;
+		i++;
+	}
+	return false;
+}
+
 bool mcp_msg_parse(const char *text, size_t len, mcp_msg *m)
 {
 	memset(m, 0, sizeof(*m));
@@ -129,6 +147,10 @@ bool mcp_msg_parse(const char *text, size_t len, mcp_msg *m)
 		return invalid(m, MCP_INVALID_REQUEST, "\"id\" must be a string (under 64 bytes) or "
 		               "an integer");
 	m->id = id;
+	/* Refused whole, with its id: no name or text of it can be trusted. */
+	if (has_escaped_nul(text, len))
+		return invalid(m, MCP_INVALID_REQUEST, "a string of the message holds a NUL "
+		               "character (\\u0000), which deskhand does not take");
 	if (cJSON_GetObjectItemCaseSensitive(m->root, "method") == NULL)
 		return read_response(m, m->root);
 	return read_call(m, m->root);
@@ -144,6 +166,17 @@ void mcp_msg_finish(mcp_msg *m)
 
 /* ---- writing ------------------------------------------------------------- */
 
+cJSON *mcp_id_copy(const cJSON *id)
+{
+	char key[80];
+	if (cJSON_IsString(id))
+		return cJSON_CreateString(id->valuestring);
+	/* Written exactly: cJSON would print 1e15 as "1e+15", another id. */
+	if (mcp_id_key(id, key, sizeof(key)))
+		return cJSON_CreateRaw(key + 2);
+	return cJSON_CreateNull();
+}
+
 static char *envelope(const cJSON *id, const char *key, cJSON *value)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -154,7 +187,7 @@ static char *envelope(const cJSON *id, const char *key, cJSON *value)
 	}
 	cJSON_AddStringToObject(o, "jsonrpc", "2.0");
 	if (id != NULL)
-		cJSON_AddItemToObject(o, "id", cJSON_Duplicate(id, true));
+		cJSON_AddItemToObject(o, "id", mcp_id_copy(id));
 	else if (strcmp(key, "error") == 0)
 		cJSON_AddNullToObject(o, "id");
 	cJSON_AddItemToObject(o, key, value);

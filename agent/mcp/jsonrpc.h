@@ -90,5 +90,8 @@ char *mcp_line_request(const char *id, const char *method, cJSON *params);
 
 /* An id's key as mcp_msg's id_key (false: not a string or an integer). */
 bool mcp_id_key(const cJSON *id, char *key, size_t len);
+/* A copy of an id (or a progress token) that prints as it was sent: an
+ * integer exactly, whatever its size. Ownership: the caller's. */
+cJSON *mcp_id_copy(const cJSON *id);
 
 #endif

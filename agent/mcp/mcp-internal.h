@@ -107,8 +107,12 @@ cJSON *mcp_call_run(mcp_server *s, mcp_call *c);
 cJSON *mcp_call_not_run(const char *why);
 void mcp_call_free(mcp_call *c);
 
-/* ask.c: the host's place beside the terminal (agent_term_remote). */
-void mcp_ask_attach(mcp_server *s);
+/* ask.c: the host's place beside the terminal (agent_term_remote), attached
+ * again before each call c (NULL: none yet), for whether the host can
+ * answer that call's questions (mcp_ask_host_answers: trusted, and able to
+ * be asked them). */
+void mcp_ask_attach(mcp_server *s, const mcp_call *c);
+bool mcp_ask_host_answers(mcp_server *s, const mcp_call *c);
 void mcp_ask_detach(mcp_server *s);
 /* A response to deskhand's own request (an elicitation); s->lock held. */
 void mcp_ask_response(mcp_server *s, const mcp_msg *m);

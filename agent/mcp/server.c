@@ -363,7 +363,7 @@ static void *ticker_main(void *arg)
 		if (s->stopping || c == NULL || c->progress == NULL || c->withdrawn)
 			continue;
 		cJSON *p = cJSON_CreateObject();
-		cJSON_AddItemToObject(p, "progressToken", cJSON_Duplicate(c->progress, true));
+		cJSON_AddItemToObject(p, "progressToken", mcp_id_copy(c->progress));
 		cJSON_AddNumberToObject(p, "progress", (double)++n);
 		cJSON_AddStringToObject(p, "message", s->question_open
 		                        ? "waiting for a human's answer in deskhand's terminal or console"
@@ -386,7 +386,7 @@ bool mcp_server_init(mcp_server *s)
 
 void mcp_server_start(mcp_server *s)
 {
-	mcp_ask_attach(s);
+	mcp_ask_attach(s, NULL);
 	s->threads = pthread_create(&s->worker, NULL, worker_main, s) == 0;
 	if (s->threads && pthread_create(&s->ticker, NULL, ticker_main, s) != 0) {
 		mcp_server_stop(s);

@@ -271,7 +271,8 @@ static agent_term_answer ask_terminal(agent_term *t, const char *prompt, const c
 			/* The terminal cannot answer any more; the console still can. */
 			if (!t->stdin_ended)
 				agent_term_notice(t, "the terminal's input ended: the question waits for "
-				                  "an answer in the console");
+				                  "an answer %s", t->have_remote[AGENT_TERM_CONSOLE] ?
+				                  "in the console" : "from the MCP host");
 			t->stdin_ended = true;
 			attempt--;
 			continue;

@@ -412,16 +412,19 @@ class Hostile(Desk):
         self.control(s)
 
     def test_names_with_a_nul_are_other_names(self):
-        # "click\u0000..." is not "click", nor "tools/call\u0000x" tools/call.
+        # "click\u0000..." is not "click", nor "tools/call\u0000x" tools/call:
+        # cJSON would cut each at the NUL, so a message holding one is refused
+        # whole (with its id), whichever string holds it.
         s = self.auto()
         for params in ({"name": "click\u0000", "arguments": CLICK},
-                       {"name": "click\u0000 or anything", "arguments": CLICK}):
+                       {"name": "click\u0000 or anything", "arguments": CLICK},
+                       {"name": "type", "arguments": {"text": "ls\u0000; rm -rf ~"}}):
             with self.subTest(params=params):
-                self.assertEqual(s.error("tools/call", params)["code"], -32602)
+                self.assertEqual(s.error("tools/call", params)["code"], -32600)
         for method in ("tools/call\u0000x", "ping\u0000"):
             with self.subTest(method=method):
                 self.assertEqual(s.error(method, {"name": "click", "arguments": CLICK})["code"],
-                                 -32601)
+                                 -32600)
         self.control(s)
 
     def test_a_100_mb_line(self):
