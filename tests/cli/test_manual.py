@@ -26,7 +26,7 @@ sys.path.insert(0, os.path.join(h.SRCDIR, "completions"))
 import complete  # noqa: E402  (the help's reader, shared with the completion)
 
 MAN_SOURCE = os.path.join(h.SRCDIR, "man", "deskhand.1.scd")
-MAN_BUILT = os.path.join(h.build_dir(), "docs", "deskhand.1")
+MAN_BUILT = os.path.join(h.build_dir(), "man", "deskhand.1")
 REQUIRE_MAN = bool(os.environ.get("DESKHAND_REQUIRE_MAN"))
 FLAG = re.compile(r"(?<![\w-])(--?[A-Za-z0-9][\w-]*)")
 
