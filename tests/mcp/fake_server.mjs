@@ -20,7 +20,12 @@ import { CallToolRequestSchema, ElicitResultSchema, ListToolsRequestSchema } fro
 import { z } from 'zod';
 import fs from 'node:fs';
 import http from 'node:http';
-import { randomUUID } from 'node:crypto';
+import { randomUUID, webcrypto } from 'node:crypto';
+
+// Node 18 (Debian 12's) has no global Web Crypto, which the SDK's HTTP
+// server side uses; Node 20 has it.
+if (globalThis.crypto === undefined)
+  globalThis.crypto = webcrypto;
 
 const argv = process.argv.slice(2);
 const opt = (name) => { const i = argv.indexOf(name); return i >= 0 ? argv[i + 1] : undefined; };
