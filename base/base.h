@@ -10,7 +10,8 @@
  *     atomically (and durably);
  *   - /proc/PID/stat, read after the process name (which may hold ')');
  *   - the HTTP servers' secrets (random hex, a constant-time comparison)
- *     and their "[ADDR:]PORT".
+ *     and their "[ADDR:]PORT";
+ *   - programs found on PATH.
  *
  * Owns: nothing that outlives a call, but base's own error text (one per
  * thread).
@@ -277,5 +278,22 @@ typedef struct base_listen {
 } base_listen;
 /* False (errno EINVAL) unless PORT is 0..65535 and ADDR numeric IPv4 or IPv6. */
 bool base_listen_parse(const char *s, base_listen *out);
+
+/* ---- programs on PATH --------------------------------------------------- */
+
+/* path, or /usr/local/bin:/usr/bin:/bin when it is NULL or empty. */
+const char *base_path_or_default(const char *path);
+/*
+ * The next directory of a PATH value at *cursor into dir (size bytes);
+ * false at the end. Only absolute ones: an empty or relative entry means
+ * the current directory, and nothing is ever taken from there. Too long
+ * ones are skipped.
+ */
+bool base_path_next(const char **cursor, char *dir, size_t size);
+/* Whether path is a regular file this process may execute. */
+bool base_executable_file(const char *path);
+/* The first executable `prog` in the directories of `path`, into out
+ * (size bytes); false when there is none. */
+bool base_path_find(const char *path, const char *prog, char *out, size_t size);
 
 #endif

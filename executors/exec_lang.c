@@ -88,12 +88,6 @@ void exec_interpreter_argv(exec_lang lang, const char *interpreter, bool display
 	argv[n] = NULL;
 }
 
-static bool is_executable_file(const char *path)
-{
-	struct stat st;
-	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
 /*
  * Whether the file or directory `path` is one that no code could have
  * changed: its real path lies in the system's directories (which the
@@ -126,45 +120,21 @@ bool exec_path_trusted(const char *path)
 	return true;
 }
 
-/*
- * The next directory of a PATH value at *cursor, into dir; false at the end.
- * Only absolute ones: an empty or relative entry means the current
- * directory, and nothing is ever taken from there. Too long ones are
- * skipped.
- */
-static bool next_path_dir(const char **cursor, char *dir, size_t size)
-{
-	while (**cursor != '\0') {
-		const char *start = *cursor;
-		size_t len = strcspn(start, ":");
-		*cursor += len + (start[len] == ':');
-		if (len > 0 && start[0] == '/' && len < size) {
-			memcpy(dir, start, len);
-			dir[len] = '\0';
-			return true;
-		}
-	}
-	return false;
-}
-
 /* The first executable `prog` in the directories of `path`, in trusted
  * directories only when `trusted`. Writes it to cand. */
 static bool path_lookup(const char *path, const char *prog, bool trusted, char *cand,
                         size_t len)
 {
+	if (!trusted)
+		return base_path_find(path, prog, cand, len);
 	char dir[PATH_MAX];
-	while (next_path_dir(&path, dir, sizeof(dir))) {
+	while (base_path_next(&path, dir, sizeof(dir))) {
 		if (snprintf(cand, len, "%s/%s", dir, prog) >= (int)len)
 			continue;
-		if (is_executable_file(cand) && (!trusted || exec_path_trusted(cand)))
+		if (base_executable_file(cand) && exec_path_trusted(cand))
 			return true;
 	}
 	return false;
-}
-
-static const char *path_or_default(const char *path)
-{
-	return path != NULL && path[0] != '\0' ? path : "/usr/local/bin:/usr/bin:/bin";
 }
 
 bool exec_lang_installed(exec_lang lang)
@@ -173,7 +143,7 @@ bool exec_lang_installed(exec_lang lang)
 		return false;
 	char cand[4096];
 	for (int p = 0; programs[lang][p] != NULL; p++)
-		if (path_lookup(path_or_default(getenv("PATH")), programs[lang][p], false,
+		if (path_lookup(base_path_or_default(getenv("PATH")), programs[lang][p], false,
 		                cand, sizeof(cand)))
 			return true;
 	return false;
@@ -181,13 +151,13 @@ bool exec_lang_installed(exec_lang lang)
 
 char *exec_trusted_path(const char *path)
 {
-	path = path_or_default(path);
+	path = base_path_or_default(path);
 	char *out = calloc(1, strlen(path) + 1);
 	if (out == NULL)
 		return NULL;
 	size_t n = 0;
 	char dir[PATH_MAX];
-	while (next_path_dir(&path, dir, sizeof(dir))) {
+	while (base_path_next(&path, dir, sizeof(dir))) {
 		if (!exec_path_trusted(dir))
 			continue;
 		if (n > 0)
@@ -212,7 +182,7 @@ char *exec_interpreter_find(exec_lang lang, const char *path, bool display)
 	char **slot = &resolved[lang][display ? 1 : 0];
 	if (*slot != NULL)
 		return strdup(*slot);
-	path = path_or_default(path);
+	path = base_path_or_default(path);
 	char cand[4096];
 	for (int p = 0; progs[p] != NULL; p++) {
 		if (!path_lookup(path, progs[p], display, cand, sizeof(cand)))

@@ -167,18 +167,8 @@ bool os_bus_find(os_display *d, char *where, size_t size)
 /* dbus-daemon on PATH, resolved before fork (execve searches nothing). */
 static bool find_daemon(char *out, size_t size)
 {
-	const char *path = getenv("PATH");
-	if (path == NULL || path[0] == '\0')
-		path = "/usr/bin:/bin";
-	for (const char *p = path; *p != '\0';) {
-		const char *colon = strchr(p, ':');
-		size_t len = colon ? (size_t)(colon - p) : strlen(p);
-		if (len > 0 && p[0] == '/' &&
-		    snprintf(out, size, "%.*s/dbus-daemon", (int)len, p) < (int)size &&
-		    access(out, X_OK) == 0)
-			return true;
-		p = colon ? colon + 1 : p + len;
-	}
+	if (base_path_find(base_path_or_default(getenv("PATH")), "dbus-daemon", out, size))
+		return true;
 	return os_fail("dbus-daemon is not installed (package dbus-daemon)");
 }
 

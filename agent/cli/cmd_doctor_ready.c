@@ -14,6 +14,7 @@
 #include "agent/cli/cli.h"
 #include "agent/llm/llm.h"
 #include "agent/session/session.h"
+#include "base/base.h"
 #include "config.h"
 #include "executors/exec.h"
 #include "os/os.h"
@@ -113,18 +114,10 @@ static void ready_a11y(os_display *d)
 /* The first program of `names` on PATH, or NULL. */
 static const char *on_path(const char *const *names)
 {
-	const char *path = getenv("PATH");
-	for (const char *const *n = names; *n != NULL; n++) {
-		for (const char *p = path; p != NULL && *p != '\0';) {
-			const char *end = strchr(p, ':');
-			size_t len = end != NULL ? (size_t)(end - p) : strlen(p);
-			char full[4096];
-			snprintf(full, sizeof(full), "%.*s/%s", (int)len, p, *n);
-			if (len > 0 && access(full, X_OK) == 0)
-				return *n;
-			p = end != NULL ? end + 1 : NULL;
-		}
-	}
+	char full[4096];
+	for (const char *const *n = names; *n != NULL; n++)
+		if (base_path_find(base_path_or_default(getenv("PATH")), *n, full, sizeof(full)))
+			return *n;
 	return NULL;
 }
 

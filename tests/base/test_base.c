@@ -714,6 +714,27 @@ static void test_names_join(void **state)
 	assert_string_equal(buf, "");
 }
 
+/* PATH: only absolute directories, the first executable match, the default. */
+static void test_path(void **state)
+{
+	(void)state;
+	const char *cursor = ":relative::/usr/bin:bin:/bin:";
+	char dir[64];
+	assert_true(base_path_next(&cursor, dir, sizeof(dir)));
+	assert_string_equal(dir, "/usr/bin");
+	assert_true(base_path_next(&cursor, dir, sizeof(dir)));
+	assert_string_equal(dir, "/bin");
+	assert_false(base_path_next(&cursor, dir, sizeof(dir)));
+	char out[256];
+	assert_true(base_path_find("relative:/nonexistent:/bin", "sh", out, sizeof(out)));
+	assert_string_equal(out, "/bin/sh");
+	assert_false(base_path_find(".:", "sh", out, sizeof(out)));
+	assert_false(base_path_find("/bin", "no-such-program-here", out, sizeof(out)));
+	assert_false(base_executable_file("/bin")); /* a directory is no program */
+	assert_string_equal(base_path_or_default(""), "/usr/local/bin:/usr/bin:/bin");
+	assert_string_equal(base_path_or_default("/x"), "/x");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -735,6 +756,7 @@ int main(void)
 		cmocka_unit_test(test_proc_stat_real),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_names_join),
+		cmocka_unit_test(test_path),
 	};
 	return cmocka_run_group_tests_name("base", tests, NULL, NULL);
 }
