@@ -14,7 +14,7 @@
 #include "base/base.h"
 #include "executors/exec.h"
 
-/* execute's language: the interpreters installed here. */
+/* A "language" argument (execute's) lists the interpreters installed here. */
 static void add_languages(cJSON *schema)
 {
 	cJSON *props = cJSON_GetObjectItemCaseSensitive(schema, "properties");
@@ -34,8 +34,7 @@ static cJSON *tool_json(const agent_mcp_tool *t)
 	cJSON_AddStringToObject(o, "title", t->title);
 	cJSON_AddStringToObject(o, "description", t->description);
 	cJSON *in = cJSON_Parse(t->input_schema);
-	if (agent_mcp_own_tool(t->name))
-		add_languages(in);
+	add_languages(in);
 	cJSON_AddItemToObject(o, "inputSchema", in != NULL ? in : cJSON_CreateObject());
 	if (t->output_schema != NULL)
 		cJSON_AddItemToObject(o, "outputSchema", cJSON_Parse(t->output_schema));
@@ -87,8 +86,9 @@ static cJSON *view_json(const vision_view *v)
 static const char no_approver[] =
 	"\n\ndeskhand asks a human before every desktop action and every code run (but code "
 	"that does not reach the display, under -y), and this server has nobody to ask: it "
-	"has no terminal and no console. Start it with --console 0 (the approver's link is printed on its standard "
-	"error and kept in the 0600 file beside its audit log), or from a terminal. "
+	"has no terminal and no console. Start it with --console 0 (the approver's link is "
+	"printed on its standard error and kept in the 0600 file beside its audit log), or "
+	"from a terminal. "
 	"--os-auto-approve lets desktop actions run unasked (the kill switch still stops "
 	"them), -y code that does not reach the display.";
 

@@ -173,8 +173,8 @@ static bool id_fresh(mcp_server *s, const mcp_msg *m)
 	pthread_mutex_lock(&s->lock);
 	for (size_t i = 0; i < s->n_seen && fresh; i++)
 		fresh = strcmp(s->seen[i], m->id_key) != 0;
-	for (mcp_call *c = s->running; c != NULL && fresh; c = NULL)
-		fresh = strcmp(c->key, m->id_key) != 0;
+	if (s->running != NULL && fresh)
+		fresh = strcmp(s->running->key, m->id_key) != 0;
 	for (mcp_call *c = s->queue; c != NULL && fresh; c = c->next)
 		fresh = strcmp(c->key, m->id_key) != 0;
 	if (fresh && s->track_ids) {

@@ -64,23 +64,23 @@ const agent_mcp_tool agent_mcp_tools[] = {
 	{"find_text", "Find text on the screen", "Find text on the screen with local OCR: the "
 	 "centre of each match, in screenshot pixels.",
 	 OBJECT("\"text\":{\"type\":\"string\",\"minLength\":1}", "\"required\":[\"text\"],"),
-	 NULL, true, false},
+	 NULL, true, false, true},
 	{"elements", "List controls", "The active window's controls from the accessibility "
-	 "tree: ID role \"name\" states x y w h, in screenshot pixels.", NONE, NULL, true, false},
+	 "tree: ID role \"name\" states x y w h, in screenshot pixels.", NONE, NULL, true, false, true},
 	{"click_element", "Click a control", "Act on a control of the last elements list by its "
 	 "ID: left_click (default), right_click, middle_click, double_click, triple_click or "
 	 "mouse_move at its centre, checked again first. A human approves it.",
 	 OBJECT("\"element\":{\"type\":\"integer\",\"minimum\":1},\"action\":{\"type\":\"string\","
 	        "\"enum\":[\"left_click\",\"right_click\",\"middle_click\",\"double_click\","
 	        "\"triple_click\",\"mouse_move\"]}", "\"required\":[\"element\"],"),
-	 NULL, false, true},
+	 NULL, false, true, true},
 	{"windows", "List windows", "The top-level windows: app, title, the active one, boxes in "
 	 "screenshot pixels.", NONE, NULL, true, false},
 	{"execute", "Run code", "Run code in a persistent interpreter session inside deskhand's "
 	 "sandbox (no display unless display is true, which a human must approve).",
 	 OBJECT("\"language\":{\"type\":\"string\"},\"code\":{\"type\":\"string\"},"
 	        "\"display\":{\"type\":\"boolean\"}", "\"required\":[\"language\",\"code\"],"),
-	 NULL, false, true},
+	 NULL, false, true, true},
 };
 const size_t agent_mcp_tool_count = sizeof(agent_mcp_tools) / sizeof(agent_mcp_tools[0]);
 
@@ -94,8 +94,8 @@ const agent_mcp_tool *agent_mcp_tool_find(const char *name)
 
 bool agent_mcp_own_tool(const char *name)
 {
-	return name != NULL && (strcmp(name, "execute") == 0 || strcmp(name, "find_text") == 0 ||
-	                        strcmp(name, "elements") == 0 || strcmp(name, "click_element") == 0);
+	const agent_mcp_tool *t = agent_mcp_tool_find(name);
+	return t != NULL && t->own;
 }
 
 /* ---- translation ----------------------------------------------------------- */

@@ -40,6 +40,7 @@ typedef struct agent_mcp_tool {
 	const char *output_schema;  /* of its structured result; NULL: none */
 	bool read_only;             /* it only looks (the host's readOnlyHint) */
 	bool open_world;            /* it reaches past deskhand: the desktop, the programs */
+	bool own;                   /* deskhand's own tool of that name, passed on as it is */
 } agent_mcp_tool;
 
 /* Every tool, in the order a host lists them. */
