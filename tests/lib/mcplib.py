@@ -18,8 +18,6 @@ in that group): close() ends it by that group's id if it does not exit.
 import fcntl
 import json
 import os
-import re
-import select
 import shutil
 import signal
 import subprocess
@@ -28,6 +26,7 @@ import threading
 import time
 
 import harness as h
+from ttyend import TtyEnd
 
 MCP_DIR = os.path.join(h.SRCDIR, "tests", "mcp")
 DRIVER = os.path.join(MCP_DIR, "driver.mjs")
@@ -94,7 +93,7 @@ class ConnectFailed(RuntimeError):
         super().__init__("the driver could not connect: %s\n%s" % (json.dumps(error), log))
 
 
-class McpClient:
+class McpClient(TtyEnd):
     """driver.mjs with `config` (stdio_config/http_config). Connects in the
     constructor: raises ConnectFailed with the driver's connect_failed error
     (e.g. {"code": 401, ...} from the HTTP transport) if it cannot.
@@ -262,33 +261,6 @@ class McpClient:
             cmd["reason"] = reason
         self._send(cmd)
 
-    # ---- the terminal (tty=True)
-    def tty_expect(self, pattern, timeout=30):
-        deadline = time.monotonic() + timeout
-        rx = re.compile(pattern)
-        while True:
-            m = rx.search(self.tty_buf)
-            if m:
-                self.tty_buf = self.tty_buf[m.end():]
-                return m
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError("no %r on the terminal within %ds; it showed:\n%r" % (
-                    pattern, timeout, self.tty_transcript[-2000:]))
-            r, _, _ = select.select([self.tty], [], [], left)
-            if r:
-                try:
-                    data = os.read(self.tty, 4096)
-                except OSError:
-                    data = b""
-                if not data:
-                    raise AssertionError("the terminal closed before %r; it showed:\n%r" % (
-                        pattern, self.tty_transcript[-2000:]))
-                self.tty_buf += data
-                self.tty_transcript += data
-
-    def tty_send(self, text):
-        os.write(self.tty, text if isinstance(text, bytes) else text.encode())
 
     # ---- the end
     def logtext(self, limit=4000):

@@ -23,7 +23,6 @@ import base64
 import json
 import os
 import re
-import select
 import signal
 import struct
 import subprocess
@@ -32,6 +31,7 @@ import threading
 import time
 
 import harness as h
+from ttyend import TtyEnd
 
 STATELESS = "2026-07-28"
 INITIALIZE = "2025-11-25"
@@ -60,7 +60,7 @@ def meta(version=STATELESS, capabilities=None, client=("mcpraw", "1.0"), **more)
     return m
 
 
-class Server:
+class Server(TtyEnd):
     """`deskhand mcp --audit AUDIT --workspace W FLAGS...` on X (an
     harness.Xvfb), in a private home (HOME, XDG_DATA_HOME,
     XDG_CONFIG_HOME under a new temporary folder)."""
@@ -292,33 +292,6 @@ class Server:
         with open("/proc/%d/status" % self.pid) as f:
             return int(re.search(r"VmHWM:\s+(\d+)", f.read()).group(1))
 
-    # ---- the terminal (tty=True)
-    def tty_expect(self, pattern, timeout=30):
-        deadline = time.monotonic() + timeout
-        rx = re.compile(pattern)
-        while True:
-            m = rx.search(self.tty_buf)
-            if m:
-                self.tty_buf = self.tty_buf[m.end():]
-                return m
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise AssertionError("no %r on the terminal within %ds; it showed:\n%r" % (
-                    pattern, timeout, self.tty_transcript[-2000:]))
-            r, _, _ = select.select([self.tty], [], [], min(left, 1.0))
-            if r:
-                try:
-                    data = os.read(self.tty, 4096)
-                except OSError:
-                    data = b""
-                if not data:
-                    raise AssertionError("the terminal closed before %r; it showed:\n%r" % (
-                        pattern, self.tty_transcript[-2000:]))
-                self.tty_buf += data
-                self.tty_transcript += data
-
-    def tty_send(self, text):
-        os.write(self.tty, text if isinstance(text, bytes) else text.encode())
 
     # ---- the end
     def close(self, timeout=30):
