@@ -63,7 +63,6 @@ void mcp_call_free(mcp_call *c)
 	cJSON_Delete(c->id);
 	cJSON_Delete(c->arguments);
 	cJSON_Delete(c->progress);
-	free(c->name);
 	free(c);
 }
 
@@ -168,7 +167,7 @@ cJSON *mcp_call_run(mcp_server *s, mcp_call *c)
 	char *raw = c->arguments != NULL ? cJSON_PrintUnformatted(c->arguments) : NULL;
 	agent_tool_call call = {
 		.id = id,
-		.name = c->name,
+		.name = c->tool->name,
 		.arguments = raw != NULL ? raw : "",
 		.args = c->arguments,
 		.args_error = c->arguments_bad ? "the arguments must be a JSON object" : NULL,
@@ -182,7 +181,7 @@ cJSON *mcp_call_run(mcp_server *s, mcp_call *c)
 	agent_tool_result res;
 	agent_gate *g = agent_hands_gate(s->hands);
 	agent_gate_outcome out = agent_gate_tool_calls(g, &call, 1, &res);
-	cJSON *r = result_json(s, agent_mcp_tool_find(c->name), &res, host_answers);
+	cJSON *r = result_json(s, c->tool, &res, host_answers);
 	agent_tool_result_finish(&res);
 	free(raw);
 	if (out == AGENT_GATE_END_RUN || agent_gate_ended(g)) {

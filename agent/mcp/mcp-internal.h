@@ -44,7 +44,7 @@ typedef struct mcp_call {
 	struct mcp_call *next;
 	char key[80];                 /* the client's id, as jsonrpc.h keys it */
 	cJSON *id;                    /* owned copy */
-	char *name;
+	const agent_mcp_tool *tool;   /* found once, as the call came */
 	cJSON *arguments;             /* owned; NULL: none given */
 	bool arguments_bad;           /* given, but not an object */
 	cJSON *progress;              /* the progress token; NULL: none asked */

@@ -202,7 +202,8 @@ static void queue_call(mcp_server *s, const mcp_msg *m, bool stateless, mcp_sink
 		fail(k, m->id, MCP_INVALID_PARAMS, "tools/call needs \"name\" (a string)", NULL);
 		return;
 	}
-	if (agent_mcp_tool_find(name->valuestring) == NULL) {
+	const agent_mcp_tool *tool = agent_mcp_tool_find(name->valuestring);
+	if (tool == NULL) {
 		fail(k, m->id, MCP_INVALID_PARAMS, "unknown tool (tools/list names them)", NULL);
 		return;
 	}
@@ -213,7 +214,7 @@ static void queue_call(mcp_server *s, const mcp_msg *m, bool stateless, mcp_sink
 	}
 	snprintf(c->key, sizeof(c->key), "%s", m->id_key);
 	c->id = cJSON_Duplicate(m->id, true);
-	c->name = strdup(name->valuestring);
+	c->tool = tool;
 	c->arguments_bad = args != NULL && !cJSON_IsObject(args) && !cJSON_IsNull(args);
 	/* No arguments are no arguments: an empty object. */
 	c->arguments = cJSON_IsObject(args) ? cJSON_Duplicate(args, true)
