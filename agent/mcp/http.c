@@ -223,7 +223,11 @@ static enum MHD_Result answer(http_server *hs, struct MHD_Connection *conn, cons
 	http_sink *h = sink_new();
 	if (h == NULL)
 		return refuse(conn, 503, "out of memory");
-	mcp_server_message(hs->s, body, len, &h->base);
+	const char *ver = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "MCP-Protocol-Version");
+	if (!mcp_server_message(hs->s, body, len, ver, &h->base)) {
+		sink_release(&h->base);
+		return refuse(conn, 400, "MCP-Protocol-Version differs from the version in _meta");
+	}
 	pthread_mutex_lock(&h->lock);
 	/* A call (held, or already over with more than its answer) streams. */
 	bool waits = (h->refs > 1 && !h->done) || h->lines > 1;
@@ -331,19 +335,6 @@ static unsigned check(http_server *hs, struct MHD_Connection *conn, const char *
 	return 0;
 }
 
-/* A 2026-07-28 message's _meta version and the header must agree. */
-static bool header_matches_meta(struct MHD_Connection *conn, const char *body, size_t len)
-{
-	const char *ver = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "MCP-Protocol-Version");
-	if (ver == NULL)
-		return true;
-	mcp_msg m;
-	bool ok = !mcp_msg_parse(body, len, &m) || m.meta_version == NULL ||
-	          strcmp(ver, m.meta_version) == 0;
-	mcp_msg_finish(&m);
-	return ok;
-}
-
 /* ---- the handler --------------------------------------------------------- */
 
 typedef struct request {
@@ -381,10 +372,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 	}
 	if (rq->too_big || rq->body.oom)
 		return refuse(conn, 413, "the message is too large");
-	const char *body = rq->body.data != NULL ? rq->body.data : "";
-	if (!header_matches_meta(conn, body, rq->body.len))
-		return refuse(conn, 400, "MCP-Protocol-Version differs from the version in _meta");
-	return answer(hs, conn, body, rq->body.len);
+	return answer(hs, conn, rq->body.data != NULL ? rq->body.data : "", rq->body.len);
 }
 
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,

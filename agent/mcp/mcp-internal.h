@@ -92,8 +92,13 @@ void mcp_server_start(mcp_server *s);
 /* Stops: the running call withdrawn, the queue dropped, threads joined. */
 void mcp_server_stop(mcp_server *s);
 void mcp_server_destroy(mcp_server *s);
-/* One message from the client, answered through k (held while needed). */
-void mcp_server_message(mcp_server *s, const char *text, size_t len, mcp_sink *k);
+/*
+ * One message from the client, answered through k (held while needed).
+ * `version`: the one the transport names (HTTP's MCP-Protocol-Version),
+ * or NULL. False, nothing sent, when the message's _meta names another.
+ */
+bool mcp_server_message(mcp_server *s, const char *text, size_t len, const char *version,
+                        mcp_sink *k);
 /* Whether the gate ended the run (the server then ends). */
 bool mcp_server_ended(mcp_server *s);
 /* A line for k: sends it (NULL-safe: out of memory drops it). */

@@ -286,13 +286,19 @@ static void request(mcp_server *s, const mcp_msg *m, mcp_sink *k)
 	}
 }
 
-void mcp_server_message(mcp_server *s, const char *text, size_t len, mcp_sink *k)
+bool mcp_server_message(mcp_server *s, const char *text, size_t len, const char *version,
+                        mcp_sink *k)
 {
 	mcp_msg m;
 	if (!mcp_msg_parse(text, len, &m)) {
 		fail(k, m.id, m.code, m.why, NULL);
 		mcp_msg_finish(&m);
-		return;
+		return true;
+	}
+	/* The transport's version and the message's must agree (HTTP's header). */
+	if (version != NULL && m.meta_version != NULL && strcmp(version, m.meta_version) != 0) {
+		mcp_msg_finish(&m);
+		return false;
 	}
 	switch (m.kind) {
 	case MCP_REQUEST:
@@ -311,6 +317,7 @@ void mcp_server_message(mcp_server *s, const char *text, size_t len, mcp_sink *k
 		break;
 	}
 	mcp_msg_finish(&m);
+	return true;
 }
 
 /* ---- the worker and the ticker ---------------------------------------- */

@@ -55,7 +55,7 @@ static void line_done(mcp_server *s, struct reader *r, mcp_sink *k)
 		                           "(deskhand reads messages up to 8 MiB)", NULL));
 		r->skipping = false;
 	} else if (r->len > 0) {
-		mcp_server_message(s, r->buf, r->len, k);
+		mcp_server_message(s, r->buf, r->len, NULL, k);
 	}
 	r->len = 0;
 }

@@ -152,6 +152,14 @@ class Raw(Case):
             expect(413, self.post(s, body=big))
         with self.subTest("an unknown MCP-Protocol-Version"):
             expect(400, self.post(s, headers={"MCP-Protocol-Version": "1999-01-01"}))
+        with self.subTest("a header that differs from the message's _meta version"):
+            meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                    "io.modelcontextprotocol/clientCapabilities": {}}
+            st = expect(400, self.post(s, body=json.dumps(
+                {"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                 "params": {"name": "screenshot", "arguments": {}, "_meta": meta}}),
+                headers={"MCP-Protocol-Version": "2025-11-25"}))
+            self.assertIn(b"differs", st[2])
         with self.subTest("no CORS"):
             for st, hd, _ in answers:
                 self.assertFalse([k for k in hd if k.startswith("access-control-")], hd)
@@ -168,6 +176,14 @@ class Raw(Case):
                                 headers={"MCP-Protocol-Version": "2025-11-25"})
         self.assertEqual(st, 200, body)
         self.assertEqual([t["name"] for t in json.loads(body)["result"]["tools"]], md.TOOLS)
+        # The header and _meta agreeing: served.
+        st, _, body = self.post(s, body=json.dumps(
+            {"jsonrpc": "2.0", "id": 4, "method": "tools/list",
+             "params": {"_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                                  "io.modelcontextprotocol/clientCapabilities": {}}}}),
+            headers={"MCP-Protocol-Version": "2026-07-28"})
+        self.assertEqual(st, 200, body)
+        self.assertEqual(len(json.loads(body)["result"]["tools"]), len(md.TOOLS))
         # And so does the SDK's client.
         self.assertEqual(s.client().call("screenshot")["isError"], False)
         # No refused request reached the gate.
