@@ -111,10 +111,21 @@ typedef struct cli_exec_args {
  * printing the error and the usage line. */
 int cli_exec_parse(int argc, char **argv, cli_exec_args *out);
 
-/* doctor's first part (cmd_doctor_ready.c): each feature ready or not, and
- * the fix; d NULL when the display could not be had (display_why). */
+/* What doctor tries once and reports in both its parts. */
 struct sandbox_probe;
-void cli_doctor_ready(struct os_display *d, bool unsupported, const char *display_why,
-                      const struct sandbox_probe *p);
+typedef struct cli_doctor_facts {
+	struct os_display *display;      /* NULL: none could be had (display_why) */
+	bool unsupported;                /* a desktop deskhand does not drive */
+	char display_why[512];
+	const struct sandbox_probe *probe;
+	bool a11y_ok;                    /* the accessibility bus answered */
+	char a11y_apps[2048];            /* ok: the applications with a tree */
+	char a11y_why[256];              /* not ok: why */
+	char bus[1024];                  /* the session bus found or started, when not the display's */
+	bool bus_found;
+} cli_doctor_facts;
+
+/* doctor's first part (cmd_doctor_ready.c): each feature ready or not, and the fix. */
+void cli_doctor_ready(const cli_doctor_facts *f);
 
 #endif

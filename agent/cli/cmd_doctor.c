@@ -167,24 +167,33 @@ static void doctor_desktop(os_display *d, bool unsupported)
 		       "or --console for its Stop)\n", "stop key", os_error());
 }
 
-/* Whether `elements` can work here, and on which applications. */
-static void doctor_a11y(os_display *d)
+/* The session bus (found, or started when the display has none) and the
+ * accessibility bus on it: tried once, for both parts of the report. */
+static void a11y_try(cli_doctor_facts *f)
 {
-	if (d == NULL) {
-		printf("%-24s no: no display (%s)\n", "accessibility bus", os_error());
+	if (f->display == NULL)
+		return;
+	f->bus_found = agent_session_bus(f->display, f->bus, sizeof(f->bus)) == AGENT_BUS_FOUND;
+	f->a11y_ok = vision_a11y_probe(f->display, f->a11y_apps, sizeof(f->a11y_apps), f->a11y_why,
+	                               sizeof(f->a11y_why));
+}
+
+/* Whether `elements` can work here, and on which applications. */
+static void doctor_a11y(const cli_doctor_facts *f)
+{
+	if (f->display == NULL) {
+		printf("%-24s no: no display (%s)\n", "accessibility bus", f->display_why);
 		return;
 	}
-	char apps[2048], why[256], bus[1024];
-	agent_bus_state st = agent_session_bus(d, bus, sizeof(bus));
-	if (st != AGENT_BUS_FOUND)
-		printf("%-24s %s\n", "session bus", bus);
-	if (vision_a11y_probe(d, apps, sizeof(apps), why, sizeof(why))) {
-		char *shown = agent_show_dup(apps, 0);
+	if (!f->bus_found)
+		printf("%-24s %s\n", "session bus", f->bus);
+	if (f->a11y_ok) {
+		char *shown = agent_show_dup(f->a11y_apps, 0);
 		printf("%-24s reachable; applications with a tree: %s\n", "accessibility bus",
 		       shown ? shown : "?");
 		free(shown);
 	} else {
-		printf("%-24s no: %s\n", "accessibility bus", why);
+		printf("%-24s no: %s\n", "accessibility bus", f->a11y_why);
 	}
 }
 
@@ -207,11 +216,11 @@ int cmd_doctor(int argc, char **argv)
 		return cli_usage_error("doctor", "doctor takes no arguments");
 	sandbox_probe p;
 	sandbox_probe_run(&p);
-	bool unsupported = false;
-	os_display *d = os_display_connect(NULL, &unsupported);
-	char display_why[512];
-	snprintf(display_why, sizeof(display_why), "%s", d == NULL ? os_error() : "");
-	cli_doctor_ready(d, unsupported, display_why, &p);
+	cli_doctor_facts f = {.probe = &p};
+	f.display = os_display_connect(NULL, &f.unsupported);
+	snprintf(f.display_why, sizeof(f.display_why), "%s", f.display == NULL ? os_error() : "");
+	a11y_try(&f);
+	cli_doctor_ready(&f);
 	struct utsname u;
 	if (uname(&u) == 0)
 		printf("kernel %s, deskhand running as uid %d%s\n", u.release, (int)geteuid(),
@@ -235,9 +244,9 @@ int cmd_doctor(int argc, char **argv)
 	}
 	if (standard_ok)
 		doctor_doors();
-	doctor_desktop(d, unsupported);
-	doctor_a11y(d);
+	doctor_desktop(f.display, f.unsupported);
+	doctor_a11y(&f);
 	doctor_mcp();
-	os_display_close(d);
+	os_display_close(f.display);
 	return standard_ok ? CLI_OK : CLI_FAIL;
 }

@@ -13,7 +13,6 @@
 
 #include "agent/cli/cli.h"
 #include "agent/llm/llm.h"
-#include "agent/session/session.h"
 #include "base/base.h"
 #include "config.h"
 #include "executors/exec.h"
@@ -91,24 +90,18 @@ static void ready_ocr(void)
 		printf(ROW "no: %s\n", "OCR", vision_error());
 }
 
-static void ready_a11y(os_display *d)
+static void ready_a11y(const cli_doctor_facts *f)
 {
-	if (!DESKHAND_HAVE_ATSPI) {
+	if (!DESKHAND_HAVE_ATSPI)
 		printf(ROW "no: built without it: apt install libatspi2.0-dev libdbus-1-dev, then "
 		       "rebuild\n", "accessibility");
-		return;
-	}
-	if (d == NULL) {
+	else if (f->display == NULL)
 		printf(ROW "no: no desktop (see OS control)\n", "accessibility");
-		return;
-	}
-	char apps[2048], why[256], bus[1024];
-	(void)agent_session_bus(d, bus, sizeof(bus));
-	if (vision_a11y_probe(d, apps, sizeof(apps), why, sizeof(why)))
+	else if (f->a11y_ok)
 		printf(ROW "ready\n", "accessibility");
 	else
 		printf(ROW "no: %s (the bus comes with at-spi2-core: apt install at-spi2-core)\n",
-		       "accessibility", why);
+		       "accessibility", f->a11y_why);
 }
 
 /* The first program of `names` on PATH, or NULL. */
@@ -186,16 +179,15 @@ static void ready_sandbox(const sandbox_probe *p)
 	}
 }
 
-void cli_doctor_ready(os_display *d, bool unsupported, const char *display_why,
-                      const sandbox_probe *p)
+void cli_doctor_ready(const cli_doctor_facts *f)
 {
 	printf("deskhand %s: what is ready here (the details follow)\n", DESKHAND_VERSION);
 	ready_agent();
-	ready_desktop(d, unsupported, display_why);
+	ready_desktop(f->display, f->unsupported, f->display_why);
 	ready_ocr();
-	ready_a11y(d);
+	ready_a11y(f);
 	ready_console();
 	ready_languages();
-	ready_sandbox(p);
+	ready_sandbox(f->probe);
 	printf("\n");
 }
