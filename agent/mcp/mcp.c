@@ -52,8 +52,9 @@ static int parse(agent_options *opt, int argc, char **argv, struct mcp_flags *f)
 	int n = own_flags(argc, argv, f);
 	if (n < 0)
 		return 2;
-	if (!agent_options_load_config(opt, NULL) || !agent_options_parse(opt, n, argv) ||
-	    !agent_options_validate(opt)) {
+	/* The config file first (--config, else the default), then the flags. */
+	if (!agent_options_load_config(opt, agent_options_config_arg(n, argv)) ||
+	    !agent_options_parse(opt, n, argv) || !agent_options_validate(opt)) {
 		fprintf(stderr, "deskhand mcp: %s\n(deskhand mcp --help)\n", agent_options_error());
 		return 2;
 	}

@@ -419,19 +419,6 @@ static int list_conversations(void)
 	return 0;
 }
 
-static const char *config_arg(int argc, char **argv)
-{
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--config") == 0 && i + 1 < argc)
-			return argv[i + 1];
-		if (strncmp(argv[i], "--config=", 9) == 0)
-			return argv[i] + 9;
-		if (argv[i][0] != '-')
-			break;
-	}
-	return NULL;
-}
-
 /*
  * What the options settle before any session exists: errors, --help,
  * --version, --list-conversations, a workspace that is no directory. The
@@ -439,7 +426,7 @@ static const char *config_arg(int argc, char **argv)
  */
 static int before_session(agent_options *opt, int argc, char **argv)
 {
-	if (!agent_options_load_config(opt, config_arg(argc, argv)) ||
+	if (!agent_options_load_config(opt, agent_options_config_arg(argc, argv)) ||
 	    !agent_options_parse(opt, argc, argv) || !agent_options_validate(opt)) {
 		fprintf(stderr, "deskhand: %s\n", agent_options_error());
 		fprintf(stderr, "%s", "usage: deskhand [OPTIONS] [MESSAGE] (deskhand --help)\n");

@@ -429,6 +429,39 @@ static const struct option long_opts[] = {
 	{NULL, 0, NULL, 0},
 };
 
+/* Whether option argument `a` (before any "--") takes the next argument
+ * as its value, as getopt_long reads the command line below. */
+static bool takes_next(const char *a)
+{
+	if (a[1] != '-') {
+		/* A cluster of short options: -m's value is the rest, or the next. */
+		const char *m = strchr(a + 1, 'm');
+		return m != NULL && m[1] == '\0';
+	}
+	if (strchr(a, '=') != NULL)
+		return false;
+	for (size_t i = 0; long_opts[i].name != NULL; i++)
+		if (strcmp(a + 2, long_opts[i].name) == 0)
+			return long_opts[i].has_arg == required_argument;
+	return false;
+}
+
+const char *agent_options_config_arg(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (a[0] != '-' || a[1] == '\0' || strcmp(a, "--") == 0)
+			break; /* the options end where the message begins */
+		if (strcmp(a, "--config") == 0)
+			return i + 1 < argc ? argv[i + 1] : NULL;
+		if (strncmp(a, "--config=", 9) == 0)
+			return a + 9;
+		if (takes_next(a))
+			i++; /* its value, whatever it looks like */
+	}
+	return NULL;
+}
+
 /* What is left after the text, string and switch options: a command-line
  * option not known, or one missing its value. Always false. */
 static bool refuse_option(int c, char **argv)

@@ -76,6 +76,9 @@ void agent_options_finish(agent_options *o);
  * Returns false with agent_options_error() set on a malformed file.
  */
 bool agent_options_load_config(agent_options *o, const char *path);
+/* The FILE of a --config FILE among the leading options of argv, or NULL:
+ * the file to read before the flags are parsed. Borrowed from argv. */
+const char *agent_options_config_arg(int argc, char **argv);
 /* Applies a config file's text (NUL-terminated), named `path` in messages. */
 bool agent_options_apply_config(agent_options *o, const char *path, const char *text);
 

@@ -251,6 +251,24 @@ class Handshake(Desk):
                          ["mcp:raw-host 2.5"])
         self.nothing_reached()
 
+    def test_the_config_file_named_after_other_options_is_read(self):
+        # deskhand mcp --audit A --workspace W --config F: F is read although
+        # options with values come before it (they were taken for the end
+        # of the options, and F was never read).
+        conf = os.path.join(h.tmpdir(), "config.json")
+        with open(conf, "w") as f:
+            json.dump({"screen_max": "640x360"}, f)
+        s = mcpraw.Server(self.X, "--config", conf)
+        self.servers.append(s)
+        s.initialize()
+        r = s.tool_result("screenshot", {})
+        self.assertFalse(r["isError"], r)
+        self.assertEqual(png_size(r), (640, 360))
+        # A file that is not there is an error at start, not a silence.
+        bad = mcpraw.Server(self.X, "--config", conf + ".missing")
+        self.assertEqual(bad.close(), 2)
+        self.assertIn("no such file", bad.stderr())
+
     def test_versions_of_initialize(self):
         for asked, got in (("2025-06-18", "2025-06-18"), ("2025-03-26", "2025-03-26"),
                            (INITIALIZE, INITIALIZE), ("1999-01-01", INITIALIZE)):

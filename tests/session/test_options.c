@@ -127,6 +127,37 @@ static void test_config_then_flags(void **state)
 	free(p);
 }
 
+/* The --config of deskhand ARGS..., NULL-terminated (as parse() builds it). */
+static const char *config_of(const char *const *args)
+{
+	char *argv[32];
+	int argc = 0;
+	argv[argc++] = (char *)"deskhand";
+	for (; *args != NULL; args++)
+		argv[argc++] = (char *)*args;
+	argv[argc] = NULL;
+	return agent_options_config_arg(argc, argv);
+}
+
+/* --config is found among the leading options wherever it stands, an
+ * option's value stepped over (a value that looks like a message is one). */
+static void test_config_arg(void **state)
+{
+	(void)state;
+	static const char *const a1[] = {"--max-steps", "3", "--config", "F", "task", NULL};
+	static const char *const a2[] = {"-ym", "x", "--config=F", NULL};
+	static const char *const a3[] = {"-m", "--config", "G", NULL};      /* -m's value */
+	static const char *const a4[] = {"task", "--config", "F", NULL};    /* the message ends them */
+	static const char *const a5[] = {"--", "--config", "F", NULL};
+	static const char *const a6[] = {"--audit", "A", "--workspace", "W", "--config", "F", NULL};
+	assert_string_equal(config_of(a1), "F");
+	assert_string_equal(config_of(a2), "F");
+	assert_null(config_of(a3));
+	assert_null(config_of(a4));
+	assert_null(config_of(a5));
+	assert_string_equal(config_of(a6), "F");
+}
+
 static void test_config_errors(void **state)
 {
 	(void)state;
@@ -174,6 +205,7 @@ int main(void)
 		cmocka_unit_test(test_bad_values),
 		cmocka_unit_test(test_message_twice),
 		cmocka_unit_test(test_config_then_flags),
+		cmocka_unit_test(test_config_arg),
 		cmocka_unit_test(test_config_errors),
 		cmocka_unit_test(test_validate),
 	};
