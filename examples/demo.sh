@@ -37,7 +37,12 @@ for _ in $(seq 1 100); do
 done
 [ -s "$work/display" ] || { echo "demo: Xvfb did not start" >&2; exit 1; }
 export DISPLAY=":$(cat "$work/display")"
-export XDG_DATA_HOME="$work/data"
+# The demo is the same everywhere: the user's dotfiles are not read. An
+# interactive bash in the xterm would run ~/.bashrc, and one that waits on
+# something (pyenv's rehash lock, read-only in the sandbox) leaves the
+# terminal without a prompt; a user's config.json could change the run.
+mkdir -p "$work/home"
+export HOME="$work/home" XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
 echo "demo: private X server on $DISPLAY"
 
 args=(--provider script --script "$here/demo.json" --os --workspace "$work"

@@ -1,5 +1,8 @@
 """The README's first command runs examples/demo.sh: it must keep working.
-Run without a terminal, it answers its questions with y and says so."""
+Run without a terminal, it answers its questions with y and says so.
+The user's dotfiles are not the demo's: a ~/.bashrc that never returns (as
+a pyenv rehash waiting on its lock in the sandbox did) would leave the
+xterm without a prompt, and a config.json could cut the run short."""
 import os
 import unittest
 
@@ -9,7 +12,14 @@ import harness as h
 class Demo(unittest.TestCase):
     def test_demo_runs_offline(self):
         d = h.tmpdir()
-        env = dict(os.environ, DESKHAND_BUILD=h.build_dir(), DESKHAND_DEMO_REBUILD="0")
+        home = h.tmpdir()
+        with open(os.path.join(home, ".bashrc"), "w") as f:
+            f.write("while :; do sleep 1; done\n")
+        os.makedirs(os.path.join(home, ".config", "deskhand"))
+        with open(os.path.join(home, ".config", "deskhand", "config.json"), "w") as f:
+            f.write('{"max_steps": 1}\n')
+        env = dict(os.environ, DESKHAND_BUILD=h.build_dir(), DESKHAND_DEMO_REBUILD="0",
+                   HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"))
         for k in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "DISPLAY"):
             env.pop(k, None)
         r = h.run([os.path.join(h.SRCDIR, "examples", "demo.sh")], env=env, cwd=d,
