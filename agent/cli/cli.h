@@ -13,7 +13,7 @@
  * os/, vision/ and executors/ directly (cmd_input.c, cmd_exec.c), not
  * through the gate, which stands between the model and the machine.
  * Owns: the exit status of every command, and their arguments' parsing.
- * May call: agent/session, agent/mcp (deskhand mcp), agent/llm (doctor: whether
+ * May call: agent/session, agent/mcp (deskhand mcp), agent/batch (deskhand batch), agent/llm (doctor: whether
  * HTTP loads), agent/safety (the scanner), agent/util, base/, os/, vision/,
  * executors/.
  */

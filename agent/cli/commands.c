@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "agent/cli/cli.h"
+#include "agent/batch/batch.h"
 #include "agent/mcp/mcp.h"
 #include "agent/session/session.h"
 #include "config.h"
@@ -250,6 +251,29 @@ static const struct cli_command commands[] = {
   {"--http-allow-remote", "let --http listen on a non-loopback address"},
   {"--trust-host-approvals", "let the host's elicitation answers approve actions: only\n"
                              "when the host relays a human and its model cannot answer"},
+  {NULL, NULL}}},
+
+{"batch", agent_batch_main, "run a file of tasks unattended, each on a desktop of its own",
+ "deskhand batch TASKS.jsonl --out DIR [--parallel N] [--index I --count C] [--console] "
+ "[AGENT OPTIONS] | --report DIR",
+ "Runs each task of TASKS.jsonl (one JSON object a line: id, instruction,\n"
+ "screen, wm, setup, apps, check, timeout_s, max_steps) on a private X server\n"
+ "with its own session bus, home and files, none visible to another task;\n"
+ "its checker's exit status 0 is success. Each finished task is a line of\n"
+ "DIR/results.jsonl; run again, the batch resumes where it stopped.\n"
+ "DIR/report.html shows every step. Desktop actions need --os-auto-approve\n"
+ "(or --console, a console per task); without either they are refused.\n"
+ "The agent's options apply to every task; {id} in them is the task's id.\n",
+ {{"TASKS.jsonl", "the tasks (docs/batch.md: the fields)"},
+  {NULL, NULL}},
+ {{"--out DIR", "where results.jsonl, report.html and a folder per\n"
+                "task go"},
+  {"--parallel N", "tasks at once (default 1)"},
+  {"--index I --count C", "only tasks I, I+C, I+2C, ... (a Kubernetes Indexed\n"
+                          "Job: I is JOB_COMPLETION_INDEX)"},
+  {"--console", "a console per task (port picked), its link in the\n"
+                "progress and in DIR/ID/console.url"},
+  {"--report DIR", "only (re)write DIR/report.html"},
   {NULL, NULL}}},
 
 {"help", cmd_help, "print a command's usage, or this",
