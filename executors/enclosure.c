@@ -8,10 +8,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <seccomp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -46,7 +48,13 @@ static void build_walls(const sandbox_enclosure *e, uid_t uid, gid_t gid, int fd
 {
 	int kept[SANDBOX_ENCLOSURE_MAX];
 	size_t nkept = 0;
+	/* Not dumpable (deskhand makes itself so), the child's /proc/self is
+	 * root's, and an ordinary user could not write its own maps. */
+	if (uid != 0)
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	int err = sandbox_child_map_ids(uid, uid, gid, gid);
+	if (uid != 0)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (err != 0)
 		child_fail(fd, "the task's user namespace (uid_map)", err);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
@@ -74,6 +82,33 @@ static void build_walls(const sandbox_enclosure *e, uid_t uid, gid_t gid, int fd
 	}
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
 		child_fail(fd, "the task's /proc", errno);
+}
+
+/* setgroups() as a success that changes nothing, for a task run by root:
+ * its programs believe they are root and reset their groups before they
+ * start a child (xterm's initgroups()), and give up when that fails, as
+ * it must without CAP_SETGID. The groups stay the ones it has. */
+static int groups_noop(void)
+{
+	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
+	if (ctx == NULL)
+		return ENOMEM;
+	int r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), SCMP_SYS(setgroups), 0);
+	int nr32 = seccomp_syscall_resolve_name("setgroups32");
+	if (r == 0 && nr32 != __NR_SCMP_ERROR && nr32 >= 0)
+		r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(0), nr32, 0);
+	if (r == 0)
+		r = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return r < 0 ? -r : r;
+}
+
+int sandbox_enclosure_powerless(void)
+{
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
+		return errno;
+	int err = geteuid() == 0 ? groups_noop() : 0;
+	return err != 0 ? err : sandbox_child_drop_capabilities();
 }
 
 pid_t sandbox_enclosure_enter(const sandbox_enclosure *e)

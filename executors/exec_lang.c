@@ -7,6 +7,7 @@
  * inside the session's sandbox, where it finds the real interpreter itself.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,6 +96,33 @@ void exec_interpreter_argv(exec_lang lang, const char *interpreter, bool display
  * every directory above it belong to root and are writable by nobody else.
  * ~/.pyenv/shims or a /usr/local/bin given to the user are not.
  */
+/*
+ * The uid root's files show with here: 0, or, in a user namespace that
+ * does not map uid 0 (a batch task run by an ordinary user), the overflow
+ * uid every unmapped owner shows as. Only system directories are asked
+ * about, where nobody but root puts files.
+ */
+static uid_t root_seen_as(void)
+{
+	static int cached = -1;
+	if (cached >= 0)
+		return (uid_t)cached;
+	cached = 0;
+	char map[512], ov[32];
+	ssize_t n = base_read_small(AT_FDCWD, "/proc/self/uid_map", map, sizeof(map));
+	bool zero = n <= 0;
+	for (char *l = n > 0 ? map : NULL; l != NULL && *l != '\0';) {
+		unsigned long inner, outer, count;
+		if (sscanf(l, "%lu %lu %lu", &inner, &outer, &count) == 3 && inner == 0 && count > 0)
+			zero = true;
+		l = strchr(l, '\n');
+		l = l != NULL ? l + 1 : NULL;
+	}
+	if (!zero && base_read_small(AT_FDCWD, "/proc/sys/kernel/overflowuid", ov, sizeof(ov)) > 0)
+		cached = atoi(ov);
+	return (uid_t)cached;
+}
+
 bool exec_path_trusted(const char *path)
 {
 	char real[PATH_MAX];
@@ -112,7 +140,8 @@ bool exec_path_trusted(const char *path)
 		char c = real[i];
 		real[i] = '\0';
 		struct stat st;
-		bool ok = lstat(real, &st) == 0 && st.st_uid == 0 && (st.st_mode & 022) == 0;
+		bool ok = lstat(real, &st) == 0 && (st.st_uid == 0 || st.st_uid == root_seen_as()) &&
+		          (st.st_mode & 022) == 0;
 		real[i] = c;
 		if (!ok)
 			return false;

@@ -148,6 +148,9 @@ int sandbox_child_map_ids(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
                           gid_t outer_gid);
 int sandbox_child_loopback_up(void);
 int sandbox_child_write_file(const char *path, const char *text);
+/* No capabilities, now or after an execve (locked securebits, empty
+ * bounding and ambient sets). 0 or an errno. */
+int sandbox_child_drop_capabilities(void);
 /* mkdir -p (0755), for a bind-mount target inside a fresh tmpfs. */
 int sandbox_child_make_dirs(const char *path);
 /* Bind-mounts (recursively) what the O_PATH descriptor fd names onto target. */

@@ -201,15 +201,26 @@ typedef struct sandbox_enclosure {
 /*
  * Forks the task's first process into new user (the same uid and gid
  * mapped through), mount and pid namespaces, with the walls of `e` up and
- * a /proc of its own: the task sees no other task's files, /tmp (so no
- * other X server's socket, with the abstract one off) or processes, and
- * when this process dies the kernel ends every process the task started.
+ * a /proc of its own: the task sees no other task's files, /tmp (an X
+ * server's path socket) or processes, and when this process dies the
+ * kernel ends every process the task started. The network namespace is shared: another server's
+ * abstract socket is in reach, and an X server's cookie is what guards it.
  * Returns the child's pid in the parent and 0 in the child, which goes on
  * as the task's init (reaping what it starts) and must end with _exit().
  * The caller must be single-threaded. -1 (sandbox_error()) when the
  * namespaces or a wall cannot be made: the child is gone then.
  */
 pid_t sandbox_enclosure_enter(const sandbox_enclosure *e);
+
+/*
+ * In a child of the enclosure about to execute one of the task's commands:
+ * no capabilities, now or after the execve (locked securebits). A task
+ * run by root is then uid 0 without the power to take the walls down or
+ * to read the agent (which is not dumpable: that binds only the
+ * powerless). The agent itself keeps them: its sandbox nests namespaces.
+ * 0 or an errno.
+ */
+int sandbox_enclosure_powerless(void);
 
 /* ---- the plan (parent) and its application (child) ------------------ */
 

@@ -332,7 +332,16 @@ bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
 	int err;
 	if (plan->profile == SANDBOX_OFF)
 		return true;
-	if ((err = sandbox_child_map_ids(0, uid, 0, gid)) != 0)
+	/* deskhand is not dumpable, so this copy's /proc/self is root's and an
+	 * ordinary user could not write its own maps: dumpable for the two
+	 * writes only (root owns it either way). */
+	bool toggle = geteuid() != 0;
+	if (toggle)
+		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
+	err = sandbox_child_map_ids(0, uid, 0, gid);
+	if (toggle)
+		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	if (err != 0)
 		return failed(fail, "user namespace: writing the uid/gid maps", err);
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
 		return failed(fail, "mount namespace: making mounts private", errno);
@@ -389,7 +398,7 @@ static int limit(int resource, uint64_t want)
 	return setrlimit(resource, &rl) != 0 ? errno : 0;
 }
 
-static int drop_capabilities(void)
+int sandbox_child_drop_capabilities(void)
 {
 	int bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
 	           SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
@@ -520,7 +529,7 @@ bool sandbox_child_confine(const sandbox_plan *plan, uid_t uid, gid_t gid,
 		return failed(fail, "ignoring SIGXFSZ", errno);
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		return failed(fail, "prctl(PR_SET_NO_NEW_PRIVS)", errno);
-	if ((err = drop_capabilities()) != 0)
+	if ((err = sandbox_child_drop_capabilities()) != 0)
 		return failed(fail, "dropping capabilities", err);
 	if (!apply_landlock(plan, fail))
 		return false;

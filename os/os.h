@@ -505,7 +505,8 @@ typedef struct os_xserver {
 
 /*
  * Starts Xvfb with a width x height x 24 screen for one task of deskhand
- * batch: a path socket only (no TCP, no abstract socket), a new random
+ * batch: no TCP, the path and abstract sockets of a number nobody else
+ * holds (clients try the abstract one first), a new random
  * MIT-MAGIC-COOKIE-1 written to auth_path (0600; the XAUTHORITY of its
  * clients), its output to log_fd, ended with the calling process
  * (PDEATHSIG). Returns once it accepts connections (bounded: 30 s). The

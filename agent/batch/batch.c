@@ -23,7 +23,7 @@
 #include <unistd.h>
 
 #include "agent/batch/batch-internal.h"
-#include "agent/session/options.h"
+#include "agent/session/session.h"
 #include "base/base.h"
 #include "executors/exec.h"
 

@@ -24,9 +24,11 @@ typedef struct task_procs {
 /* Blocks SIGCHLD and opens its descriptor. */
 bool task_proc_init(task_procs *p);
 /* Starts argv (PATH searched in env's PATH) in cwd, its own process
- * group, stdin /dev/null, stdout to out_fd, stderr to err_fd. -1: fork
+ * group, stdin /dev/null, stdout to out_fd, stderr to err_fd; `powerless`:
+ * without capabilities (the task's commands; not the agent). -1: fork
  * failed. */
-pid_t task_spawn(char *const *argv, char *const *env, const char *cwd, int out_fd, int err_fd);
+pid_t task_spawn(char *const *argv, char *const *env, const char *cwd, int out_fd, int err_fd,
+                 bool powerless);
 /* Processes whose end is news (the desktop's, the apps). */
 void task_watch(task_procs *p, pid_t pid, const char *what);
 /* Waits for pid until the deadline, reaping the others; false: still running. */

@@ -209,7 +209,7 @@ static bool desktop(struct life *l)
 static pid_t start(struct life *l, char *const *argv, int out_fd, int err_fd)
 {
 	char **v = expand_argv(l, argv);
-	pid_t pid = v != NULL ? task_spawn(v, l->cmd_env, l->ws, out_fd, err_fd) : -1;
+	pid_t pid = v != NULL ? task_spawn(v, l->cmd_env, l->ws, out_fd, err_fd, true) : -1;
 	if (pid < 0)
 		life_fail(l, "cannot start %s: %s", argv[0], strerror(errno));
 	free_argv(v);
@@ -380,7 +380,7 @@ static bool run_agent(struct life *l)
 	int out = open_log(l, "agent.jsonl"), err = open_log(l, "agent.err");
 	pid_t pid = -1;
 	if (argv != NULL && env != NULL && out >= 0 && err >= 0)
-		pid = task_spawn(argv, env, l->ws, out, err);
+		pid = task_spawn(argv, env, l->ws, out, err, false);
 	if (pid < 0)
 		life_fail(l, "cannot start the agent: %s", strerror(errno));
 	free_argv(argv);

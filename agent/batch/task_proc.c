@@ -33,7 +33,8 @@ bool task_proc_init(task_procs *p)
 	return p->sigfd >= 0;
 }
 
-pid_t task_spawn(char *const *argv, char *const *env, const char *cwd, int out_fd, int err_fd)
+pid_t task_spawn(char *const *argv, char *const *env, const char *cwd, int out_fd, int err_fd,
+                 bool powerless)
 {
 	pid_t pid = fork();
 	if (pid != 0)
@@ -48,6 +49,11 @@ pid_t task_spawn(char *const *argv, char *const *env, const char *cwd, int out_f
 	/* Its own process group: the terminal's signals and a kill of the
 	 * group reach what it started too. */
 	setpgid(0, 0);
+	int err = powerless ? sandbox_enclosure_powerless() : 0;
+	if (err != 0) {
+		dprintf(2, "deskhand batch: dropping capabilities: %s\n", strerror(err));
+		_exit(127);
+	}
 	if (cwd != NULL && chdir(cwd) != 0) {
 		dprintf(2, "deskhand batch: %s: %s\n", cwd, strerror(errno));
 		_exit(127);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "agent/batch/batch-internal.h"
+#include "agent/util/textutil.h"
 #include "base/base.h"
 
 bool batch_id_valid(const char *s)
@@ -189,7 +190,15 @@ static bool parse_line(const char *name, size_t lineno, const char *s, size_t n,
 	const char *end = NULL;
 	cJSON *o = cJSON_ParseWithLengthOpts(s, n, &end, false);
 	bool ok = false;
-	if (o == NULL || !cJSON_IsObject(o) || memchr(s, '\0', n) != NULL) {
+	if (!agent_utf8_valid(s, n) || memchr(s, '\0', n) != NULL) {
+		fail(err, errsize, name, lineno, "not UTF-8 text");
+		goto out;
+	}
+	if (agent_json_has_escaped_nul(s, n)) {
+		fail(err, errsize, name, lineno, "a string holds a NUL character (\\u0000)");
+		goto out;
+	}
+	if (o == NULL || !cJSON_IsObject(o)) {
 		fail(err, errsize, name, lineno, "not a JSON object");
 		goto out;
 	}

@@ -102,23 +102,6 @@ static bool read_call(mcp_msg *m, const cJSON *root)
 	return read_meta(m);
 }
 
-/*
- * Whether a string of the message holds an escaped NUL (\u0000): cJSON
- * ends its strings there, so "click\u0000x" would read as "click". Every
- * backslash of JSON text is inside a string; an escaped backslash is
- * stepped over whole.
- */
-static bool has_escaped_nul(const char *text, size_t len)
-{
-	for (size_t i = 0; i + 1 < len; i++) {
-		if (text[i] != '\\')
-			continue;
-		if (text[i + 1] == 'u' && i + 5 < len && memcmp(text + i + 2, "0000", 4) == 0)
-			return true;
-		i++;
-	}
-	return false;
-}
 
 bool mcp_msg_parse(const char *text, size_t len, mcp_msg *m)
 {
@@ -148,7 +131,7 @@ bool mcp_msg_parse(const char *text, size_t len, mcp_msg *m)
 		               "an integer");
 	m->id = id;
 	/* Refused whole, with its id: no name or text of it can be trusted. */
-	if (has_escaped_nul(text, len))
+	if (agent_json_has_escaped_nul(text, len))
 		return invalid(m, MCP_INVALID_REQUEST, "a string of the message holds a NUL "
 		               "character (\\u0000), which deskhand does not take");
 	if (cJSON_GetObjectItemCaseSensitive(m->root, "method") == NULL)

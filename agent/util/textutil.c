@@ -243,3 +243,17 @@ char *agent_base64(const unsigned char *in, size_t n, size_t *out_len)
 		*out_len = len;
 	return out;
 }
+
+/* Every backslash of JSON text is inside a string; an escaped backslash is
+ * stepped over whole. */
+bool agent_json_has_escaped_nul(const char *text, size_t len)
+{
+	for (size_t i = 0; i + 1 < len; i++) {
+		if (text[i] != '\\')
+			continue;
+		if (text[i + 1] == 'u' && i + 5 < len && memcmp(text + i + 2, "0000", 4) == 0)
+			return true;
+		i++;
+	}
+	return false;
+}

@@ -29,6 +29,12 @@ size_t agent_utf8_seq(const char *s, size_t n);
 
 /* Whether s[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
 bool agent_utf8_valid(const char *s, size_t n);
+/*
+ * Whether a string of the JSON text holds an escaped NUL (\u0000): cJSON
+ * ends its strings there, so "click\u0000x" would read as "click". For
+ * parsers of what strangers send, which refuse such text.
+ */
+bool agent_json_has_escaped_nul(const char *text, size_t len);
 
 /*
  * Returns a NUL-terminated copy of s[0..n) with every invalid sequence and

@@ -1,9 +1,13 @@
 /*
  * os/x11/server — a private X server for one task of deskhand batch (see
- * os.h): Xvfb on a path socket only (no TCP, no abstract socket, which is
- * shared by every process of the network namespace whatever their /tmp),
- * with an authorisation cookie of its own, so a client needs both the
- * socket and the cookie file to reach it.
+ * os.h): Xvfb with an authorisation cookie of its own and no TCP. It does
+ * listen on the abstract socket as well as the path: clients try the
+ * abstract @/tmp/.X11-unix/XN first, and that name is shared by every
+ * process of the network namespace whatever its /tmp, so a server that
+ * did not hold it would leave its clients to whichever other server on
+ * the machine does (they would drive the wrong desktop). Holding it,
+ * -displayfd picks a number nobody else holds; what reaches it from
+ * outside the task meets the cookie.
  */
 #include <X11/Xauth.h>
 #include <errno.h>
@@ -114,9 +118,10 @@ bool os_xserver_start(int width, int height, const char *auth_path, int log_fd,
 		return false;
 	snprintf(screen, sizeof(screen), "%dx%dx24", width, height);
 	/* -noreset: the server keeps its state when the last client leaves
-	 * (between a setup command and the apps, say). */
+	 * (between a setup command and the apps, say). -nolisten local would
+	 * drop the abstract socket: see the top of this file. */
 	char *argv[] = {exe, (char *)"-displayfd", numfd, (char *)"-screen", (char *)"0", screen,
-	                (char *)"-nolisten", (char *)"tcp", (char *)"-nolisten", (char *)"local",
+	                (char *)"-nolisten", (char *)"tcp",
 	                (char *)"-auth", (char *)auth_path, (char *)"-noreset", NULL};
 	int pfd[2];
 	if (pipe2(pfd, O_CLOEXEC) != 0)
