@@ -81,12 +81,26 @@ class ExampleSuite(unittest.TestCase):
                    "--script", "{tasks}/solutions/%s/{id}.json" % kind],
                   env=env, cwd=root, timeout=BATCH_TIMEOUT)
         text = r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
+        self.assertTrue(os.path.exists(os.path.join(out, "results.jsonl")),
+                        "deskhand batch exited %d and wrote no results.jsonl:\n%s"
+                        % (r.returncode, text[-3000:]))
+        self.root = root
         results = {}
         for line in read_results(out):
             self.assertNotIn(line["id"], results, "a task recorded twice:\n" + text)
             results[line["id"]] = line
         self.assertEqual(sorted(results), sorted(self.ids), text)
         return r.returncode, text, results, out
+
+    def tearDown(self):
+        # The batch's folders (Chromium's profile among them) are kept for
+        # a look when the case failed, and removed when it passed.
+        root = getattr(self, "root", None)
+        # (unittest's outcome so far: success is False after any failure,
+        # in a subTest too.)
+        ok = getattr(getattr(self, "_outcome", None), "success", False)
+        if root and ok:
+            shutil.rmtree(root, ignore_errors=True)
 
     def check_out(self, out, tid):
         try:
