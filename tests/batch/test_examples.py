@@ -65,7 +65,7 @@ class ExampleSuite(unittest.TestCase):
 
     def batch(self, kind):
         """Runs the suite with the scripted solutions of KIND; returns
-        (exit status, output, {id: result line}, out dir)."""
+        (exit status, output, {id: result line}, out dir, its parent)."""
         root = h.tmpdir()
         out = os.path.join(root, "out")
         home = os.path.join(root, "home")
@@ -84,23 +84,20 @@ class ExampleSuite(unittest.TestCase):
         self.assertTrue(os.path.exists(os.path.join(out, "results.jsonl")),
                         "deskhand batch exited %d and wrote no results.jsonl:\n%s"
                         % (r.returncode, text[-3000:]))
-        self.root = root
         results = {}
         for line in read_results(out):
             self.assertNotIn(line["id"], results, "a task recorded twice:\n" + text)
             results[line["id"]] = line
         self.assertEqual(sorted(results), sorted(self.ids), text)
-        return r.returncode, text, results, out
+        return r.returncode, text, results, out, root
 
-    def tearDown(self):
-        # The batch's folders (Chromium's profile among them) are kept for
-        # a look when the case failed, and removed when it passed.
-        root = getattr(self, "root", None)
-        # (unittest's outcome so far: success is False after any failure,
-        # in a subTest too.)
-        ok = getattr(getattr(self, "_outcome", None), "success", False)
-        if root and ok:
+    def clean(self, root, ok):
+        """The batch's folders (Chromium's profile among them) are removed
+        when everything held, and kept for a look when something did not."""
+        if ok:
             shutil.rmtree(root, ignore_errors=True)
+        else:
+            print("# the batch's folders are kept in %s" % root)
 
     def check_out(self, out, tid):
         try:
@@ -111,7 +108,10 @@ class ExampleSuite(unittest.TestCase):
             return "(no check.out: %s)" % e
 
     def test_pass_solutions_pass(self):
-        status, text, results, out = self.batch("pass")
+        status, text, results, out, root = self.batch("pass")
+        self.clean(root, status == 0 and all(
+            r["success"] is True and r["check_exit"] == 0 and r["agent_exit"] == 0
+            for r in results.values()))
         for tid in self.ids:
             res = results[tid]
             with self.subTest(task=tid):
@@ -124,7 +124,10 @@ class ExampleSuite(unittest.TestCase):
         self.assertEqual(status, 0, text[-3000:])
 
     def test_fail_solutions_fail(self):
-        status, text, results, out = self.batch("fail")
+        status, text, results, out, root = self.batch("fail")
+        self.clean(root, status == 1 and all(
+            r["success"] is False and r["agent_exit"] == 0 and r["check_exit"] not in (None, 0)
+            for r in results.values()))
         for tid in self.ids:
             res = results[tid]
             with self.subTest(task=tid):
