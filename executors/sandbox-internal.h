@@ -148,6 +148,10 @@ int sandbox_child_map_ids(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
                           gid_t outer_gid);
 int sandbox_child_loopback_up(void);
 int sandbox_child_write_file(const char *path, const char *text);
+/* mkdir -p (0755), for a bind-mount target inside a fresh tmpfs. */
+int sandbox_child_make_dirs(const char *path);
+/* Bind-mounts (recursively) what the O_PATH descriptor fd names onto target. */
+int sandbox_child_bind_fd(int fd, const char *target);
 /* Mounts a fresh devpts instance on /dev/pts and makes /dev/ptmx its
  * ptmx; 0 or an errno. In a mount namespace the caller owns. */
 int sandbox_child_mount_devpts(void);

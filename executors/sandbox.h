@@ -185,6 +185,32 @@ char **sandbox_env_create(sandbox_profile profile, bool display,
                           char *const *base, const char *workspace);
 void sandbox_env_destroy(char **env);
 
+/* ---- the enclosure of a batch task ------------------------------------ */
+
+#define SANDBOX_ENCLOSURE_MAX 8
+
+/* What one task of deskhand batch may see of the file system: everything
+ * but /tmp and /dev/shm (private, empty), the `cover` directories (empty;
+ * the batch's output folder, holding the other tasks') and what lies in
+ * them but `keep` (its own folder, bound back as it is). NULL-terminated. */
+typedef struct sandbox_enclosure {
+	const char *cover[SANDBOX_ENCLOSURE_MAX];
+	const char *keep[SANDBOX_ENCLOSURE_MAX];
+} sandbox_enclosure;
+
+/*
+ * Forks the task's first process into new user (the same uid and gid
+ * mapped through), mount and pid namespaces, with the walls of `e` up and
+ * a /proc of its own: the task sees no other task's files, /tmp (so no
+ * other X server's socket, with the abstract one off) or processes, and
+ * when this process dies the kernel ends every process the task started.
+ * Returns the child's pid in the parent and 0 in the child, which goes on
+ * as the task's init (reaping what it starts) and must end with _exit().
+ * The caller must be single-threaded. -1 (sandbox_error()) when the
+ * namespaces or a wall cannot be made: the child is gone then.
+ */
+pid_t sandbox_enclosure_enter(const sandbox_enclosure *e);
+
 /* ---- the plan (parent) and its application (child) ------------------ */
 
 typedef struct sandbox_plan sandbox_plan;

@@ -113,8 +113,7 @@ static bool is_dir(const char *path)
 	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-/* mkdir -p inside the freshly mounted tmpfs, for a bind-mount target. */
-static int make_dirs(const char *path)
+int sandbox_child_make_dirs(const char *path)
 {
 	char buf[SB_PATH_MAX];
 	size_t len = strlen(path);
@@ -133,8 +132,7 @@ static int make_dirs(const char *path)
 	return 0;
 }
 
-/* Bind-mounts what the O_PATH descriptor fd names onto target. */
-static int bind_fd(int fd, const char *target)
+int sandbox_child_bind_fd(int fd, const char *target)
 {
 	char src[40];
 	size_t pos = 0;
@@ -155,7 +153,7 @@ static int bind_back(int fd, const char *path, bool dir)
 	char *slash = strrchr(parent, '/');
 	if (slash != NULL && slash != parent)
 		*slash = '\0';
-	int err = make_dirs(dir ? path : parent);
+	int err = sandbox_child_make_dirs(dir ? path : parent);
 	if (err == 0 && !dir) {
 		int t = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 		if (t < 0)
@@ -163,7 +161,7 @@ static int bind_back(int fd, const char *path, bool dir)
 		else
 			close(t);
 	}
-	return err != 0 ? err : bind_fd(fd, path);
+	return err != 0 ? err : sandbox_child_bind_fd(fd, path);
 }
 
 /* strict's private /tmp and /dev/shm. They hide whatever lived there, so
@@ -197,9 +195,9 @@ static bool private_tmp(const sandbox_plan *plan, sandbox_failure *fail)
 		close(kept_fd[i]);
 	}
 	if (ws_fd >= 0) {
-		if ((err = make_dirs(plan->workspace)) != 0)
+		if ((err = sandbox_child_make_dirs(plan->workspace)) != 0)
 			return failed(fail, "recreating the workspace path", err);
-		if ((err = bind_fd(ws_fd, plan->workspace)) != 0)
+		if ((err = sandbox_child_bind_fd(ws_fd, plan->workspace)) != 0)
 			return failed(fail, "binding the workspace", err);
 		close(ws_fd);
 	}

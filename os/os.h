@@ -19,12 +19,12 @@
  *
  * Owns: the display connection and what it keeps (the reused capture
  * buffers, the keymap's temporary bindings or the virtual keyboard's
- * keymap, restored or released at close), and the private session bus it
- * may start.
+ * keymap, restored or released at close), the private session bus it
+ * may start, and the private X servers of deskhand batch's tasks.
  * May call: base/, Xlib and its extensions (XTest, XShm, RandR, XKB,
- * X-Resource), libwayland-client, libxkbcommon, cJSON (sway's IPC), GLib's
- * GIO (Mutter's D-Bus interfaces), libpipewire (its screen-cast streams),
- * libpng, zlib, ISA-L.
+ * X-Resource), libXau (a private server's cookie), libwayland-client,
+ * libxkbcommon, cJSON (sway's IPC), GLib's GIO (Mutter's D-Bus
+ * interfaces), libpipewire (its screen-cast streams), libpng, zlib, ISA-L.
  */
 #ifndef DESKHAND_OS_H
 #define DESKHAND_OS_H
@@ -495,6 +495,24 @@ size_t os_keys_owners(os_display *d, int *pids, size_t max);
  * multiplexer in between, whose terminal window is no ancestor).
  */
 bool os_input_reaches_ancestor(os_display *d, const os_point *pts, size_t n, bool keys);
+
+/* ---- a private X server (os/x11/server.c) ---------------------------- */
+
+typedef struct os_xserver {
+	int pid;
+	char display[16];       /* ":N" */
+} os_xserver;
+
+/*
+ * Starts Xvfb with a width x height x 24 screen for one task of deskhand
+ * batch: a path socket only (no TCP, no abstract socket), a new random
+ * MIT-MAGIC-COOKIE-1 written to auth_path (0600; the XAUTHORITY of its
+ * clients), its output to log_fd, ended with the calling process
+ * (PDEATHSIG). Returns once it accepts connections (bounded: 30 s). The
+ * caller reaps out->pid.
+ */
+bool os_xserver_start(int width, int height, const char *auth_path, int log_fd,
+                      os_xserver *out);
 
 /* ---- the session bus (os/bus.c) ------------------------------------- */
 

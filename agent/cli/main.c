@@ -3,6 +3,7 @@
  * agent. The only place that turns results into an exit status.
  */
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,6 +54,14 @@ int main(int argc, char **argv)
 	 * sandbox drops all three (executors/sandbox.c).
 	 */
 	setenv("QT_ACCESSIBILITY", "1", 0);
+	/*
+	 * deskhand holds the model's keys (its environment, its memory) and
+	 * runs next to programs the model drives: a terminal it types into
+	 * could read /proc/PID/environ or attach a debugger, since they are the
+	 * same user's. Not dumpable, this process is out of their reach; what
+	 * it executes is dumpable again (execve resets it).
+	 */
+	prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	setenv("QT_LINUX_ACCESSIBILITY_ALWAYS_ON", "1", 0);
 	setenv("GNOME_ACCESSIBILITY", "1", 0);
 	int took = display_backend_option(argc, argv);

@@ -1,0 +1,124 @@
+/*
+ * executors/enclosure — a batch task's walls (see sandbox.h): the first
+ * process of new user, mount and pid namespaces, with /tmp, /dev/shm and
+ * the named directories covered, what must stay bound back, and a /proc
+ * of its own. The parent is single-threaded (deskhand batch), so the child
+ * goes on running ordinary code after the walls are up.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "executors/sandbox-internal.h"
+
+/* Why the walls could not go up, sent from the child to the parent. */
+static void child_fail(int fd, const char *step, int err)
+{
+	char msg[300];
+	int n = snprintf(msg, sizeof(msg), "%s: %s", step, strerror(err));
+	if (err == EPERM || err == EACCES)
+		snprintf(msg + n, sizeof(msg) - (size_t)n, "%s",
+		         " (in a container: see deskhand doctor; podman needs "
+		         "--security-opt unmask=ALL and a seccomp profile that allows "
+		         "namespaces)");
+	if (write(fd, msg, strlen(msg)) < 0) {
+		/* The parent sees the exit status anyway. */
+	}
+	_exit(125);
+}
+
+static int tmpfs(const char *path, const char *opts)
+{
+	return mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) == 0 ? 0 : errno;
+}
+
+/* Covers what must not be seen, then binds back what must stay; the kept
+ * directories are held open from before the covers. */
+static void build_walls(const sandbox_enclosure *e, uid_t uid, gid_t gid, int fd)
+{
+	int kept[SANDBOX_ENCLOSURE_MAX];
+	size_t nkept = 0;
+	int err = sandbox_child_map_ids(uid, uid, gid, gid);
+	if (err != 0)
+		child_fail(fd, "the task's user namespace (uid_map)", err);
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		child_fail(fd, "making the task's mounts private", errno);
+	for (; nkept < SANDBOX_ENCLOSURE_MAX && e->keep[nkept] != NULL; nkept++)
+		if ((kept[nkept] = open(e->keep[nkept], O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			child_fail(fd, e->keep[nkept], errno);
+	if ((err = tmpfs("/tmp", "mode=1777")) != 0)
+		child_fail(fd, "the task's private /tmp", err);
+	if (access("/dev/shm", F_OK) == 0 && (err = tmpfs("/dev/shm", "mode=1777")) != 0)
+		child_fail(fd, "the task's private /dev/shm", err);
+	for (size_t i = 0; i < SANDBOX_ENCLOSURE_MAX && e->cover[i] != NULL; i++) {
+		struct stat st;
+		/* Below /tmp it is already gone. */
+		if (stat(e->cover[i], &st) != 0 || !S_ISDIR(st.st_mode))
+			continue;
+		if ((err = tmpfs(e->cover[i], "mode=0755")) != 0)
+			child_fail(fd, e->cover[i], err);
+	}
+	for (size_t i = 0; i < nkept; i++) {
+		if ((err = sandbox_child_make_dirs(e->keep[i])) != 0 ||
+		    (err = sandbox_child_bind_fd(kept[i], e->keep[i])) != 0)
+			child_fail(fd, e->keep[i], err);
+		close(kept[i]);
+	}
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		child_fail(fd, "the task's /proc", errno);
+}
+
+pid_t sandbox_enclosure_enter(const sandbox_enclosure *e)
+{
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		sandbox_fail("a pipe for the task's enclosure: %s", strerror(errno));
+		return -1;
+	}
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	fflush(NULL);
+	/* clone(2) without a stack is fork(2) into new namespaces: the child
+	 * is pid 1 of its own pid namespace, and its death ends every process
+	 * the task started, however deep. */
+	long pid = syscall(SYS_clone, CLONE_NEWUSER | CLONE_NEWNS | CLONE_NEWPID | SIGCHLD,
+	                   NULL, NULL, NULL, 0L);
+	if (pid < 0) {
+		int err = errno;
+		close(pipefd[0]);
+		close(pipefd[1]);
+		sandbox_fail("new namespaces for the task: %s%s", strerror(err),
+		             err == EPERM || err == ENOSPC
+		                 ? " (user namespaces are off here: see deskhand doctor)"
+		                 : "");
+		return -1;
+	}
+	if (pid == 0) {
+		close(pipefd[0]);
+		build_walls(e, uid, gid, pipefd[1]);
+		close(pipefd[1]);
+		return 0;
+	}
+	close(pipefd[1]);
+	char msg[320];
+	ssize_t n;
+	do
+		n = read(pipefd[0], msg, sizeof(msg) - 1);
+	while (n < 0 && errno == EINTR);
+	close(pipefd[0]);
+	if (n <= 0)
+		return (pid_t)pid;
+	msg[n] = '\0';
+	while (waitpid((pid_t)pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	sandbox_fail("the task's enclosure: %s", msg);
+	return -1;
+}
