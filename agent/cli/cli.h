@@ -111,19 +111,43 @@ typedef struct cli_exec_args {
  * printing the error and the usage line. */
 int cli_exec_parse(int argc, char **argv, cli_exec_args *out);
 
+/* The container deskhand runs in, as doctor finds it (cmd_doctor_container.c):
+ * advice only, never a reason to allow or refuse anything. */
+typedef struct cli_container {
+	const char *kind;                /* "podman", "docker", "Kubernetes", ...; NULL: none found */
+	char evidence[128];              /* what showed it: "/run/.containerenv", ... */
+	int proc_masked;                 /* paths the runtime mounted over inside /proc */
+	char proc_masked_list[256];      /* the first of them, ", "-separated */
+	int proc_listed;                 /* how many of them the list holds */
+	bool seccomp;                    /* a seccomp filter is loaded on deskhand (the runtime's) */
+} cli_container;
+
+/* Looks for a container (marker files, environment, /proc/1/cgroup), and
+ * reads /proc's masks and whether seccomp filters deskhand (anywhere). */
+void cli_container_detect(cli_container *c);
+
+/* The container setting that grants layer l, which the probe found
+ * refused here; NULL when l works or when no container setting is known
+ * to grant it (outside a container: only a masked /proc's). */
+const char *cli_container_fix(const cli_container *c, const sandbox_probe *p, sandbox_layer l);
+
 /* What doctor tries once and reports in both its parts. */
-struct sandbox_probe;
 typedef struct cli_doctor_facts {
 	struct os_display *display;      /* NULL: none could be had (display_why) */
 	bool unsupported;                /* a desktop deskhand does not drive */
 	char display_why[512];
-	const struct sandbox_probe *probe;
+	const sandbox_probe *probe;
 	bool a11y_ok;                    /* the accessibility bus answered */
 	char a11y_apps[2048];            /* ok: the applications with a tree */
 	char a11y_why[256];              /* not ok: why */
 	char bus[1024];                  /* the session bus found or started, when not the display's */
 	bool bus_found;
+	cli_container container;
 } cli_doctor_facts;
+
+/* doctor's container section (cmd_doctor_container.c): the runtime found,
+ * and each of the sandbox's needs granted or refused, with the fix. */
+void cli_doctor_container(const cli_doctor_facts *f);
 
 /* doctor's first part (cmd_doctor_ready.c): each feature ready or not, and the fix. */
 void cli_doctor_ready(const cli_doctor_facts *f);

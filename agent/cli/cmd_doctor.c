@@ -2,7 +2,8 @@
  * deskhand doctor: first what is ready and how to fix what is not
  * (cmd_doctor_ready.c), then what of the sandbox works on this machine,
  * tried for real, which profiles can therefore run, and which doors to the desktop
- * and to deskhand's own files the standard profile closes here.
+ * and to deskhand's own files the standard profile closes here; in a
+ * container, what the sandbox needs of it (cmd_doctor_container.c).
  */
 #include <limits.h>
 #include <fcntl.h>
@@ -217,6 +218,7 @@ int cmd_doctor(int argc, char **argv)
 	sandbox_probe p;
 	sandbox_probe_run(&p);
 	cli_doctor_facts f = {.probe = &p};
+	cli_container_detect(&f.container);
 	f.display = os_display_connect(NULL, &f.unsupported);
 	snprintf(f.display_why, sizeof(f.display_why), "%s", f.display == NULL ? os_error() : "");
 	a11y_try(&f);
@@ -228,6 +230,7 @@ int cmd_doctor(int argc, char **argv)
 	for (int l = 0; l < SANDBOX_LAYER_COUNT; l++)
 		printf("%-24s %s%s\n", sandbox_layer_name((sandbox_layer)l),
 		       p.ok[l] ? "" : "no: ", p.detail[l]);
+	cli_doctor_container(&f);
 	bool standard_ok = true;
 	for (int prof = SANDBOX_OFF; prof < SANDBOX_PROFILE_COUNT; prof++) {
 		char why[320];

@@ -162,7 +162,11 @@ static const char *layer_fix(sandbox_layer l)
 	}
 }
 
-static void ready_sandbox(const sandbox_probe *p)
+/* In a container, the runtime's setting that grants the layer (its flag,
+ * the securityContext field) is the fix; elsewhere the host's. A layer
+ * that failed only because another did gets no line of its own, and a fix
+ * already printed for this profile is not printed again. */
+static void ready_sandbox(const sandbox_probe *p, const cli_container *c)
 {
 	for (int prof = SANDBOX_STANDARD; prof < SANDBOX_PROFILE_COUNT; prof++) {
 		char what[32], why[320];
@@ -172,10 +176,25 @@ static void ready_sandbox(const sandbox_probe *p)
 			continue;
 		}
 		printf(ROW "no: %s\n", what, why);
-		for (int l = 0; l < SANDBOX_LAYER_COUNT; l++)
-			if (!p->ok[l] && (sandbox_profile_layers((sandbox_profile)prof, false) &
-			                  (1u << l)))
-				printf(ROW "  fix: %s\n", "", layer_fix((sandbox_layer)l));
+		const char *shown[SANDBOX_LAYER_COUNT];
+		int n = 0;
+		for (int l = 0; l < SANDBOX_LAYER_COUNT; l++) {
+			if (p->ok[l] || !(sandbox_profile_layers((sandbox_profile)prof, false) & (1u << l)))
+				continue;
+			if (l != SANDBOX_LAYER_USERNS && !p->ok[SANDBOX_LAYER_USERNS] &&
+			    strcmp(p->detail[l], "needs a user namespace") == 0)
+				continue;
+			const char *fix = cli_container_fix(c, p, (sandbox_layer)l);
+			if (fix == NULL)
+				fix = layer_fix((sandbox_layer)l);
+			bool again = false;
+			for (int i = 0; i < n; i++)
+				again = again || strcmp(shown[i], fix) == 0;
+			if (again)
+				continue;
+			shown[n++] = fix;
+			printf(ROW "  fix: %s\n", "", fix);
+		}
 	}
 }
 
@@ -188,6 +207,6 @@ void cli_doctor_ready(const cli_doctor_facts *f)
 	ready_a11y(f);
 	ready_console();
 	ready_languages();
-	ready_sandbox(f->probe);
+	ready_sandbox(f->probe, &f->container);
 	printf("\n");
 }
