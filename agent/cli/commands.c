@@ -269,8 +269,9 @@ static const struct cli_command commands[] = {
  {{"--out DIR", "where results.jsonl, report.html and a folder per\n"
                 "task go"},
   {"--parallel N", "tasks at once (default 1)"},
-  {"--index I --count C", "only tasks I, I+C, I+2C, ... (a Kubernetes Indexed\n"
-                          "Job: I is JOB_COMPLETION_INDEX)"},
+  {"--index I", "with --count C: only tasks I, I+C, I+2C, ... (a\n"
+                "Kubernetes Indexed Job: I is JOB_COMPLETION_INDEX)"},
+  {"--count C", "the number of shares (the Job's completions)"},
   {"--console", "a console per task (port picked), its link in the\n"
                 "progress and in DIR/ID/console.url"},
   {"--report DIR", "only (re)write DIR/report.html"},

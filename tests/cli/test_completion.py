@@ -86,7 +86,7 @@ class Completion(unittest.TestCase):
         for cmd in (c for c in MODEL if c):
             with self.subTest(command=cmd):
                 flags = [f for o in MODEL[cmd][1] for f in o.flags]
-                if cmd == "mcp":
+                if cmd in ("mcp", "batch"):   # [AGENT OPTIONS]
                     flags += agent
                 want = list(dict.fromkeys(flags + ["--help", "-h"]))
                 self.assertEqual(offered("deskhand", cmd, "-"), want)

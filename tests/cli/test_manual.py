@@ -194,9 +194,9 @@ class HelpEverywhere(unittest.TestCase):
                 self.assertEqual(r.returncode, 2, r.stderr)
                 self.assertEqual(r.stdout, b"")
                 err = r.stderr.decode()
-                # deskhand mcp's own room cannot print the table's line; it
-                # points at its --help instead.
-                want = ("deskhand mcp --help" if cmd == "mcp" else
+                # deskhand mcp's and batch's own rooms cannot print the
+                # table's line; they point at their --help instead.
+                want = ("deskhand %s --help" % cmd if cmd in ("mcp", "batch") else
                         "usage: " + complete.synopsis(MODEL[cmd][0]) + "\n")
                 self.assertIn(want, err)
 
