@@ -378,8 +378,8 @@ int cli_help_top(void)
 	putchar('\n');
 	fputs(agent_options_usage(), stdout);
 	fputs("\nMore: man deskhand; the pages in docs/ (installed in " DESKHAND_DOCDIR "):\n"
-	      "configuration, agent, files, models, desktops, console, mcp, tools, security, "
-	      "benchmarks.\n", stdout);
+	      "configuration, agent, files, models, desktops, console, mcp, batch, tools, "
+	      "security, benchmarks.\n", stdout);
 	return help_written();
 }
 
