@@ -157,3 +157,20 @@ pid_t sandbox_enclosure_enter(const sandbox_enclosure *e)
 	sandbox_fail("the task's enclosure: %s", msg);
 	return -1;
 }
+
+bool sandbox_enclosure_probe(void)
+{
+	sandbox_enclosure none = {{NULL}, {NULL}};
+	pid_t pid = sandbox_enclosure_enter(&none);
+	if (pid == 0)
+		_exit(0);
+	if (pid < 0)
+		return false;
+	int st = 0;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		return true;
+	sandbox_fail("the task's enclosure ended with status %d", st);
+	return false;
+}

@@ -222,6 +222,10 @@ pid_t sandbox_enclosure_enter(const sandbox_enclosure *e);
  */
 int sandbox_enclosure_powerless(void);
 
+/* Whether an enclosure can be made here (deskhand doctor): one is made and
+ * ended at once. False with the reason in sandbox_error(). */
+bool sandbox_enclosure_probe(void);
+
 /* ---- the plan (parent) and its application (child) ------------------ */
 
 typedef struct sandbox_plan sandbox_plan;

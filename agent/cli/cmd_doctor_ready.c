@@ -198,6 +198,22 @@ static void ready_sandbox(const sandbox_probe *p, const cli_container *c)
 	}
 }
 
+/* deskhand batch: a private X server and bus per task, in an enclosure. */
+static void ready_batch(void)
+{
+	char path[4096];
+	const char *search = base_path_or_default(getenv("PATH"));
+	if (!base_path_find(search, "Xvfb", path, sizeof(path)))
+		printf(ROW "no: Xvfb is not installed: apt install xvfb\n", "batch");
+	else if (!base_path_find(search, "dbus-daemon", path, sizeof(path)))
+		printf(ROW "no: dbus-daemon is not installed: apt install dbus-daemon\n", "batch");
+	else if (!sandbox_enclosure_probe())
+		printf(ROW "no: %s\n", "batch", sandbox_error());
+	else
+		printf(ROW "ready (each task in user, mount and pid namespaces of its own)\n",
+		       "batch");
+}
+
 void cli_doctor_ready(const cli_doctor_facts *f)
 {
 	printf("deskhand %s: what is ready here (the details follow)\n", DESKHAND_VERSION);
@@ -208,5 +224,6 @@ void cli_doctor_ready(const cli_doctor_facts *f)
 	ready_console();
 	ready_languages();
 	ready_sandbox(f->probe, &f->container);
+	ready_batch();
 	printf("\n");
 }

@@ -11,7 +11,7 @@ import harness as h
 
 FEATURES = ("agent", "OS control", "OCR", "accessibility", "console", "code: python",
             "code: shell", "code: javascript", "code: ruby", "code: r", "sandbox standard",
-            "sandbox strict")
+            "sandbox strict", "batch")
 
 
 def ready_part(out):
@@ -53,6 +53,15 @@ class DoctorReady(unittest.TestCase):
         out, rows = self.doctor(env)
         self.assertIn("apt install xvfb", rows["OS control"], out)
         self.assertIn("no:", rows["accessibility"], out)
+
+    def test_batch_names_what_it_lacks(self):
+        out, rows = self.doctor(self.X.env())
+        self.assertEqual(rows["batch"], "ready (each task in user, mount and pid namespaces "
+                         "of its own)", out)
+        # A PATH without Xvfb (only what doctor itself needs beside it).
+        bin_dir = h.tmpdir()
+        out, rows = self.doctor(dict(self.X.env(), PATH=bin_dir))
+        self.assertEqual(rows["batch"], "no: Xvfb is not installed: apt install xvfb", out)
 
     def test_missing_ocr_data_names_its_package(self):
         out, rows = self.doctor(dict(self.X.env(), TESSDATA_PREFIX=h.tmpdir()))
