@@ -186,6 +186,11 @@ def parse(text):
 
 # ---- Chromium ------------------------------------------------------------
 
+# The report's images load lazily; these make them load now, then read them.
+IMAGES_LOADED = ("(() => { const i = [...document.images]; i.forEach(x => x.loading = 'eager');"
+                 " return i.length > 0 && i.every(x => x.complete); })()")
+IMAGE_SIZES = "[...document.images].map(i => [i.getAttribute('src'), i.naturalWidth])"
+
 class Browser:
     """tests/batch/browser.mjs as a child of the test."""
 

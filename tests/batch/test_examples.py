@@ -15,9 +15,11 @@ DESKHAND_REQUIRE_TASKS=1 (.ci/run), where that is a failure."""
 import json
 import os
 import shutil
+import subprocess
 import unittest
 
 import harness as h
+import reportlib as rl
 
 SUITE = os.path.join(h.SRCDIR, "examples", "tasks")
 TASKS = os.path.join(SUITE, "tasks.jsonl")
@@ -63,23 +65,27 @@ class ExampleSuite(unittest.TestCase):
             raise unittest.SkipTest(why)
         cls.ids = task_ids()
 
-    def batch(self, kind):
-        """Runs the suite with the scripted solutions of KIND; returns
-        (exit status, output, {id: result line}, out dir, its parent)."""
-        root = h.tmpdir()
+    def batch_args(self, kind, root=None):
+        root = root or h.tmpdir()
         out = os.path.join(root, "out")
         home = os.path.join(root, "home")
-        os.makedirs(home)
+        os.makedirs(home, exist_ok=True)
         # The user's dotfiles and config are not the test's.
         env = dict(os.environ, HOME=home, XDG_CONFIG_HOME=os.path.join(home, ".config"),
                    XDG_DATA_HOME=os.path.join(home, ".local", "share"))
         for k in ("DISPLAY", "WAYLAND_DISPLAY", "DBUS_SESSION_BUS_ADDRESS", "XAUTHORITY",
                   "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
             env.pop(k, None)
-        r = h.run([h.binary(), "batch", TASKS, "--out", out, "--parallel", "2",
-                   "-y", "--os-auto-approve", "--provider", "script",
-                   "--script", "{tasks}/solutions/%s/{id}.json" % kind],
-                  env=env, cwd=root, timeout=BATCH_TIMEOUT)
+        argv = [h.binary(), "batch", TASKS, "--out", out, "--parallel", "2",
+                "-y", "--os-auto-approve", "--provider", "script",
+                "--script", "{tasks}/solutions/%s/{id}.json" % kind]
+        return argv, env, root, out
+
+    def batch(self, kind, root=None):
+        """Runs the suite with the scripted solutions of KIND; returns
+        (exit status, output, {id: result line}, out dir, its parent)."""
+        argv, env, root, out = self.batch_args(kind, root)
+        r = h.run(argv, env=env, cwd=root, timeout=BATCH_TIMEOUT)
         text = r.stdout.decode(errors="replace") + r.stderr.decode(errors="replace")
         self.assertTrue(os.path.exists(os.path.join(out, "results.jsonl")),
                         "deskhand batch exited %d and wrote no results.jsonl:\n%s"
@@ -90,6 +96,24 @@ class ExampleSuite(unittest.TestCase):
             results[line["id"]] = line
         self.assertEqual(sorted(results), sorted(self.ids), text)
         return r.returncode, text, results, out, root
+
+    def report_opens(self, out):
+        if rl.browser_missing():
+            if os.environ.get("DESKHAND_REQUIRE_BROWSER") == "1":
+                raise AssertionError(rl.browser_missing())
+            return
+        b = rl.Browser()
+        try:
+            b.do("open", page="r", url="file://" + os.path.join(out, "report.html"))
+            b.wait("r", rl.IMAGES_LOADED)
+            sizes = b.eval("r", rl.IMAGE_SIZES)
+            self.assertGreater(len(sizes), len(self.ids))
+            self.assertTrue(all(w > 0 for _, w in sizes), sizes)
+            text = b.eval("r", "document.body.innerText")
+            for tid in self.ids:
+                self.assertIn(tid, text)
+        finally:
+            b.stop()
 
     def clean(self, root, ok):
         """The batch's folders (Chromium's profile among them) are removed
@@ -107,8 +131,34 @@ class ExampleSuite(unittest.TestCase):
         except OSError as e:
             return "(no check.out: %s)" % e
 
+    def killed_halfway(self, kind):
+        """The batch killed (SIGKILL) once two tasks are recorded; the folder."""
+        argv, env, root, out = self.batch_args(kind)
+        p = subprocess.Popen(argv, env=env, cwd=root, stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        path = os.path.join(out, "results.jsonl")
+
+        def two():
+            try:
+                with open(path) as f:
+                    return len(f.readlines()) >= 2
+            except OSError:
+                return False
+        done = h.wait_for(two, timeout=BATCH_TIMEOUT)
+        p.kill()
+        p.wait(60)
+        self.assertTrue(done, "no two tasks finished")
+        self.assertLess(len(read_results(out)), len(self.ids), "all done before the kill")
+        return root
+
     def test_pass_solutions_pass(self):
-        status, text, results, out, root = self.batch("pass")
+        """Killed halfway and run again, the batch records every task once
+        (batch() checks), every checker passes, and the report opens in
+        Chromium with every screenshot."""
+        root = self.killed_halfway("pass")
+        status, text, results, out, root = self.batch("pass", root)
+        self.assertIn("are done already", text)
+        self.report_opens(out)
         self.clean(root, status == 0 and all(
             r["success"] is True and r["check_exit"] == 0 and r["agent_exit"] == 0
             for r in results.values()))

@@ -219,9 +219,8 @@ class Page(unittest.TestCase):
         self.assertIn("nowhere", r.stderr.decode())
 
 
-IMAGES_LOADED = ("(() => { const i = [...document.images]; i.forEach(x => x.loading = 'eager');"
-                 " return i.length > 0 && i.every(x => x.complete); })()")
-IMAGE_SIZES = "[...document.images].map(i => [i.getAttribute('src'), i.naturalWidth])"
+IMAGES_LOADED = rl.IMAGES_LOADED
+IMAGE_SIZES = rl.IMAGE_SIZES
 
 
 @unittest.skipIf(MISSING, MISSING)
