@@ -14,7 +14,6 @@
 #include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -42,11 +41,30 @@ static int tmpfs(const char *path, const char *opts)
 	return mount("tmpfs", path, "tmpfs", MS_NOSUID | MS_NODEV, opts) == 0 ? 0 : errno;
 }
 
-/* Covers what must not be seen, then binds back what must stay; the kept
- * directories are held open from before the covers. */
+/* Opens what must stay seen, before anything covers it. */
+static int hold(const char *path, int fd)
+{
+	int h = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (h < 0)
+		child_fail(fd, path, errno);
+	return h;
+}
+
+static void bind_back(const char *path, int held, int fd)
+{
+	int err;
+	if ((err = sandbox_child_make_dirs(path)) != 0 ||
+	    (err = sandbox_child_bind_fd(held, path)) != 0)
+		child_fail(fd, path, err);
+	close(held);
+}
+
+/* The private /tmp and /dev/shm, what must stay bound back over them, the
+ * covers (a kept folder that holds one is covered there too), and the
+ * task's own folder back over its cover. */
 static void build_walls(const sandbox_enclosure *e, uid_t uid, gid_t gid, int fd)
 {
-	int kept[SANDBOX_ENCLOSURE_MAX];
+	int kept[SANDBOX_ENCLOSURE_MAX], own = -1;
 	size_t nkept = 0;
 	/* Not dumpable (deskhand makes itself so), the child's /proc/self is
 	 * root's, and an ordinary user could not write its own maps. */
@@ -60,26 +78,22 @@ static void build_walls(const sandbox_enclosure *e, uid_t uid, gid_t gid, int fd
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
 		child_fail(fd, "making the task's mounts private", errno);
 	for (; nkept < SANDBOX_ENCLOSURE_MAX && e->keep[nkept] != NULL; nkept++)
-		if ((kept[nkept] = open(e->keep[nkept], O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
-			child_fail(fd, e->keep[nkept], errno);
+		kept[nkept] = hold(e->keep[nkept], fd);
+	if (e->own != NULL)
+		own = hold(e->own, fd);
 	if ((err = tmpfs("/tmp", "mode=1777")) != 0)
 		child_fail(fd, "the task's private /tmp", err);
 	if (access("/dev/shm", F_OK) == 0 && (err = tmpfs("/dev/shm", "mode=1777")) != 0)
 		child_fail(fd, "the task's private /dev/shm", err);
+	for (size_t i = 0; i < nkept; i++)
+		bind_back(e->keep[i], kept[i], fd);
 	for (size_t i = 0; i < SANDBOX_ENCLOSURE_MAX && e->cover[i] != NULL; i++) {
-		struct stat st;
-		/* Below /tmp it is already gone. */
-		if (stat(e->cover[i], &st) != 0 || !S_ISDIR(st.st_mode))
-			continue;
-		if ((err = tmpfs(e->cover[i], "mode=0755")) != 0)
+		if ((err = sandbox_child_make_dirs(e->cover[i])) != 0 ||
+		    (err = tmpfs(e->cover[i], "mode=0755")) != 0)
 			child_fail(fd, e->cover[i], err);
 	}
-	for (size_t i = 0; i < nkept; i++) {
-		if ((err = sandbox_child_make_dirs(e->keep[i])) != 0 ||
-		    (err = sandbox_child_bind_fd(kept[i], e->keep[i])) != 0)
-			child_fail(fd, e->keep[i], err);
-		close(kept[i]);
-	}
+	if (own >= 0)
+		bind_back(e->own, own, fd);
 	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
 		child_fail(fd, "the task's /proc", errno);
 }
@@ -160,7 +174,7 @@ pid_t sandbox_enclosure_enter(const sandbox_enclosure *e)
 
 bool sandbox_enclosure_probe(void)
 {
-	sandbox_enclosure none = {{NULL}, {NULL}};
+	sandbox_enclosure none = {{NULL}, {NULL}, NULL};
 	pid_t pid = sandbox_enclosure_enter(&none);
 	if (pid == 0)
 		_exit(0);

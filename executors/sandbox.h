@@ -190,12 +190,15 @@ void sandbox_env_destroy(char **env);
 #define SANDBOX_ENCLOSURE_MAX 8
 
 /* What one task of deskhand batch may see of the file system: everything
- * but /tmp and /dev/shm (private, empty), the `cover` directories (empty;
- * the batch's output folder, holding the other tasks') and what lies in
- * them but `keep` (its own folder, bound back as it is). NULL-terminated. */
+ * but /tmp and /dev/shm (private, empty) and the `cover` directories
+ * (empty: the batch's output folder, holding the other tasks'); `keep`
+ * (folders below /tmp it needs, bound back before the covers, which then
+ * cover what of them they hold) and `own` (its folder, bound back over its
+ * cover). The arrays NULL-terminated; `own` may be NULL. */
 typedef struct sandbox_enclosure {
 	const char *cover[SANDBOX_ENCLOSURE_MAX];
 	const char *keep[SANDBOX_ENCLOSURE_MAX];
+	const char *own;
 } sandbox_enclosure;
 
 /*

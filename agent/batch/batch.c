@@ -206,13 +206,16 @@ static bool under(const char *path, const char *dir)
 	return strncmp(path, dir, n) == 0 && (path[n] == '/' || path[n] == '\0' || n == 1);
 }
 
-/* Folders the tasks need that the enclosure's walls would hide. Never one
- * that holds the output folder: binding it back would show every task's. */
+/* Folders the tasks need that the private /tmp and /dev/shm would hide
+ * (one that holds the output folder shows it covered all the same). */
 static void keep_if_hidden(struct batch *b, const char *path)
 {
-	if (b->nkeep + 2 >= SANDBOX_ENCLOSURE_MAX || under(b->out, path))
+	if (b->nkeep + 1 >= SANDBOX_ENCLOSURE_MAX)
 		return;
-	if (under(path, "/tmp") || under(path, "/dev/shm") || under(path, b->out))
+	for (size_t i = 0; i < b->nkeep; i++)
+		if (under(path, b->keep[i]))
+			return;
+	if (under(path, "/tmp") || under(path, "/dev/shm"))
 		b->keep[b->nkeep++] = strdup(path);
 }
 
@@ -369,9 +372,9 @@ static bool start_task(struct batch *b, struct slot *s, size_t t)
 		return false;
 	}
 	snprintf(own, sizeof(own), "%s/%s", b->out, task->id);
-	sandbox_enclosure e = {.cover = {b->out, NULL}, .keep = {own, NULL}};
+	sandbox_enclosure e = {.cover = {b->out, NULL}, .keep = {NULL}, .own = own};
 	for (size_t i = 0; i < b->nkeep; i++)
-		e.keep[i + 1] = b->keep[i];
+		e.keep[i] = b->keep[i];
 	s->task = t;
 	s->started_ns = base_now_ns();
 	s->hard_ns = s->started_ns + (task->timeout_s + BATCH_CHECK_TIMEOUT_S + HARD_GRACE_S) *
@@ -445,6 +448,27 @@ static cJSON *result_of(const struct batch *b, const struct slot *s, int status)
 	return r;
 }
 
+/* A running task's console link, once its init has written it. */
+static void show_link(struct batch *b, struct slot *s)
+{
+	if (s->pid <= 0 || s->link_shown)
+		return;
+	char path[PATH_MAX], url[1024];
+	if (snprintf(path, sizeof(path), "%s/%s/console.url", b->out, b->tasks.v[s->task].id) <
+	        (int)sizeof(path) &&
+	    base_read_small(AT_FDCWD, path, url, sizeof(url)) > 0) {
+		url[strcspn(url, "\n")] = '\0';
+		say(b, "%s: console %s", b->tasks.v[s->task].id, url);
+		s->link_shown = true;
+	}
+}
+
+static void show_links(struct batch *b)
+{
+	for (long i = 0; i < b->parallel; i++)
+		show_link(b, &b->slots[i]);
+}
+
 static void write_report(struct batch *b)
 {
 	char err[600];
@@ -465,6 +489,7 @@ static bool finish_task(struct batch *b, struct slot *s, int status)
 	if (cJSON_IsString(err))
 		snprintf(why, sizeof(why), ": %s", err->valuestring);
 	char msg[600];
+	show_link(b, s);    /* a task quicker than a tick of the progress */
 	s->pid = 0;
 	if (!batch_results_add(b->out, &b->results, r, msg, sizeof(msg))) {
 		say(b, "deskhand batch: %s: the result cannot be recorded, so the batch stops "
@@ -477,22 +502,6 @@ static bool finish_task(struct batch *b, struct slot *s, int status)
 	say(b, "%s %s in %.1f s%s", success ? "ok  " : "FAIL", t->id, secs, why);
 	write_report(b);
 	return true;
-}
-
-static void show_links(struct batch *b)
-{
-	for (long i = 0; i < b->parallel; i++) {
-		struct slot *s = &b->slots[i];
-		if (s->pid <= 0 || s->link_shown)
-			continue;
-		char path[PATH_MAX], url[1024];
-		snprintf(path, sizeof(path), "%s/%s/console.url", b->out, b->tasks.v[s->task].id);
-		if (base_read_small(AT_FDCWD, path, url, sizeof(url)) > 0) {
-			url[strcspn(url, "\n")] = '\0';
-			say(b, "%s: console %s", b->tasks.v[s->task].id, url);
-			s->link_shown = true;
-		}
-	}
 }
 
 /* Reaps what ended and kills what overran; false: stop (a result could

@@ -9,6 +9,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -365,6 +366,50 @@ class Batch(unittest.TestCase):
             os.path.join(self.out, "plain", "check.out")) else ""
         self.assertEqual(r.returncode, 0, out + err + check)
         self.assertRegex(check, r"up\nhi\n:\d+\n")
+
+    def test_console_per_task_lets_a_supervisor_approve(self):
+        """--console without --os-auto-approve: each task's console link is
+        in the progress and in DIR/ID/console.url (0600); a supervisor who
+        answers y there makes the click happen, and only then."""
+        sys.path.insert(0, os.path.join(h.SRCDIR, "tests", "console"))
+        import consolelib as cl
+        self.tasks([{"id": "watched", "instruction": "click", "screen": "1024x768",
+                     "apps": [["sh", "-c", "exec " + h.binary("xrecord") + " > events.txt"]],
+                     "check": ["sh", "-c", "grep -q '^press button=1 x=500 y=400' events.txt"],
+                     "timeout_s": 120}],
+                   {"watched": script(("Clicking.", computer("left_click", coordinate=[500, 400])),
+                                      "Done.")})
+        p = subprocess.Popen(self.argv("--console", approve=False), env=self.env, cwd=self.dir,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        path = os.path.join(self.out, "watched", "console.url")
+        self.assertTrue(h.wait_for(lambda: os.path.exists(path), 60), "no console.url")
+        self.assertEqual(os.stat(path).st_mode & 0o777, 0o600)
+        with open(path) as f:
+            url = f.read().strip()
+        port = int(re.search(r":(\d+)/", url).group(1))
+
+        class Link:   # what consolelib asks of an agent
+            pass
+        a = Link()
+        a.approver, a.port = url, port
+        a.host = "127.0.0.1:%d" % port
+        a.origin = "http://" + a.host
+        cookie, csrf = cl.login(a)
+        ev = cl.Events(a, cookie)
+        try:
+            q = ev.question(timeout=60)
+            self.assertIsNotNone(q, "no question reached the console")
+            events = os.path.join(self.out, "watched", "workspace", "events.txt")
+            with open(events) as f:
+                self.assertNotIn("press", f.read())
+            st, _, body = cl.post(a, "/api/answer", cookie, csrf, {"qid": q["qid"], "answer": "y"})
+            self.assertEqual(st, 200, body)
+        finally:
+            ev.close()
+        out, err = p.communicate(timeout=180)
+        self.assertEqual(p.returncode, 0, out + err)
+        self.assertIn(("watched: console " + url).encode(), err)
+        self.assertTrue(self.by_id()["watched"]["success"])
 
 
 # The spy inside task b (run as `spy.py scan KEY` while b's agent runs, and
