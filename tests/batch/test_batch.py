@@ -45,7 +45,7 @@ def processes_with(marker):
             continue
         try:
             with open("/proc/%s/cmdline" % p, "rb") as f:
-                if marker.encode() in f.read():
+                if marker.encode() in f.read().replace(b"\0", b" "):
                     found.append(int(p))
         except OSError:
             pass
@@ -216,6 +216,41 @@ class Batch(unittest.TestCase):
         self.assertTrue(r["after"]["success"], r["after"])
         for m in ("sleep 600.7731", "sleep 600.7732", "sleep 600.7733"):
             self.assertEqual(processes_with(m), [], m)
+
+    def test_a_fork_bomb_and_a_killed_task_end_alone(self):
+        """A fork bomb in the model's code (bounded by the sandbox's task cap)
+        runs into the task's timeout and is ended whole; a task whose first
+        process is killed from outside (kill -9) is recorded with why; the
+        task after them runs."""
+        bomb = "bomb() { bomb | bomb & }; bomb; sleep 600.8841"
+        self.tasks([
+            {"id": "bomb", "instruction": "bomb", "timeout_s": 6, "check": ["true"]},
+            {"id": "killed", "instruction": "wait", "timeout_s": 120,
+             "apps": [["sh", "-c", "exec sleep 600.8842"]], "check": ["true"]},
+            {"id": "after", "instruction": "nothing", "check": ["true"]},
+        ], {"bomb": script(("Forking.", shell(bomb))),
+            "killed": script(("Waiting.", shell("sleep 600.8843"))),
+            "after": script("Done.")})
+        p = subprocess.Popen(self.argv("--parallel", "2"), env=self.env, cwd=self.dir,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        # The enclosure of "killed": the batch's child whose apps include the marker.
+        def init_of_killed():
+            for pid in processes_with("sleep 600.8842"):
+                with open("/proc/%d/stat" % pid) as f:
+                    ppid = int(f.read().rsplit(")", 1)[1].split()[1])
+                return ppid
+            return None
+        init = h.wait_for(init_of_killed, timeout=60)
+        self.assertIsNotNone(init, "the task never started its app")
+        os.kill(init, signal.SIGKILL)
+        out, err = p.communicate(timeout=240)
+        self.assertEqual(p.returncode, 1, out + err)
+        r = self.by_id()
+        self.assertEqual(r["bomb"]["error"], "timed out after 6 s: the agent was ended")
+        self.assertEqual(r["killed"]["error"], "the task ended without an outcome (signal 9)")
+        self.assertTrue(r["after"]["success"], r["after"])
+        for m in ("sleep 600.8841", "sleep 600.8842", "sleep 600.8843"):
+            self.assertTrue(h.wait_for(lambda: not processes_with(m), 20), m)
 
     def test_without_os_auto_approve_actions_are_refused_and_never_reach_the_display(self):
         self.tasks([
