@@ -544,7 +544,9 @@ agent_gate_outcome agent_gate_tool_calls(agent_gate *g, const agent_tool_call *c
 			gate_result_text(&res[k], true, "%s", why);
 			continue;
 		}
-		g->batch_more = k + 1 < n;
+		/* More calls follow: one screenshot at the batch's end will do,
+		 * unless the dialect answers each action with its own. */
+		g->batch_more = k + 1 < n && !calls[k].dialect->screenshot_each_action;
 		agent_gate_tool_call(g, &calls[k], &res[k]);
 		due = due || res[k].screenshot_due;
 		ended = res[k].ends_batch;

@@ -55,6 +55,11 @@ struct agent_dialect {
 	/* Its actions have no screenshot of their own to ask for: every batch
 	 * holding one is answered with a screenshot, whatever happened. */
 	bool results_carry_screenshot;
+	/* Each executed action is answered with the screenshot taken after it,
+	 * not the batch once at its end: the model binds a screen to each call
+	 * (Google's computer use: "if the action was executed, the client
+	 * captures a new screenshot ... as part of the function_response"). */
+	bool screenshot_each_action;
 	/* Its calls travel in the message's text (no tool call on the wire). */
 	bool in_text;
 	/* Whose safety checks its calls carry ("OpenAI's safety check"); NULL: none. */

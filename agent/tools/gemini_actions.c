@@ -359,6 +359,7 @@ static void propose_gemini(agent_tools *t, const agent_tool_call *call, agent_pr
 const agent_dialect agent_dialect_gemini = {
 	.name = "gemini",
 	.propose = propose_gemini,
+	.screenshot_each_action = true,
 	/* Its safety_decision, as the provider put it on the call. */
 	.checks_name = "Google's safety decision",
 	.checks_declined = "This call did not run",

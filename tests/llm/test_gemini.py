@@ -238,7 +238,9 @@ class Gemini(unittest.TestCase):
         turns = [{"calls": calls}, {"text": "done"}]
         r = Run()
         with FakeLLM(turns) as srv:
-            p = run(r, srv, "--os-auto-approve", "-m", "go")
+            # Every screenshot of the batch kept in the request (the default
+            # keeps the last 3).
+            p = run(r, srv, "--os-auto-approve", "--keep-images", "40", "-m", "go")
             self.assertEqual(p.returncode, 0, p.stderr)
             second = srv.requests[1]["body"]
         evs = self.settle()
@@ -272,8 +274,16 @@ class Gemini(unittest.TestCase):
         frs = responses(second)
         self.assertEqual([f["name"] for f in frs], [c["name"] for c in calls])
         self.assertTrue(all("error" not in f["response"] for f in frs), frs)
-        # The batch's screenshot comes with the last response, as an inline PNG part.
-        self.assertEqual(frs[-1]["parts"][0]["inlineData"]["mimeType"], "image/png")
+        # Each executed action's response carries the screenshot taken after
+        # it, as an inline PNG part (Google: "if the action was executed, the
+        # client captures a new screenshot ... as part of the function_response"),
+        # not only the batch's last.
+        for f in frs:
+            self.assertEqual([p["inlineData"]["mimeType"] for p in f.get("parts", [])],
+                             ["image/png"], f["name"])
+        shots = [b["image"]["path"] for m_ in r.conversation()["messages"]
+                 for b in m_["content"] if b.get("type") == "tool_result" and b.get("image")]
+        self.assertEqual(len(set(shots)), len(calls), shots)
         check_audit(self, r.audit_events())
 
     def test_every_function_of_the_legacy_set_drives_the_x_server(self):
