@@ -257,6 +257,13 @@ static int prepare(struct batch *b, const char *out)
 		        errno ? strerror(errno) : "too long a path");
 		return 1;
 	}
+	/* The output folder is hidden from every task: one that holds the
+	 * task file's folder would hide the checkers and data with it. */
+	if (under(b->tasks_dir, b->out)) {
+		fprintf(stderr, "deskhand batch: --out %s holds the tasks' folder %s, which every "
+		        "task would then not see: put the results elsewhere\n", out, b->tasks_dir);
+		return 2;
+	}
 	char lock[PATH_MAX];
 	snprintf(lock, sizeof(lock), "%.*s/.batch.lock", PATH_MAX - 16, b->out);
 	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);

@@ -324,6 +324,11 @@ class Batch(unittest.TestCase):
         r = h.run([h.binary(), "batch", os.path.join(self.dir, "tasks.jsonl")], env=self.env)
         self.assertEqual(r.returncode, 2)
         self.assertIn(b"--out DIR is needed", r.stderr)
+        # The output folder is hidden from the tasks: not the one their file is in.
+        r = h.run([h.binary(), "batch", "tasks.jsonl", "--out", ".", "--provider", "script",
+                   "--script", "s-{id}.json"], env=self.env, cwd=self.dir)
+        self.assertEqual(r.returncode, 2)
+        self.assertIn(b"holds the tasks' folder", r.stderr)
         bad = os.path.join(self.dir, "tasks.jsonl")
         for text, says in [
                 ('{"id": "a", "instruction": "x", "check": ["true"]}\n'
