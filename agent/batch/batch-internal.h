@@ -51,7 +51,8 @@ typedef struct batch_tasks {
 bool batch_tasks_parse(const char *name, const char *text, size_t len, batch_tasks *out,
                        char *err, size_t errsize);
 void batch_tasks_free(batch_tasks *t);
-/* Whether s is a task id: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. */
+/* Whether s is a task id: [A-Za-z0-9][A-Za-z0-9._-]{0,63}, ASCII whatever the
+ * locale. Only such ids become folders, element ids and links. */
 bool batch_id_valid(const char *s);
 
 /*

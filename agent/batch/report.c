@@ -32,20 +32,6 @@
 #define EXCERPT_HEAD 4096
 #define EXCERPT_TAIL 12288
 
-bool batch_report_id_valid(const char *s)
-{
-	size_t n = s != NULL ? strlen(s) : 0;
-	if (n == 0 || n > BATCH_ID_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char c = s[i];
-		bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
-		if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '-')))
-			return false;
-	}
-	return true;
-}
-
 void batch_report_note(agent_buf *notes, const char *fmt, ...)
 {
 	va_list ap;
@@ -270,7 +256,7 @@ static bool find_tasks(batch_report *r, int dirfd)
 	const cJSON *o;
 	cJSON_ArrayForEach(o, r->results) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, "id");
-		if (!cJSON_IsString(v) || !batch_report_id_valid(v->valuestring))
+		if (!cJSON_IsString(v) || !batch_id_valid(v->valuestring))
 			bad++;
 		else if (!add_id(r, &cap, v->valuestring))
 			return false;
@@ -293,7 +279,7 @@ static bool find_tasks(batch_report *r, int dirfd)
 		snprintf(name, sizeof(name), "%s/task.json", e->d_name);
 		if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
 			continue;
-		if (!batch_report_id_valid(e->d_name))
+		if (!batch_id_valid(e->d_name))
 			odd++;
 		else if (!add_id(r, &cap, e->d_name)) {
 			closedir(d);

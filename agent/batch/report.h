@@ -18,9 +18,8 @@
 
 #include <cjson/cJSON.h>
 
+#include "agent/batch/batch-internal.h"
 #include "agent/util/textutil.h"
-
-#define BATCH_ID_MAX 64
 
 /* One task as DIR shows it. Owns everything it points to but `result`,
  * which lives in the report's results array. */
@@ -44,10 +43,6 @@ typedef struct batch_report {
 	cJSON *results;         /* results.jsonl's lines that parsed, or NULL */
 	agent_buf notes;        /* what is wrong with DIR as a whole */
 } batch_report;
-
-/* Whether s is a task id: [A-Za-z0-9][A-Za-z0-9._-]{0,63}. Only such ids
- * become paths, element ids and links. */
-bool batch_report_id_valid(const char *s);
 
 /* Appends a note (a line of plain text; escaped when shown). */
 void batch_report_note(agent_buf *notes, const char *fmt, ...)

@@ -212,7 +212,7 @@ static void put_table(agent_buf *out, const batch_report *r)
 	for (size_t i = 0; i < r->ntasks; i++) {
 		const batch_rtask *t = &r->tasks[i];
 		task_state s = state_of(t);
-		/* The id is valid (batch_report_id_valid): safe in an attribute and a link. */
+		/* The id is valid (batch_id_valid): safe in an attribute and a link. */
 		agent_buf_printf(out, "<tr data-id=\"%s\" class=\"%s\"><td><a href=\"#task-%s\">%s</a></td>"
 		                 "<td class=\"success\">%s</td>", t->id, state_word[s], t->id, t->id,
 		                 s == TASK_SUCCEEDED ? "yes" : s == TASK_FAILED ? "no" : "unfinished");

@@ -15,11 +15,14 @@
 bool batch_id_valid(const char *s)
 {
 	size_t n = strlen(s);
-	if (n == 0 || n > BATCH_ID_MAX || !isalnum((unsigned char)s[0]))
+	if (n == 0 || n > BATCH_ID_MAX)
 		return false;
-	for (size_t i = 1; i < n; i++)
-		if (!isalnum((unsigned char)s[i]) && s[i] != '.' && s[i] != '_' && s[i] != '-')
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
+		bool alnum = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+		if (!alnum && (i == 0 || (c != '.' && c != '_' && c != '-')))
 			return false;
+	}
 	return true;
 }
 
