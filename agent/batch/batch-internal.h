@@ -23,6 +23,9 @@ enum {
 /* A command: argv, NULL-terminated; the strings are the task's. */
 typedef char **batch_argv;
 
+/* Frees a NULL-terminated array of malloc'ed strings and the array; NULL-safe. */
+void batch_strings_free(char **v);
+
 typedef struct batch_task {
 	char *id;
 	char *instruction;

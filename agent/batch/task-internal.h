@@ -35,16 +35,16 @@ void task_watch(task_procs *p, pid_t pid, const char *what);
 bool task_wait(task_procs *p, pid_t pid, int64_t deadline_ns, int *status);
 /* Ends pid and its process group: SIGTERM, grace_ms, then SIGKILL. Its status. */
 int task_end(task_procs *p, pid_t pid, long grace_ms);
-/* This process's environment without other desktops' doors (and, unless
- * `secrets`, without what sandbox_env_blocked names), then `extra`
- * ("NAME=value", NULL-terminated; its names replace the environment's).
- * The strings are borrowed. Ownership: free() the array. */
-char **task_env(bool secrets, char *const *extra);
-
+/* This process's environment without other desktops' doors, then
+ * `extra` ("NAME=value", NULL-terminated; its names replace the
+ * environment's). Holds no secret once task_take_secrets has run: only
+ * what `extra` adds. The strings are borrowed. Ownership: free() the array. */
+char **task_env(char *const *extra);
 /* Takes what sandbox_env_blocked names (the model's keys, tokens, other
  * buses) out of this process's environment, so that nothing the task
  * starts inherits it, and returns it ("NAME=value", NULL-terminated) for
- * the agent's environment alone. Ownership: free each and the array. */
+ * the agent's environment alone; NULL (nothing taken out) when out of
+ * memory. Ownership: batch_strings_free. */
 char **task_take_secrets(void);
 
 #endif

@@ -83,7 +83,7 @@ char *batch_expand(const char *s, const char *id, const char *tasks_dir, const c
 	return out;
 }
 
-/* argv with the task's names replaced. Ownership: free each and the array. */
+/* argv with the task's names replaced. Ownership: batch_strings_free. */
 static char **expand_argv(const struct life *l, char *const *argv)
 {
 	size_t n = 0;
@@ -92,19 +92,10 @@ static char **expand_argv(const struct life *l, char *const *argv)
 	char **v = calloc(n + 1, sizeof(*v));
 	for (size_t i = 0; v != NULL && i < n; i++)
 		if ((v[i] = batch_expand(argv[i], l->t->id, l->run->tasks_dir, l->ws)) == NULL) {
-			for (size_t k = 0; k < i; k++)
-				free(v[k]);
-			free(v);
+			batch_strings_free(v);   /* ends at v[i] */
 			return NULL;
 		}
 	return v;
-}
-
-static void free_argv(char **v)
-{
-	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
-		free(v[i]);
-	free(v);
 }
 
 /* Sets NAME=value here (the agent inherits it) and among the task's own. */
@@ -199,7 +190,7 @@ static bool desktop(struct life *l)
 	task_watch(&l->procs, os_bus_started_pid(), "the session bus");
 	if (!put_var(l, "DBUS_SESSION_BUS_ADDRESS", addr))
 		return life_fail(l, "the task's environment: %s", strerror(errno));
-	if ((l->cmd_env = task_env(false, l->vars)) == NULL)
+	if ((l->cmd_env = task_env(l->vars)) == NULL)
 		return life_fail(l, "out of memory");
 	return true;
 }
@@ -212,7 +203,7 @@ static pid_t start(struct life *l, char *const *argv, int out_fd, int err_fd)
 	pid_t pid = v != NULL ? task_spawn(v, l->cmd_env, l->ws, out_fd, err_fd, true) : -1;
 	if (pid < 0)
 		life_fail(l, "cannot start %s: %s", argv[0], strerror(errno));
-	free_argv(v);
+	batch_strings_free(v);
 	return pid;
 }
 
@@ -303,7 +294,7 @@ static bool start_apps(struct life *l)
 }
 
 /* The agent's command line: the batch's agent options, then what the
- * batch owns (so they win). Ownership: free_argv. */
+ * batch owns (so they win). Ownership: batch_strings_free. */
 static char **agent_argv(struct life *l, char *conv, char *audit, char *steps)
 {
 	size_t n = (size_t)l->run->nagent_args;
@@ -376,14 +367,14 @@ static bool run_agent(struct life *l)
 	in_dir(l, "audit.jsonl", audit);
 	snprintf(steps, sizeof(steps), "%ld", l->t->max_steps);
 	char **argv = agent_argv(l, conv, audit, steps);
-	char **env = task_env(true, l->secrets);
+	char **env = task_env(l->secrets);
 	int out = open_log(l, "agent.jsonl"), err = open_log(l, "agent.err");
 	pid_t pid = -1;
 	if (argv != NULL && env != NULL && out >= 0 && err >= 0)
 		pid = task_spawn(argv, env, l->ws, out, err, false);
 	if (pid < 0)
 		life_fail(l, "cannot start the agent: %s", strerror(errno));
-	free_argv(argv);
+	batch_strings_free(argv);
 	free(env);
 	if (out >= 0)
 		close(out);
@@ -412,7 +403,7 @@ static void run_check(struct life *l)
 	}
 	free(l->cmd_env);
 	int out = open_log(l, "check.out");
-	if ((l->cmd_env = task_env(false, l->vars)) == NULL || out < 0) {
+	if ((l->cmd_env = task_env(l->vars)) == NULL || out < 0) {
 		life_fail(l, "cannot start the check: %s", strerror(errno));
 		if (out >= 0)
 			close(out);
@@ -468,9 +459,7 @@ int batch_task_live(const batch_run *run, const batch_task *t)
 		run_check(&l);
 	write_outcome(&l);
 	free(l.cmd_env);
-	for (size_t i = 0; l.secrets != NULL && l.secrets[i] != NULL; i++)
-		free(l.secrets[i]);
-	free(l.secrets);
+	batch_strings_free(l.secrets);
 	for (size_t i = 0; i < l.nvars; i++)
 		free(l.vars[i]);
 	return 0;

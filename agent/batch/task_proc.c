@@ -17,6 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "agent/batch/batch-internal.h"
 #include "agent/batch/task-internal.h"
 #include "base/base.h"
 #include "executors/exec.h"
@@ -149,7 +150,7 @@ static bool overridden(char *const *extra, const char *e, size_t len)
 	return false;
 }
 
-char **task_env(bool secrets, char *const *extra)
+char **task_env(char *const *extra)
 {
 	size_t n = 0, m = 0;
 	while (environ[n] != NULL)
@@ -164,8 +165,6 @@ char **task_env(bool secrets, char *const *extra)
 		const char *eq = strchr(environ[i], '=');
 		size_t len = eq ? (size_t)(eq - environ[i]) : 0;
 		if (len == 0 || foreign_desktop(environ[i], len) || overridden(extra, environ[i], len))
-			continue;
-		if (!secrets && sandbox_env_blocked(environ[i], len, true))
 			continue;
 		env[o++] = environ[i];
 	}
@@ -189,17 +188,15 @@ char **task_take_secrets(void)
 			i++;
 			continue;
 		}
-		char name[256];
-		if ((taken[o] = strdup(environ[i])) == NULL || len >= sizeof(name)) {
-			free(taken[o]);
-			taken[o] = NULL;
-			i++;
-			continue;
+		char *name = strndup(environ[i], len);
+		if (name == NULL || (taken[o] = strdup(environ[i])) == NULL) {
+			free(name);
+			batch_strings_free(taken);
+			return NULL;
 		}
 		o++;
-		memcpy(name, environ[i], len);
-		name[len] = '\0';
 		unsetenv(name);   /* environ[i] is now the next entry */
+		free(name);
 	}
 	return taken;
 }

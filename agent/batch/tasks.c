@@ -40,17 +40,17 @@ static bool fail(char *err, size_t errsize, const char *name, size_t line, const
 	return false;
 }
 
-static void argv_free(batch_argv a)
+void batch_strings_free(char **v)
 {
-	for (size_t i = 0; a != NULL && a[i] != NULL; i++)
-		free(a[i]);
-	free(a);
+	for (size_t i = 0; v != NULL && v[i] != NULL; i++)
+		free(v[i]);
+	free(v);
 }
 
 static void argvs_free(batch_argv *l)
 {
 	for (size_t i = 0; l != NULL && l[i] != NULL; i++)
-		argv_free(l[i]);
+		batch_strings_free(l[i]);
 	free(l);
 }
 
@@ -67,7 +67,7 @@ static batch_argv argv_of(const cJSON *a, const char **why)
 	for (const cJSON *s = a->child; v != NULL && s != NULL; s = s->next, i++) {
 		if (!cJSON_IsString(s) || (i == 0 && s->valuestring[0] == '\0')) {
 			*why = "an array of strings, the first the program";
-			argv_free(v);
+			batch_strings_free(v);
 			return NULL;
 		}
 		if ((v[i] = strdup(s->valuestring)) == NULL)
@@ -75,7 +75,7 @@ static batch_argv argv_of(const cJSON *a, const char **why)
 	}
 	if (v == NULL || i < n) {
 		*why = "out of memory";
-		argv_free(v);
+		batch_strings_free(v);
 		return NULL;
 	}
 	return v;
@@ -176,10 +176,10 @@ static void task_free(batch_task *t)
 {
 	free(t->id);
 	free(t->instruction);
-	argv_free(t->wm);
+	batch_strings_free(t->wm);
 	argvs_free(t->setup);
 	argvs_free(t->apps);
-	argv_free(t->check);
+	batch_strings_free(t->check);
 	free(t->line);
 }
 
