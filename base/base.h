@@ -264,6 +264,8 @@ bool base_proc_stat_parse(const char *text, base_proc_info *out);
 /* nbytes (at most 64) random bytes from the kernel as 2*nbytes hex digits
  * and a NUL in out. False, errno set, when none can be had. */
 bool base_random_hex(char *out, size_t nbytes);
+/* n random bytes from the kernel (getrandom); false with errno. */
+bool base_random_bytes(unsigned char *out, size_t n);
 /* Whether a and b are both exactly len bytes long and equal, in time that
  * does not depend on where they differ. */
 bool base_same_secret(const char *a, const char *b, size_t len);

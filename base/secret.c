@@ -13,6 +13,20 @@
 
 #include "base/base.h"
 
+bool base_random_bytes(unsigned char *out, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t k = getrandom(out + got, n - got, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return false;
+		got += (size_t)k;
+	}
+	return true;
+}
+
 bool base_random_hex(char *out, size_t nbytes)
 {
 	unsigned char raw[64];
@@ -20,15 +34,8 @@ bool base_random_hex(char *out, size_t nbytes)
 		errno = EINVAL;
 		return false;
 	}
-	size_t got = 0;
-	while (got < nbytes) {
-		ssize_t n = getrandom(raw + got, nbytes - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return false;
-		got += (size_t)n;
-	}
+	if (!base_random_bytes(raw, nbytes))
+		return false;
 	static const char hex[] = "0123456789abcdef";
 	for (size_t i = 0; i < nbytes; i++) {
 		out[2 * i] = hex[raw[i] >> 4];

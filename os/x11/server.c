@@ -34,15 +34,9 @@ enum { XSERVER_START_MS = 30000 };
  * own, so FamilyWild with no number is exactly "this server". */
 static bool write_cookie(const char *path)
 {
-	char hex[33];
 	unsigned char data[16];
-	if (!base_random_hex(hex, sizeof(data)))
+	if (!base_random_bytes(data, sizeof(data)))
 		return os_fail("no random bytes for the X cookie: %s", strerror(errno));
-	for (size_t i = 0; i < sizeof(data); i++) {
-		unsigned v;
-		sscanf(hex + 2 * i, "%2x", &v);
-		data[i] = (unsigned char)v;
-	}
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
 	FILE *f = fd >= 0 ? fdopen(fd, "wb") : NULL;
 	if (f == NULL) {
@@ -57,6 +51,7 @@ static bool write_cookie(const char *path)
 	           .data_length = sizeof(data), .data = (char *)data};
 	bool ok = XauWriteAuth(f, &a) == 1;
 	ok = fclose(f) == 0 && ok;
+	explicit_bzero(data, sizeof(data));
 	return ok ? true : os_fail("%s: cannot write the X cookie", path);
 }
 
