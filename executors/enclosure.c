@@ -66,13 +66,7 @@ static void build_walls(const sandbox_enclosure *e, uid_t uid, gid_t gid, int fd
 {
 	int kept[SANDBOX_ENCLOSURE_MAX], own = -1;
 	size_t nkept = 0;
-	/* Not dumpable (deskhand makes itself so), the child's /proc/self is
-	 * root's, and an ordinary user could not write its own maps. */
-	if (uid != 0)
-		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
 	int err = sandbox_child_map_ids(uid, uid, gid, gid);
-	if (uid != 0)
-		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 	if (err != 0)
 		child_fail(fd, "the task's user namespace (uid_map)", err);
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)

@@ -65,8 +65,7 @@ int sandbox_child_write_file(const char *path, const char *text)
 	return err;
 }
 
-int sandbox_child_map_ids(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
-                          gid_t outer_gid)
+static int write_maps(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid, gid_t outer_gid)
 {
 	char line[64];
 	size_t pos = 0;
@@ -85,6 +84,23 @@ int sandbox_child_map_ids(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
 	put_u(line, sizeof(line), &pos, outer_gid);
 	put_s(line, sizeof(line), &pos, " 1\n");
 	return sandbox_child_write_file("/proc/self/gid_map", line);
+}
+
+/* deskhand is not dumpable (agent/cli/main.c), which hands this copy's
+ * /proc/self to root: an ordinary user could not write its own maps. So
+ * the copy is dumpable for the writes alone, as it was before them; root
+ * owns /proc/self either way. */
+int sandbox_child_map_ids(uid_t inner_uid, uid_t outer_uid, gid_t inner_gid,
+                          gid_t outer_gid)
+{
+	int was = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	bool toggle = outer_uid != 0 && was == 0;
+	if (toggle && prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+		return errno;
+	int err = write_maps(inner_uid, outer_uid, inner_gid, outer_gid);
+	if (toggle && prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 && err == 0)
+		err = errno;
+	return err;
 }
 
 int sandbox_child_loopback_up(void)
@@ -332,16 +348,7 @@ bool sandbox_child_enter_ns(const sandbox_plan *plan, uid_t uid, gid_t gid,
 	int err;
 	if (plan->profile == SANDBOX_OFF)
 		return true;
-	/* deskhand is not dumpable, so this copy's /proc/self is root's and an
-	 * ordinary user could not write its own maps: dumpable for the two
-	 * writes only (root owns it either way). */
-	bool toggle = geteuid() != 0;
-	if (toggle)
-		prctl(PR_SET_DUMPABLE, 1, 0, 0, 0);
-	err = sandbox_child_map_ids(0, uid, 0, gid);
-	if (toggle)
-		prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
-	if (err != 0)
+	if ((err = sandbox_child_map_ids(0, uid, 0, gid)) != 0)
 		return failed(fail, "user namespace: writing the uid/gid maps", err);
 	if (mount(NULL, "/", NULL, MS_REC | MS_SLAVE, NULL) != 0)
 		return failed(fail, "mount namespace: making mounts private", errno);

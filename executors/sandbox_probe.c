@@ -94,16 +94,8 @@ struct ids {
 static bool probe_userns(const void *arg, sandbox_failure *fail)
 {
 	const struct ids *id = arg;
-	/* deskhand makes itself non-dumpable (agent/cli/main.c), which hands
-	 * /proc/self to root and locks a non-root user out of its own uid_map;
-	 * the sandbox's child makes itself dumpable first (sandbox_child.c), so
-	 * the probe does as it does, or doctor would report a layer the
-	 * sandbox has. The child lives a moment and runs nothing else. */
-	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0) {
-		fail->step = "prctl(PR_SET_DUMPABLE)";
-		fail->err = errno;
-		return false;
-	}
+	/* As the sandbox's child does (dumpable for the writes alone: see
+	 * sandbox_child_map_ids). */
 	int err = sandbox_child_map_ids(0, id->uid, 0, id->gid);
 	if (err != 0) {
 		fail->step = "writing the uid/gid maps";
