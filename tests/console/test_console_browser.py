@@ -87,6 +87,13 @@ class Supervise(unittest.TestCase):
         B.do("click", page=self.page, sel="#q-" + key)
         return qid
 
+    def control_seen(self, what):
+        """The page's control reached the agent before the next click: two
+        fetches from one page may arrive in either order, and an answer
+        that overtook the pause let the agent past the hold."""
+        B.wait(self.page, "[...document.querySelectorAll('#timeline li')].some("
+               "l => l.textContent === 'Control: %s')" % what)
+
     def settled(self):
         return xi.marker(self.rec, X, 202)
 
@@ -160,6 +167,7 @@ class Supervise(unittest.TestCase):
         a.say("go")
         B.wait(self.page, QUESTION_OPEN)
         B.do("click", page=self.page, sel="#takeover")
+        self.control_seen("takeover")
         self.answer("y")
         self.rec.wait_events(lambda evs: presses(evs))
         # The agent holds before its next action while the human drives.
@@ -183,6 +191,7 @@ class Supervise(unittest.TestCase):
         a.say("go")
         B.wait(self.page, QUESTION_OPEN)
         B.do("click", page=self.page, sel="#pause")
+        self.control_seen("pause")
         qid = self.answer("y")
         B.wait(self.page, "[...document.querySelectorAll('#timeline li')].some("
                "l => l.textContent === 'Control: held')")
