@@ -7,6 +7,8 @@ The console's costs (issue 14), as figures, not verdicts:
 - the agent's OS step (as bench/agent_step.py: mouse moves under
   --os-auto-approve against an instant fake model) without a console, and
   with --console and one Chromium page watching it;
+- the same step with hostile clients at the console (200 connections at
+  once, slowloris, streams that never read);
 - the console's memory with 10 observers reading the stream while the
   screen changes (deskhand's resident memory before and after).
 
@@ -89,6 +91,75 @@ def agent_step(X, steps, B=None, console=False):
     return [(b - a_) * 1000 for a_, b in zip(answered, times[1:])]
 
 
+class Hostile:
+    """The console's hostile clients while the agent works: 200 connections
+    opened at once (most refused past the limit), 20 slowloris requests
+    each trickling a header byte every 2 s, and 5 event streams, logged in
+    as observers, that never read."""
+
+    def __init__(self, a):
+        import threading
+        self.socks, self.stop = [], threading.Event()
+        cookie, _ = cl.login(a, approver=False)
+        for _ in range(5):
+            s = socket.socket()
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+            s.connect(("127.0.0.1", a.port))
+            s.sendall(("GET /api/events HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n"
+                       % (a.host, cookie)).encode())
+            self.socks.append(s)
+        for _ in range(200):
+            try:
+                self.socks.append(socket.create_connection(("127.0.0.1", a.port), timeout=2))
+            except OSError:
+                pass
+        self.slow = []
+        for _ in range(20):
+            try:
+                s = socket.create_connection(("127.0.0.1", a.port), timeout=2)
+                s.sendall(b"GET / HTTP/1.1\r\nHost: x")
+                self.slow.append(s)
+            except OSError:
+                pass
+        self.t = threading.Thread(target=self._trickle, daemon=True)
+        self.t.start()
+
+    def _trickle(self):
+        while not self.stop.wait(2):
+            for s in self.slow:
+                try:
+                    s.send(b"x")
+                except OSError:
+                    pass
+
+    def close(self):
+        self.stop.set()
+        self.t.join()
+        for s in self.socks + self.slow:
+            s.close()
+
+
+def hostile_step(X, steps):
+    """agent_step's gaps with --console and Hostile clients at it."""
+    turns = [{"tool_calls": [{"name": "computer", "arguments": {
+        "action": "mouse_move", "coordinate": [(100 + 7 * i) % 1200, (100 + 5 * i) % 700]}}]}
+        for i in range(steps)] + [{"text": "done"}]
+    flags = ["--os-auto-approve", "--max-steps", str(steps + 5)]
+    with FakeLLM(turns) as srv:
+        a = cl.Agent(srv, X=X, flags=flags, message=None)
+        bad = Hostile(a)
+        try:
+            a.say("move around")
+            a.close_stdin()
+            a.wait(600)
+        finally:
+            bad.close()
+            a.stop()
+        times = [q["time"] for q in srv.requests]
+        answered = list(srv.answered)
+    return [(b - a_) * 1000 for a_, b in zip(answered, times[1:])]
+
+
 def median(v):
     v = sorted(v)
     return v[len(v) // 2]
@@ -134,16 +205,20 @@ def main():
     try:
         frame_latency(X, B, changes)
         # Interleaved rounds: the machine's other load falls on both alike.
-        plain, idle, watched = [], [], []
+        plain, idle, watched, hostile = [], [], [], []
         for _ in range(ROUNDS):
             plain += agent_step(X, steps)
             idle += agent_step(X, steps, console=True)
             watched += agent_step(X, steps, B)
-        p, i, w = median(plain), median(idle), median(watched)
+            hostile += hostile_step(X, steps)
+        p, i, w, b = median(plain), median(idle), median(watched), median(hostile)
         print("agent OS step, median of %d steps in %d interleaved rounds: %.1f ms without a "
               "console; %.1f ms with --console, nobody watching (%+.0f %%); %.1f ms with one "
               "Chromium page watching on the same machine (%+.0f %%); target within 10 %%"
               % (len(plain), ROUNDS, p, i, (i - p) / p * 100, w, (w - p) / p * 100))
+        print("agent OS step with hostile console clients (200 connections at once, 20 "
+              "slowloris, 5 streams that never read): %.1f ms (%+.0f %% against no console)"
+              % (b, (b - p) / p * 100))
         observers(X, changes)
     finally:
         B.stop()
