@@ -102,12 +102,7 @@ class Hostile:
         self.socks, self.stop = [], threading.Event()
         cookie, _ = cl.login(a, approver=False)
         for _ in range(5):
-            s = socket.socket()
-            s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-            s.connect(("127.0.0.1", a.port))
-            s.sendall(("GET /api/events HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n"
-                       % (a.host, cookie)).encode())
-            self.socks.append(s)
+            self.socks.append(cl.stalled_stream(a, cookie))
         for _ in range(200):
             try:
                 self.socks.append(socket.create_connection(("127.0.0.1", a.port), timeout=2))

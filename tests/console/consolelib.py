@@ -124,6 +124,18 @@ def post(agent, path, cookie, csrf, obj, origin=None, headers=None):
     return request(agent.port, "POST", path, hd, json.dumps(obj))
 
 
+def stalled_stream(agent, cookie):
+    """An event stream that never reads: a socket with a small receive
+    buffer whose request was sent; the caller closes it."""
+    import socket
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    s.connect(("127.0.0.1", agent.port))
+    s.sendall(("GET /api/events HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n"
+               % (agent.host, cookie)).encode())
+    return s
+
+
 class Events:
     """The console's event stream, read in a thread of the test."""
 

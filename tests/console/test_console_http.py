@@ -14,7 +14,8 @@ import time
 import unittest
 
 import harness as h
-from consolelib import Agent, Events, FakeLLM, call, login, post, request, token_of
+from consolelib import (Agent, Events, FakeLLM, call, login, post, request,
+                        stalled_stream, token_of)
 from agentlib import Held
 
 MARK = os.path.join(h.tmpdir(), "ran")
@@ -435,12 +436,7 @@ class Limits(unittest.TestCase):
             try:
                 cookie, _ = login(a, approver=False)
                 for _ in range(10):
-                    s = socket.socket()
-                    s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
-                    s.connect(("127.0.0.1", a.port))
-                    s.sendall(("GET /api/events HTTP/1.1\r\nHost: %s\r\nCookie: %s\r\n\r\n"
-                               % (a.host, cookie)).encode())
-                    socks.append(s)
+                    socks.append(stalled_stream(a, cookie))
                 rss0 = rss(a.proc.pid)
                 a.say("talk")
                 # Each stalled stream holds at most what one event needs.
