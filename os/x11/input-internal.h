@@ -46,9 +46,8 @@ struct os_peer {
 bool os_peer_find(os_x11 *d, struct os_peer *p);
 void os_peer_release(struct os_peer *p);
 /*
- * One observation: 1 when every member's sockets have nothing left to read,
- * their far ends have read every request the member wrote, and none of
- * its threads is running or in uninterruptible sleep, 0 when
+ * One observation: 1 when every member's sockets have nothing left to read
+ * and none of its threads is running or in uninterruptible sleep, 0 when
  * busy, -1 when the kernel would not tell. *switches receives the sum of
  * their threads' context switches: equal sums mean no thread ran between.
  */
@@ -100,17 +99,14 @@ struct os_input_state {
  */
 #define OS_TYPE_GUARD_MS 150
 /*
- * An observable client counts as having handled its events once this many
- * looks in a row, each after two round trips of ours, found it idle with
- * no context switch between them. A single look is not enough: a client
- * waiting for the reply to a request (the keymap fetch after
- * MappingNotify) looks idle too; its request unread is seen at the
- * server's end of the connection, and one read but not yet served is
- * served, its reply sent, within the server's dispatch passes our round
- * trips wait for, which wakes the client. (It was a quiet time of 10 ms:
- * most of a short typing's cost.)
+ * An observable client counts as having handled its events once it has
+ * stayed idle (nothing to read, no thread running, no context switch) for
+ * this long while we keep the server dispatching with round trips. A
+ * single look is not enough: the server may hold back a client's events
+ * while it has a request of that client pending (measured: 2 ms later the
+ * client was still decoding keystrokes).
  */
-#define OS_PEER_QUIET_LOOKS 3
+#define OS_PEER_QUIET_MS 10
 /* The longest wait for a client that never rests; then typing goes on. */
 #define OS_PEER_WAIT_MS 2000
 

@@ -257,36 +257,40 @@ void os_input_epoch_end(os_x11 *d)
 				st->use_time[c][col] = now;
 }
 
-/* Syncs and looks at the peer until proven idle; false when unobservable. */
+/* Syncs and polls the peer until proven idle; false when unobservable. */
 static bool peer_wait_idle(os_x11 *d)
 {
 	struct os_input_state *st = d->input;
-	int64_t deadline = base_now_ns() + OS_PEER_WAIT_MS * BASE_NS_PER_MS;
+	/*
+	 * Two round trips: after the first reply the server may still be
+	 * flushing the events to the client's socket in the same pass; the
+	 * second request is handled only once that pass is over.
+	 */
+	XSync(d->dpy, False);
+	XSync(d->dpy, False);
+	int64_t now = base_now_ns();
+	int64_t deadline = now + OS_PEER_WAIT_MS * BASE_NS_PER_MS;
+	int64_t quiet_since = 0;
+	bool quiet = false;
 	unsigned long long quiet_switches = 0;
-	int looks = 0;
 	for (;;) {
-		/*
-		 * Two round trips: after the first reply the server may still be
-		 * flushing the events to the client's socket in the same pass; the
-		 * second request is handled only once that pass is over.
-		 */
-		XSync(d->dpy, False);
-		XSync(d->dpy, False);
 		unsigned long long sw;
 		int idle = os_peer_idle(&st->peer, &sw);
+		now = base_now_ns();
 		if (idle < 0)
 			return false;
-		if (idle == 0 || looks == 0 || sw != quiet_switches) {
-			looks = idle > 0;
+		if (idle == 0 || !quiet || sw != quiet_switches) {
+			quiet = idle > 0;
+			quiet_since = now;
 			quiet_switches = sw;
-		} else if (++looks >= OS_PEER_QUIET_LOOKS) {
+		} else if (now >= quiet_since + OS_PEER_QUIET_MS * BASE_NS_PER_MS) {
 			return true;
 		}
-		int64_t now = base_now_ns();
 		if (now >= deadline)
 			return true;    /* a client that never rests: bounded, go on */
-		if (idle == 0)      /* busy: let it work rather than spin */
-			base_sleep_until(now + BASE_NS_PER_MS / 4, NULL);
+		/* Keep the server dispatching: its pass flushes the client's output. */
+		XSync(d->dpy, False);
+		base_sleep_until(now + BASE_NS_PER_MS, NULL);
 	}
 }
 

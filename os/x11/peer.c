@@ -355,18 +355,12 @@ int os_peer_idle(struct os_peer *p, unsigned long long *switches)
 	for (int k = 0; k < p->nmember; k++) {
 		const struct os_peer_member *m = &p->member[k];
 		for (int i = 0; i < m->ninode; i++) {
-			struct diag dg, far;
-			if (!unix_diag(p->diag_fd, m->inode[i], UDIAG_SHOW_RQLEN | UDIAG_SHOW_PEER, &dg))
+			struct diag dg;
+			if (!unix_diag(p->diag_fd, m->inode[i], UDIAG_SHOW_RQLEN, &dg))
 				return -1;
 			if (dg.found && dg.rqueue != 0)
 				return 0;
 			/* Not found: the connection is closed, nothing left to read. */
-			/* A request the far end (the server, or the relay) has not
-			 * read yet: the client may be waiting for its reply. */
-			if (dg.found && dg.peer != 0 &&
-			    unix_diag(p->diag_fd, dg.peer, UDIAG_SHOW_RQLEN, &far) &&
-			    far.found && far.rqueue != 0)
-				return 0;
 		}
 		bool b = false;
 		unsigned long long sw = 0;
