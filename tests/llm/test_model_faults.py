@@ -15,7 +15,15 @@ import harness as h
 from agentlib import FakeLLM, Run, call, check_audit, texts
 
 FAKE = os.path.join(h.SRCDIR, "tests", "fake_llm", "fakellm.py")
-FORMATS = ("openai", "anthropic")
+FORMATS = ("openai", "anthropic", "responses")
+
+
+class Run(Run):
+    """Also OpenAI's Responses API, at a compatible server's address."""
+
+    def args(self, srv, fmt="openai", *more):
+        a = super().args(srv, fmt)
+        return a + (["--api", "responses"] if fmt == "responses" else []) + list(more)
 
 
 class Checks:
@@ -46,7 +54,8 @@ class Checks:
         with FakeLLM([{"text": "carried on"}]) as srv:
             p = r.run(srv, fmt, "-m", "go on")
             self.assertEqual(p.returncode, 0, p.stderr)
-            sent = texts(srv.requests[0]["body"])
+            body = srv.requests[0]["body"]
+            sent = texts(body) + json.dumps(body.get("input", []), ensure_ascii=False)
         self.assertIn(before, sent)
         self.assertIn("go on", sent)
         self.assertIn(b"carried on", p.stdout)
@@ -79,7 +88,7 @@ class ServerDies(unittest.TestCase, Checks):
                                        stdout=subprocess.PIPE)
                 try:
                     port = int(srv.stdout.readline().split()[1])
-                    base = "http://127.0.0.1:%d" % port + ("/v1" if fmt == "openai" else "")
+                    base = "http://127.0.0.1:%d" % port + ("" if fmt == "anthropic" else "/v1")
 
                     class At:
                         def base_url(self, _fmt):
