@@ -483,9 +483,12 @@ class _Handler(BaseHTTPRequestHandler):
                                 then=lambda: self._sleep(fault.get("hang", 300)))
         if "garbage_after_events" in fault:
             junk = fault.get("text", "{{{ not json").encode()
+
+            def tail():
+                self._chunk(b"data: " + junk + b"\n\n")
+                self._end_stream()
             return self._answer(turn, fmt, body, cut_after=fault["garbage_after_events"],
-                                then=lambda: (self._chunk(b"data: " + junk + b"\n\n"),
-                                              self._end_stream()), close=False)
+                                then=tail, close=False)
         if "big_body" in fault:
             return self._big_body(fault["big_body"], fault["cut_at"], fmt)
         raise ValueError("fakellm: unknown fault %r" % fault)
