@@ -288,7 +288,8 @@ struct provider *provider_create(const struct provider_settings *s)
 	p->kind = s->kind;
 	p->stream = !s->no_stream;
 	p->retry_base_ms = env_long("DESKHAND_RETRY_BASE_MS", PROVIDER_RETRY_BASE_MS, 0, 60000);
-	p->idle_timeout_s = env_long("DESKHAND_HTTP_IDLE_TIMEOUT", 300, 1, 86400);
+	p->idle_timeout_s = s->idle_timeout_s > 0 ? s->idle_timeout_s
+	                    : env_long("DESKHAND_HTTP_IDLE_TIMEOUT", 300, 1, 86400);
 	if (s->kind == PROVIDER_SCRIPT ? script_setup(p, s) : vendor_setup(p, s, who))
 		return p;
 	provider_destroy(p);

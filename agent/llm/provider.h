@@ -148,6 +148,12 @@ struct provider_settings {
 	enum anthropic_tool computer_tool;
 	/* Ollama: "think"; PROVIDER_THINK_NONE: not sent. */
 	enum provider_think think;
+	/*
+	 * Seconds without a byte from the server (or to it) before an
+	 * exchange is given up (retried only when nothing was shown yet);
+	 * 0: DESKHAND_HTTP_IDLE_TIMEOUT, else 300.
+	 */
+	long idle_timeout_s;
 };
 
 /*

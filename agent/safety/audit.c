@@ -32,6 +32,7 @@ struct agent_audit {
 	off_t end;         /* the log's size after this handle's last look */
 	char last[AGENT_AUDIT_HASH_HEX + 1]; /* the chain value the next line carries */
 	char *set_aside;   /* "PATH: line N: problem" of a log not extended, or NULL */
+	char *broken;      /* why the first line that failed did; then no more lines */
 	char *conv_path;   /* the last conversation record's path, or NULL */
 	char conv_sha[AGENT_AUDIT_HASH_HEX + 1];
 	char from[64];     /* where the next human answer came from; "" : not said */
@@ -236,6 +237,7 @@ agent_audit *agent_audit_open(const char *path)
 			           AUDIT_MAX_LOGS - 1, a->set_aside);
 	}
 	free(a->set_aside);
+	free(a->broken);
 	free(a->conv_path);
 	free(a);
 	return NULL;
@@ -253,6 +255,7 @@ void agent_audit_close(agent_audit *a)
 	(void)fsync(a->fd);
 	audit_release(a);
 	free(a->set_aside);
+	free(a->broken);
 	free(a->conv_path);
 	free(a);
 }
@@ -449,6 +452,12 @@ static bool line_write(agent_audit *a, cJSON *obj, bool sync)
 {
 	bool ok = false, locked = false;
 	char *text = NULL;
+	if (a->broken != NULL) {
+		/* A line after a missing one would vouch for what the log lacks
+		 * (an approval with no proposal, a result with no approval). */
+		audit_fail("%s", a->broken);
+		goto out;
+	}
 	if (obj == NULL) {
 		audit_fail("out of memory");
 		goto out;
@@ -471,6 +480,8 @@ static bool line_write(agent_audit *a, cJSON *obj, bool sync)
 	if (ok && a->listener != NULL)
 		a->listener(a->listener_ctx, text, n + 1);
 out:
+	if (!ok && a->broken == NULL)
+		a->broken = strdup(agent_audit_error()); /* NULL: the next line tries again */
 	if (locked)
 		(void)flock(a->fd, LOCK_UN);
 	free(text);

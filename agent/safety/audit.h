@@ -14,6 +14,9 @@
  * leaves half a line (a short write is undone with ftruncate); approved,
  * denied, blocked and session lines are followed by fsync(). A caller must
  * treat a failed approval record as a denial: run nothing it could not log.
+ * Once a line could not be written (disk full, I/O error, ...) the handle
+ * writes no more: every later record fails with the first one's reason, so
+ * no line ever follows one that is missing.
  *
  * Tamper evidence: the lines form a hash chain. Each line carries "prev",
  * the SHA-256 (64 lowercase hex digits) of the previous line's bytes with

@@ -133,6 +133,9 @@ bool session_save(agent_session *s)
 	bool ok = session_conv_digest(s->conv->path, &real, hex);
 	if (!ok)
 		agent_term_error(s->term, "cannot read back %s: %s", s->conv->path, strerror(errno));
+	else if (s->gate != NULL)
+		/* Like every record: told once, and nothing more runs. */
+		ok = agent_gate_logged(s->gate, agent_audit_conversation(s->audit, real, hex));
 	else if (!(ok = agent_audit_conversation(s->audit, real, hex)))
 		agent_term_error(s->term, "audit log: %s", agent_audit_error());
 	free(real);
@@ -148,13 +151,16 @@ static agent_tool_call call_of(const struct conv_block *b)
 	                         b->checks};
 }
 
-/* A result's screenshot stored beside the conversation; a failure is told in its text. */
+/* A result's screenshot stored beside the conversation; a failure is told
+ * to the user (the result was shown before) and in the result's text. */
 static void store_shot(agent_session *s, agent_tool_result *r, struct conv_image *img)
 {
 	memset(img, 0, sizeof(*img));
 	if (r->shot.png == NULL ||
 	    conv_store_png(s->conv, r->shot.png, r->shot.len, r->shot.width, r->shot.height, img))
 		return;
+	agent_term_warning(s->term, "the screenshot cannot be stored, the model gets none: %s",
+	                   conv_error());
 	agent_shot_missing(&r->text, conv_error());
 }
 

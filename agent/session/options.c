@@ -125,7 +125,7 @@ enum {
 	OPT_CONTEXT_WINDOW, OPT_MAX_TOKENS, OPT_JSON, OPT_VERSION, OPT_WORKSPACE,
 	OPT_SCREEN_MAX, OPT_MONITOR, OPT_GRID, OPT_MARKS, OPT_SETTLE_MS, OPT_CONFIG,
 	OPT_NO_PROMPT_CACHE, OPT_API, OPT_STORE, OPT_COMPUTER_TOOL, OPT_GROUNDING, OPT_THINK,
-	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE, OPT_DISPLAY_BACKEND,
+	OPT_CONSOLE, OPT_CONSOLE_ALLOW_REMOTE, OPT_DISPLAY_BACKEND, OPT_MODEL_TIMEOUT,
 };
 
 /* v is none of the names (an owner's table): why, listing them. Always false. */
@@ -210,6 +210,7 @@ static const struct cfg_num cfg_nums[] = {
 	NUM("max_tokens", max_tokens, 1, 1000000),
 	NUM("monitor", monitor, -1, 64),
 	NUM("settle_ms", settle_ms, 0, 60000),
+	NUM("model_timeout", model_timeout, 1, 86400),
 };
 
 struct cfg_str {
@@ -415,6 +416,8 @@ static const struct option long_opts[] = {
 	{"grid", no_argument, NULL, OPT_GRID},
 	{"marks", no_argument, NULL, OPT_MARKS},
 	{"settle-ms", required_argument, NULL, OPT_SETTLE_MS},
+	{"model-timeout", required_argument, NULL, OPT_MODEL_TIMEOUT},
+	{"model_timeout", required_argument, NULL, OPT_MODEL_TIMEOUT},
 	{"config", required_argument, NULL, OPT_CONFIG},
 	{"no-prompt-cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
 	{"no_prompt_cache", no_argument, NULL, OPT_NO_PROMPT_CACHE},
@@ -493,6 +496,8 @@ static bool apply_number_option(agent_options *o, int c, char **argv)
 		return parse_long("--monitor", optarg, 0, 64, &o->monitor);
 	case OPT_SETTLE_MS:
 		return parse_long("--settle-ms", optarg, 0, 60000, &o->settle_ms);
+	case OPT_MODEL_TIMEOUT:
+		return parse_long("--model-timeout", optarg, 1, 86400, &o->model_timeout);
 	default:
 		return refuse_option(c, argv);
 	}
@@ -642,6 +647,8 @@ const char *agent_options_usage(void)
 	"  --keep-images N       screenshots kept in requests (3)\n"
 	"  --context-window N    tokens the model accepts (128000)\n"
 	"  --max-tokens N        tokens per answer (4096)\n"
+	"  --model-timeout N     seconds the model server may send nothing before the\n"
+	"                        answer is given up (300; DESKHAND_HTTP_IDLE_TIMEOUT)\n"
 	"  --screen-max WxH      largest screenshot sent to the model (1280x800)\n"
 	"  --monitor N           the monitor the model sees (default: the pointer's)\n"
 	"  --grid                draw a labelled grid on screenshots\n"

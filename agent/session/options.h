@@ -56,6 +56,7 @@ typedef struct agent_options {
 	bool grid;
 	bool marks;             /* set-of-marks: element IDs on the screenshots */
 	long settle_ms;         /* cap for settle detection */
+	long model_timeout;     /* s of silence from the model server; 0: the provider's default */
 	bool prompt_cache;      /* Anthropic cache breakpoints (default on) */
 	char *config_path;      /* the config file that was read, if any */
 	char *console;          /* --console [ADDR:]PORT; NULL: no console */

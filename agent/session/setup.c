@@ -213,6 +213,7 @@ static bool start_provider(agent_session *s)
 		.api = s->opt->api,
 		.computer_tool = s->opt->computer_tool,
 		.think = s->opt->think,
+		.idle_timeout_s = s->opt->model_timeout,
 	};
 	s->provider = provider_create(&ps);
 	if (s->provider == NULL) {

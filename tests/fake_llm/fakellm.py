@@ -56,6 +56,16 @@ A turn (every key optional):
       {"status": 429, "retry_after": "1", "body": {...} or "text"}
       {"status": 500} / {"status": 401, "body": {"error": {"message": "..."}}}
       {"cut_after_events": N}  stream N events of this turn, then close the socket
+      {"hang_after_events": N} stream N events, then send nothing and keep the
+                               connection open (until the server stops, or
+                               "hang" seconds, default 300)
+      {"garbage_after_events": N, "text": "..."}
+                               stream N events, then a data line of this text
+                               (default "{{{ not json"), then end the stream
+      {"big_body": BYTES, "cut_at": K}
+                               200 application/json announcing BYTES of body
+                               (a valid answer's start, padded) and closing
+                               after K of them
       {"close": true}          close the connection without any answer
       {"garbage": "text"}      200 with this body (content type application/json)
       {"garbage_stream": "x"}  200 text/event-stream whose data line is this text
@@ -468,9 +478,42 @@ class _Handler(BaseHTTPRequestHandler):
             return self._end_stream()
         if "cut_after_events" in fault:
             return self._answer(turn, fmt, body, cut_after=fault["cut_after_events"])
+        if "hang_after_events" in fault:
+            return self._answer(turn, fmt, body, cut_after=fault["hang_after_events"],
+                                then=lambda: self._sleep(fault.get("hang", 300)))
+        if "garbage_after_events" in fault:
+            junk = fault.get("text", "{{{ not json").encode()
+
+            def tail():
+                self._chunk(b"data: " + junk + b"\n\n")
+                self._end_stream()
+            return self._answer(turn, fmt, body, cut_after=fault["garbage_after_events"],
+                                then=tail, close=False)
+        if "big_body" in fault:
+            return self._big_body(fault["big_body"], fault["cut_at"], fmt)
         raise ValueError("fakellm: unknown fault %r" % fault)
 
-    def _answer(self, turn, fmt, body, cut_after=None):
+    def _big_body(self, size, cut_at, fmt):
+        """A whole answer that would be `size` bytes, cut after `cut_at`:
+        its start is a real answer's, the rest one long text."""
+        start = (b'{"id":"big","object":"chat.completion","choices":[{"index":0,'
+                 b'"message":{"role":"assistant","content":"' if fmt == "openai" else
+                 b'{"id":"msg_big","type":"message","role":"assistant","content":'
+                 b'[{"type":"text","text":"')
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(size))
+        self.end_headers()
+        self.wfile.write(start)
+        sent, block = len(start), b"x" * 65536
+        while sent < cut_at:
+            piece = block[:cut_at - sent]
+            self.wfile.write(piece)
+            sent += len(piece)
+        self.wfile.flush()
+        self._cut()
+
+    def _answer(self, turn, fmt, body, cut_after=None, then=None, close=True):
         model = body.get("model", "fake") if isinstance(body, dict) else "fake"
         stream = turn.get("stream")
         if stream is None:
@@ -499,7 +542,9 @@ class _Handler(BaseHTTPRequestHandler):
                       if strict else anthropic_events(turn, model))
         for i, (name, data) in enumerate(events):
             if cut_after is not None and i >= cut_after:
-                return self._cut()
+                if then is not None:
+                    then()
+                return self._cut() if close else None
             out = b""
             if turn.get("comments"):
                 out += b": keep-alive" + eol

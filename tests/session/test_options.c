@@ -45,7 +45,7 @@ static void test_flags_and_spellings(void **state)
 	agent_options o;
 	agent_options_init(&o);
 	const char *args[] = {"-y", "--safe_mode", "ask", "--os", "--max-steps", "7",
-	                      "--auto_run", "--api", "chat", "--store", "open", "the", "--file", NULL};
+	                      "--model-timeout", "5", "--auto_run", "--api", "chat", "--store", "open", "the", "--file", NULL};
 	assert_true(parse(&o, args));
 	assert_int_equal(o.api, PROVIDER_API_CHAT);
 	assert_true(o.store);
@@ -54,6 +54,7 @@ static void test_flags_and_spellings(void **state)
 	assert_int_equal(o.safe_mode, AGENT_POLICY_SAFE_ASK);
 	assert_true(o.os);
 	assert_int_equal(o.max_steps, 7);
+	assert_int_equal(o.model_timeout, 5);
 	agent_options_finish(&o);
 	agent_options_init(&o);
 	const char *tool[] = {"--computer-tool", "20250124", NULL};
@@ -77,6 +78,7 @@ static void test_bad_values(void **state)
 		{"--bogus", NULL, NULL}, {"--model", NULL, NULL},
 		{"--api", "completions", NULL}, {"--api", NULL, NULL},
 		{"--computer-tool", "computer_20251124", NULL}, {"--computer-tool", "latest", NULL},
+		{"--model-timeout", "0", NULL}, {"--model-timeout", "86401", NULL},
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		agent_options o;

@@ -1,0 +1,212 @@
+"""The model server breaks for real, over loopback, in each wire format:
+the process killed mid-stream, garbage after a valid start, a stream that
+hangs open (bounded by --model-timeout / "model_timeout"), the connection
+closed during a 20 MB body. Each time deskhand says so on one line, exits
+1..127, runs nothing the broken answer held, leaves the conversation and
+the audit log whole, and the same conversation goes on at the next run."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import unittest
+
+import harness as h
+from agentlib import FakeLLM, Run, call, check_audit, texts
+
+FAKE = os.path.join(h.SRCDIR, "tests", "fake_llm", "fakellm.py")
+FORMATS = ("openai", "anthropic", "responses")
+
+
+class Run(Run):
+    """Also OpenAI's Responses API, at a compatible server's address."""
+
+    def args(self, srv, fmt="openai", *more):
+        a = super().args(srv, fmt)
+        return a + (["--api", "responses"] if fmt == "responses" else []) + list(more)
+
+
+class Checks:
+    def assert_failed_cleanly(self, r, p, want, marker=None):
+        """The run ended on `want`, told once on one line, and left
+        everything whole; nothing of the broken answer ran or was kept."""
+        err = p.stderr.decode("utf-8", "replace")
+        self.assertGreaterEqual(p.returncode, 1, err)
+        self.assertLess(p.returncode, 128, err)
+        # One error line, saying what broke (warnings of retries aside).
+        lines = [l for l in err.splitlines() if l.startswith("deskhand: ")]
+        self.assertEqual(len(lines), 1, err)
+        self.assertIn(want, lines[0])
+        if marker is not None:
+            self.assertFalse(os.path.exists(marker), "the cut answer's call ran")
+        conv = r.conversation()
+        # The broken answer is not in the conversation as if it were whole.
+        self.assertEqual([m["role"] for m in conv["messages"]][-1], "user", conv)
+        v = h.run([h.binary(), "audit", "verify", r.audit], env=r.env())
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+        events = r.audit_events()
+        check_audit(self, events)
+        self.assertNotIn("executed", [e["event"] for e in events])
+        return conv
+
+    def assert_resumes(self, r, fmt, before):
+        """The next run continues the same conversation: the old turns are sent."""
+        with FakeLLM([{"text": "carried on"}]) as srv:
+            p = r.run(srv, fmt, "-m", "go on")
+            self.assertEqual(p.returncode, 0, p.stderr)
+            body = srv.requests[0]["body"]
+            sent = texts(body) + json.dumps(body.get("input", []), ensure_ascii=False)
+        self.assertIn(before, sent)
+        self.assertIn("go on", sent)
+        self.assertIn(b"carried on", p.stdout)
+        roles = [m["role"] for m in r.conversation()["messages"]]
+        self.assertEqual(roles[-1], "assistant")
+        v = h.run([h.binary(), "audit", "verify", r.audit], env=r.env())
+        self.assertEqual(v.returncode, 0, v.stdout + v.stderr)
+
+
+def cut_turn(r, fault):
+    """Text, then a call that would leave a mark: the fault lands between."""
+    marker = os.path.join(r.work, "ran")
+    turn = {"text": "I will run it now.", "text_chunk": 4,
+            "tool_calls": [call("execute", language="shell", code="touch '%s'" % marker)],
+            "arg_chunk": 5, "faults": [fault]}
+    return turn, marker
+
+
+class ServerDies(unittest.TestCase, Checks):
+    def test_model_server_process_killed_mid_stream(self):
+        for fmt in FORMATS:
+            with self.subTest(fmt=fmt):
+                r = Run()
+                turn, marker = cut_turn(r, {"hang_after_events": 6})
+                script = os.path.join(r.dir, "script.json")
+                log = os.path.join(r.dir, "requests.jsonl")
+                with open(script, "w") as f:
+                    json.dump([turn], f)
+                srv = subprocess.Popen([sys.executable, FAKE, script, "--log", log],
+                                       stdout=subprocess.PIPE)
+                try:
+                    port = int(srv.stdout.readline().split()[1])
+                    base = "http://127.0.0.1:%d" % port + ("" if fmt == "anthropic" else "/v1")
+
+                    class At:
+                        def base_url(self, _fmt):
+                            return base
+                    dh = subprocess.Popen(r.args(At(), fmt, "-y", "-m", "first task"),
+                                          env=r.env(), stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                    try:
+                        self.assertTrue(h.wait_for(lambda: os.path.exists(log) and
+                                                   os.path.getsize(log) > 0, 60))
+                        srv.kill()          # SIGKILL: the kernel closes its sockets
+                        srv.wait()
+                        out, err = dh.communicate(timeout=120)
+                    finally:
+                        if dh.poll() is None:
+                            dh.kill()
+                            dh.wait()
+                finally:
+                    if srv.poll() is None:
+                        srv.kill()
+                        srv.wait()
+                p = subprocess.CompletedProcess(dh.args, dh.returncode, out, err)
+                # Text may or may not have arrived before the kill: the
+                # stream was cut, or (nothing shown, retried) nobody listens.
+                said = "stream was cut" if b"stream was cut" in err else "cannot reach"
+                self.assert_failed_cleanly(r, p, said, marker)
+                self.assert_resumes(r, fmt, "first task")
+
+    def test_stream_cut_inside_a_call_runs_nothing(self):
+        for fmt in FORMATS:
+            with self.subTest(fmt=fmt):
+                r = Run()
+                turn, marker = cut_turn(r, {"cut_after_events": 8})
+                with FakeLLM([turn]) as srv:
+                    p = r.run(srv, fmt, "-y", "-m", "first task")
+                    self.assertEqual(len(srv.requests), 1)   # text was shown: not retried
+                self.assert_failed_cleanly(r, p, "the stream was cut before the answer "
+                                                 "was complete", marker)
+                self.assert_resumes(r, fmt, "first task")
+
+
+class Garbage(unittest.TestCase, Checks):
+    def test_garbage_after_a_valid_start(self):
+        for fmt in FORMATS:
+            with self.subTest(fmt=fmt):
+                r = Run()
+                turn, marker = cut_turn(r, {"garbage_after_events": 6,
+                                            "text": "<html>502 Bad Gateway</html>"})
+                with FakeLLM([turn]) as srv:
+                    p = r.run(srv, fmt, "-y", "-m", "first task")
+                    self.assertEqual(len(srv.requests), 1)
+                self.assert_failed_cleanly(r, p, "not JSON", marker)
+                self.assertIn(b"502 Bad Gateway", p.stderr)
+                self.assert_resumes(r, fmt, "first task")
+
+
+class Hangs(unittest.TestCase, Checks):
+    def test_model_timeout_bounds_a_stream_that_hangs_open(self):
+        for fmt in FORMATS:
+            with self.subTest(fmt=fmt):
+                r = Run()
+                turn, marker = cut_turn(r, {"hang_after_events": 6})
+                with FakeLLM([turn]) as srv:
+                    # The environment's limit would wait for ever (the
+                    # fake holds 300 s): the option is what ends it.
+                    p = r.run(srv, fmt, "-y", "--model-timeout", "1", "-m", "first task",
+                              env=r.env(DESKHAND_HTTP_IDLE_TIMEOUT="86400"))
+                    self.assertEqual(len(srv.requests), 1)
+                self.assert_failed_cleanly(r, p, "no data from %s" % srv.base_url(fmt), marker)
+                self.assertIn(b"for 1 s", p.stderr)
+                self.assert_resumes(r, fmt, "first task")
+
+    def test_model_timeout_from_the_config_file(self):
+        r = Run()
+        cfg = os.path.join(r.dir, "config.json")
+        with open(cfg, "w") as f:
+            json.dump({"model_timeout": 1}, f)
+        turn, marker = cut_turn(r, {"hang_after_events": 6})
+        with FakeLLM([turn]) as srv:
+            p = r.run(srv, "openai", "--config", cfg, "-y", "-m", "first task")
+        self.assert_failed_cleanly(r, p, "for 1 s", marker)
+
+    def test_model_timeout_is_checked(self):
+        r = Run()
+        for bad in ("0", "-1", "soon", "86401"):
+            with self.subTest(bad=bad):
+                p = h.run([h.binary(), "--model-timeout", bad, "-m", "x"], env=r.env())
+                self.assertEqual(p.returncode, 2)
+                self.assertIn(b"--model-timeout", p.stderr)
+
+
+class BigBody(unittest.TestCase, Checks):
+    BIG = 20 << 20
+
+    def test_connection_closed_during_a_20_mb_body(self):
+        for fmt in FORMATS:
+            with self.subTest(fmt=fmt):
+                r = Run()
+                fault = {"big_body": self.BIG, "cut_at": self.BIG // 2, "repeat": 5}
+                with FakeLLM([{"text": "never", "faults": [fault]}]) as srv:
+                    p = r.run(srv, fmt, "-m", "first task")
+                    self.assertEqual(len(srv.requests), 5)   # nothing shown: retried
+                self.assert_failed_cleanly(r, p, "request to %s" % srv.base_url(fmt))
+                self.assert_resumes(r, fmt, "first task")
+
+    def test_a_retry_after_a_cut_20_mb_body_answers(self):
+        r = Run()
+        fault = {"big_body": self.BIG, "cut_at": self.BIG - 1}
+        with FakeLLM([{"text": "the real answer", "faults": [fault]}]) as srv:
+            p = r.run(srv, "openai", "-m", "first task")
+            self.assertEqual(len(srv.requests), 2)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn(b"the real answer", p.stdout)
+        self.assertIn(b"retrying", p.stderr)
+        msgs = r.conversation()["messages"]
+        self.assertEqual([m["role"] for m in msgs], ["user", "assistant"])
+        self.assertNotIn("xxxxxxxx", json.dumps(msgs))
+
+
+if __name__ == "__main__":
+    h.main()
