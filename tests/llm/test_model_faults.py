@@ -74,6 +74,17 @@ def cut_turn(r, fault):
     return turn, marker
 
 
+def broken_run(test, fmt, fault, *flags, **env):
+    """One run whose one answer shows text and then breaks with `fault`:
+    shown, it is not retried. (Run, result, marker, the server's address.)"""
+    r = Run()
+    turn, marker = cut_turn(r, fault)
+    with FakeLLM([turn]) as srv:
+        p = r.run(srv, fmt, "-y", *flags, "-m", "first task", env=r.env(**env) if env else None)
+        test.assertEqual(len(srv.requests), 1)
+        return r, p, marker, srv.base_url(fmt)
+
+
 class ServerDies(unittest.TestCase, Checks):
     def test_model_server_process_killed_mid_stream(self):
         for fmt in FORMATS:
@@ -120,11 +131,7 @@ class ServerDies(unittest.TestCase, Checks):
     def test_stream_cut_inside_a_call_runs_nothing(self):
         for fmt in FORMATS:
             with self.subTest(fmt=fmt):
-                r = Run()
-                turn, marker = cut_turn(r, {"cut_after_events": 8})
-                with FakeLLM([turn]) as srv:
-                    p = r.run(srv, fmt, "-y", "-m", "first task")
-                    self.assertEqual(len(srv.requests), 1)   # text was shown: not retried
+                r, p, marker, _ = broken_run(self, fmt, {"cut_after_events": 8})
                 self.assert_failed_cleanly(r, p, "the stream was cut before the answer "
                                                  "was complete", marker)
                 self.assert_resumes(r, fmt, "first task")
@@ -134,12 +141,8 @@ class Garbage(unittest.TestCase, Checks):
     def test_garbage_after_a_valid_start(self):
         for fmt in FORMATS:
             with self.subTest(fmt=fmt):
-                r = Run()
-                turn, marker = cut_turn(r, {"garbage_after_events": 6,
-                                            "text": "<html>502 Bad Gateway</html>"})
-                with FakeLLM([turn]) as srv:
-                    p = r.run(srv, fmt, "-y", "-m", "first task")
-                    self.assertEqual(len(srv.requests), 1)
+                r, p, marker, _ = broken_run(self, fmt, {
+                    "garbage_after_events": 6, "text": "<html>502 Bad Gateway</html>"})
                 self.assert_failed_cleanly(r, p, "not JSON", marker)
                 self.assertIn(b"502 Bad Gateway", p.stderr)
                 self.assert_resumes(r, fmt, "first task")
@@ -149,15 +152,12 @@ class Hangs(unittest.TestCase, Checks):
     def test_model_timeout_bounds_a_stream_that_hangs_open(self):
         for fmt in FORMATS:
             with self.subTest(fmt=fmt):
-                r = Run()
-                turn, marker = cut_turn(r, {"hang_after_events": 6})
-                with FakeLLM([turn]) as srv:
-                    # The environment's limit would wait for ever (the
-                    # fake holds 300 s): the option is what ends it.
-                    p = r.run(srv, fmt, "-y", "--model-timeout", "1", "-m", "first task",
-                              env=r.env(DESKHAND_HTTP_IDLE_TIMEOUT="86400"))
-                    self.assertEqual(len(srv.requests), 1)
-                self.assert_failed_cleanly(r, p, "no data from %s" % srv.base_url(fmt), marker)
+                # The environment's limit would wait for ever (the fake
+                # holds 300 s): the option is what ends it.
+                r, p, marker, base = broken_run(self, fmt, {"hang_after_events": 6},
+                                                "--model-timeout", "1",
+                                                DESKHAND_HTTP_IDLE_TIMEOUT="86400")
+                self.assert_failed_cleanly(r, p, "no data from %s" % base, marker)
                 self.assertIn(b"for 1 s", p.stderr)
                 self.assert_resumes(r, fmt, "first task")
 

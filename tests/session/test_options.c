@@ -45,7 +45,8 @@ static void test_flags_and_spellings(void **state)
 	agent_options o;
 	agent_options_init(&o);
 	const char *args[] = {"-y", "--safe_mode", "ask", "--os", "--max-steps", "7",
-	                      "--model-timeout", "5", "--auto_run", "--api", "chat", "--store", "open", "the", "--file", NULL};
+	                      "--model-timeout", "5", "--auto_run", "--api", "chat", "--store",
+	                      "open", "the", "--file", NULL};
 	assert_true(parse(&o, args));
 	assert_int_equal(o.api, PROVIDER_API_CHAT);
 	assert_true(o.store);
