@@ -186,6 +186,10 @@ typedef struct agent_audit_report {
 	int bad_line;         /* first offending line (1-based); 0 if none, or if the
 	                         problem is the head file or reading the log */
 	char problem[256];    /* what is wrong there; "" if nothing */
+	int unconfirmed;      /* when the only fault is the end a crash leaves (one whole
+	                         line after the head's recorded end, or one cut short
+	                         there): that line (== bad_line); lines before it verify.
+	                         0 otherwise */
 	char last[AGENT_AUDIT_HASH_HEX + 1]; /* when it passes: the chain value after the
 	                                        last line (the next line's "prev") */
 } agent_audit_report;
@@ -212,6 +216,15 @@ bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep);
  * head file, itself a problem): lines cut off (bad_line: the first missing
  * one), the last line changed (bad_line: it), lines after the recorded end
  * (bad_line: the first of them), a malformed head (bad_line 0).
+ *
+ * A crash or kill -9 can stop deskhand between a line and its head, or
+ * (in theory) in the middle of a line's one write(): the log then holds
+ * exactly one line, whole or cut short, past the line the head records,
+ * and everything up to the head verifies. That end is still a failure
+ * (no head vouches for the line, and another writer appending one line
+ * looks the same), but it is told apart: `unconfirmed` names the line and
+ * the problem says what a crash leaves. Two or more lines past the head,
+ * or a torn line anywhere else, are never a crash's.
  */
 bool agent_audit_verify_head(const char *text, size_t len, const char *head, size_t head_len,
                              agent_audit_report *rep);
