@@ -145,15 +145,25 @@ AGENT_AUDIT_CHECKED bool agent_audit_executed(agent_audit *a, const char *id, ag
                           int status, long duration_ms, const char *error);
 
 /*
- * The conversation file as deskhand just saved it: its path and SHA-256
- * (not fsync'd). A resumed conversation is compared with the last such
- * record for its path, so a message inserted into the file since shows
- * (as strong as the log itself: see "Limits").
+ * The conversation file as deskhand is about to save it: its path and the
+ * SHA-256 of the bytes that will replace it (fsync'd, before the rename:
+ * conv_save_witnessed). A resumed conversation is compared with the last
+ * such record for its path, so a message inserted into the file since
+ * shows (as strong as the log itself: see "Limits").
  */
 AGENT_AUDIT_CHECKED bool agent_audit_conversation(agent_audit *a, const char *path,
                                                   const char *sha256_hex);
-/* The SHA-256 last recorded for the conversation at `path`, or NULL. Owned by a. */
-const char *agent_audit_conversation_digest(const agent_audit *a, const char *path);
+typedef enum {
+	AGENT_AUDIT_CONV_UNRECORDED, /* the log has no record of this path */
+	AGENT_AUDIT_CONV_VOUCHED,    /* the file is what the last record says */
+	AGENT_AUDIT_CONV_UNSAVED,    /* it is what the record before said, and that last
+	                                record ended the log: deskhand stopped between
+	                                the record and the save (a crash, kill -9) */
+	AGENT_AUDIT_CONV_CHANGED,    /* neither: the file was changed since */
+} agent_audit_conv;
+/* The file at `path` (its real path) with that SHA-256 against the log's records as opened. */
+agent_audit_conv agent_audit_conversation_check(const agent_audit *a, const char *path,
+                                                const char *sha256_hex);
 
 /*
  * Each line, as written (with its newline, `len` bytes), goes to `fn` right

@@ -265,8 +265,11 @@ static bool verify_line(struct verifier *v, const char *line, size_t llen, int l
 		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(o, "sha256");
 		ok = audit_note_conversation(v->learn, path->valuestring, sha->valuestring) ||
 		     report(v->rep, lineno, "out of memory");
-	} else if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0 &&
-	           strcmp(event, "conversation") != 0) {
+	} else if (ok && v->learn != NULL) {
+		audit_note_line(v->learn);
+	}
+	if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0 &&
+	    strcmp(event, "conversation") != 0) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
 		struct id_state *st = id_state_of(v, id->valuestring, lineno);
 		ok = st != NULL && apply_event(v, st, event, o, lineno);

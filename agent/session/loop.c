@@ -121,27 +121,65 @@ bool session_conv_digest(const char *path, char **real, char hex[AGENT_AUDIT_HAS
 	return true;
 }
 
+/*
+ * The real path a file will have: its directory's real path and its name
+ * (the file itself may not exist yet). Ownership: the caller frees it.
+ */
+static char *real_path_to_be(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == NULL ? strdup(".") : strndup(path, (size_t)(slash - path + (slash == path)));
+	char *rdir = dir != NULL ? realpath(dir, NULL) : NULL, *out = NULL;
+	if (rdir != NULL && asprintf(&out, "%s/%s", strcmp(rdir, "/") == 0 ? "" : rdir,
+	                             slash == NULL ? path : slash + 1) < 0)
+		out = NULL;
+	free(rdir);
+	free(dir);
+	return out;
+}
+
+struct save_witness {
+	agent_session *s;
+	bool told;          /* the witness told the user why it refused */
+};
+
+/* conv_save's witness: the audit log vouches for the bytes before they land. */
+static bool vouch_conversation(void *user, const char *path, const char *text, size_t len)
+{
+	struct save_witness *w = user;
+	agent_session *s = w->s;
+	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = real_path_to_be(path);
+	bool ok = false;
+	if (real == NULL) {
+		agent_term_error(s->term, "cannot save the conversation: %s: %s", path, strerror(errno));
+	} else {
+		agent_audit_hash(text, len, hex);
+		ok = agent_audit_conversation(s->audit, real, hex);
+		if (s->gate != NULL)
+			/* Like every record: told once, and nothing more runs. */
+			(void)agent_gate_logged(s->gate, ok);
+		else if (!ok)
+			agent_term_error(s->term, "audit log: %s", agent_audit_error());
+	}
+	free(real);
+	w->told = !ok;
+	return ok;
+}
+
+/*
+ * The record first, then the file: an edit since shows on resume, and a
+ * crash between the two leaves the file the record before vouched for.
+ */
 bool session_save(agent_session *s)
 {
-	if (!conv_save(s->conv)) {
-		agent_term_error(s->term, "cannot save the conversation: %s", conv_error());
+	struct save_witness w = {s, false};
+	if (!conv_save_witnessed(s->conv, vouch_conversation, &w)) {
+		if (!w.told)
+			agent_term_error(s->term, "cannot save the conversation: %s", conv_error());
 		s->status = 1;
 		return false;
 	}
-	/* The audit log vouches for the file as saved: an edit since shows on resume. */
-	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = NULL;
-	bool ok = session_conv_digest(s->conv->path, &real, hex);
-	if (!ok)
-		agent_term_error(s->term, "cannot read back %s: %s", s->conv->path, strerror(errno));
-	else if (s->gate != NULL)
-		/* Like every record: told once, and nothing more runs. */
-		ok = agent_gate_logged(s->gate, agent_audit_conversation(s->audit, real, hex));
-	else if (!(ok = agent_audit_conversation(s->audit, real, hex)))
-		agent_term_error(s->term, "audit log: %s", agent_audit_error());
-	free(real);
-	if (!ok)
-		s->status = 1;
-	return ok;
+	return true;
 }
 
 /* A call as agent/tools reads it: borrowed from its block. */
