@@ -331,9 +331,28 @@ static bool model_turn(agent_session *s, const struct provider_request *req,
 	return false;
 }
 
+/*
+ * A display whose server went away ends the session: every later action
+ * would fail. By then the failed action is in the audit log and its result
+ * in the saved conversation, which a run on a live display resumes.
+ */
+static bool display_gone(agent_session *s)
+{
+	if (s->display == NULL || !os_display_lost(s->display))
+		return false;
+	agent_term_error(s->term, "the display %s is gone (its server ended or dropped the "
+	                 "connection): the action is recorded as failed and the conversation "
+	                 "is saved; go on with --conversation %s on a running display",
+	                 os_display_name(s->display), s->conv->path);
+	s->status = 1;
+	return true;
+}
+
 /* After the tool calls: whether the run, the task or the turn ends here. */
 static bool turn_ends(agent_session *s, agent_gate_outcome o)
 {
+	if (display_gone(s))
+		return true;
 	if (o == AGENT_GATE_END_RUN) {
 		s->status = 1;
 		return true;
@@ -517,7 +536,7 @@ static void read_user_lines(agent_session *s)
 		}
 		handle_user_line(s, line);
 		free(line);
-		if (agent_gate_ended(s->gate))
+		if (agent_gate_ended(s->gate) || (s->display != NULL && os_display_lost(s->display)))
 			break;
 		/* Off a terminal, a failure ends the run with its status. */
 		if (!tty && s->status != 0)

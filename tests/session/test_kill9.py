@@ -15,7 +15,7 @@ import time
 import unittest
 
 import harness as h
-from agentlib import FakeLLM, Run, call, texts
+from agentlib import FakeLLM, Run, call, marked, texts
 
 RUNS = 100
 STEPS = 400         # far more than a run lives: every kill lands mid-run
@@ -46,26 +46,6 @@ def lines_of(path):
     return data.count(b"\n") + (0 if data.endswith(b"\n") or not data else 1)
 
 
-def marked(mark):
-    """Pids whose environment carries this run's mark (deskhand and whatever
-    it started, in whatever session or namespace)."""
-    needle = ("DESKHAND_K9_MARK=%s" % mark).encode()
-    found = []
-    for pid in os.listdir("/proc"):
-        if not pid.isdigit():
-            continue
-        try:
-            with open("/proc/%s/environ" % pid, "rb") as f:
-                env = f.read().split(b"\0")
-            with open("/proc/%s/stat" % pid) as f:
-                state = f.read().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if needle in env and state != "Z":
-            found.append(int(pid))
-    return found
-
-
 class Kill9(unittest.TestCase):
     def check_log(self, env, path, what):
         """The log verifies, or fails only at the end a crash leaves: the
@@ -83,8 +63,8 @@ class Kill9(unittest.TestCase):
 
     def one_run(self, n, delay, long_path):
         r = Run()
-        mark = "%d-%d" % (os.getpid(), n)
-        env = r.env(DESKHAND_K9_MARK=mark)
+        mark = "k9-%d-%d" % (os.getpid(), n)
+        env = r.env(DESKHAND_TEST_MARK=mark)
         args = [h.binary(), "--provider", "script", "--script", long_path, "-y",
                 "--max-steps", "100000", "--conversation", r.conv, "--audit", r.audit,
                 "--workspace", r.work, "-m", "count"]
