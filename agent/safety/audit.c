@@ -32,6 +32,7 @@ struct agent_audit {
 	off_t end;         /* the log's size after this handle's last look */
 	char last[AGENT_AUDIT_HASH_HEX + 1]; /* the chain value the next line carries */
 	char *set_aside;   /* "PATH: line N: problem" of a log not extended, or NULL */
+	bool set_aside_crashed; /* its only fault: the end a crash leaves */
 	char *broken;      /* why the first line that failed did; then no more lines */
 	char *conv_path;   /* the last conversation record's path, or NULL */
 	char conv_sha[AGENT_AUDIT_HASH_HEX + 1];
@@ -227,8 +228,10 @@ agent_audit *agent_audit_open(const char *path)
 		if (r < 0)
 			break;
 		/* A log that fails is kept as evidence and never extended. */
-		if (a->set_aside == NULL)
+		if (a->set_aside == NULL) {
 			a->set_aside = describe(p, &rep);
+			a->set_aside_crashed = rep.unconfirmed > 0;
+		}
 		audit_release(a);
 		if (a->set_aside == NULL) {
 			audit_fail("out of memory");
@@ -248,6 +251,11 @@ agent_audit *agent_audit_open(const char *path)
 const char *agent_audit_set_aside(const agent_audit *a)
 {
 	return a->set_aside;
+}
+
+bool agent_audit_set_aside_crashed(const agent_audit *a)
+{
+	return a->set_aside != NULL && a->set_aside_crashed;
 }
 
 void agent_audit_close(agent_audit *a)

@@ -80,6 +80,8 @@ agent_audit *agent_audit_open(const char *path);
  * log in use, and the session line records this too. Owned by a.
  */
 const char *agent_audit_set_aside(const agent_audit *a);
+/* Whether that log's only fault is the end a crash leaves (agent_audit_report.unconfirmed). */
+bool agent_audit_set_aside_crashed(const agent_audit *a);
 /* SHA-256 of `len` bytes in hex: a line's chain value (with its newline), a file's digest. */
 void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1]);
 /* Closes (after a final fsync). NULL is a no-op. */

@@ -135,8 +135,13 @@ bool session_open_audit(agent_session *s)
 		return false;
 	}
 	free(path);
+	/* A crash's unconfirmed last line is evidence too, but no sign of an edit. */
+	if (agent_audit_set_aside_crashed(s->audit))
+		agent_term_warning(s->term, "the audit log ends where deskhand was stopped (a crash "
+		                   "or kill): %s. It is kept as it is; this session logs to %s",
+		                   agent_audit_set_aside(s->audit), agent_audit_path(s->audit));
 	/* Someone edited the history: say so every time, and never extend it. */
-	if (agent_audit_set_aside(s->audit) != NULL)
+	else if (agent_audit_set_aside(s->audit) != NULL)
 		agent_term_warning(s->term, "THE AUDIT LOG FAILS VERIFICATION: %s. It is kept as it is; "
 		                   "this session logs to %s", agent_audit_set_aside(s->audit),
 		                   agent_audit_path(s->audit));
