@@ -3,7 +3,8 @@ two actions, in the middle of a long `type`, during a drag with the button
 held. deskhand says so on one line, records the action as failed (the audit
 log's executed line and the tool result the conversation keeps), saves and
 exits below 128 without asking the model again, leaves no process behind;
-resumed on a new Xvfb, the model gets the history with the failed result."""
+resumed on a new Xvfb, the model gets the history with the failed result.
+The same between two actions for a headless sway killed by its pid."""
 import json
 import os
 import signal
@@ -11,6 +12,7 @@ import threading
 import unittest
 
 import harness as h
+import wayland
 import xinput_util as xi
 from agentlib import FakeLLM, Run, call, check_audit, marked, texts, tool_results
 
@@ -137,6 +139,53 @@ class DisplayLoss(unittest.TestCase):
                          "the drag ended before the server died")
         text, n = self.failed_as_recorded("lost the connection to the X server")
         self.resumes_on_a_new_display(text, n)
+
+
+class CompositorLoss(unittest.TestCase):
+    """sway (tests/lib/wayland.py) dies between two actions; deskhand runs
+    as the compositor's uid, its files in a directory that uid owns."""
+
+    def test_between_actions(self):
+        with wayland.Sway() as comp:
+            d = comp.tmpdir(prefix="deskhand-wlloss-")
+            home = os.path.join(d, "home")
+            os.makedirs(home)
+            if os.geteuid() == 0:
+                os.chown(home, comp.uid, comp.gid)
+            conv, audit = os.path.join(d, "conv.json"), os.path.join(d, "audit.jsonl")
+            mark = "wlloss-%d" % os.getpid()
+            env = dict(HOME=home, XDG_DATA_HOME=os.path.join(home, "data"),
+                       XDG_CONFIG_HOME=os.path.join(home, "config"), DESKHAND_TEST_MARK=mark)
+
+            def second(body, fmt):
+                os.kill(comp.proc.pid, signal.SIGKILL)
+                comp.proc.p.wait()
+                return {"tool_calls": [call("computer", action="left_click",
+                                            coordinate=[50, 60])]}
+            turns = [{"tool_calls": [call("computer", action="left_click",
+                                          coordinate=[100, 200])]},
+                     second, {"text": "never asked for"}]
+            with FakeLLM(turns) as srv:
+                p = comp.run_as([h.binary(), "--provider", "openai", "--api-base",
+                                 srv.base_url("openai"), "--model", "fake", "--os",
+                                 "--os-auto-approve", "--conversation", conv, "--audit", audit,
+                                 "-m", "do it"], env=env, timeout=120)
+                asked = len(srv.requests)
+            err = p.stderr.decode()
+            self.assertEqual(p.returncode, 1, err)
+            self.assertEqual(asked, 2, err)
+            gone = [l for l in err.splitlines() if "is gone" in l]
+            self.assertEqual(len(gone), 1, err)
+            self.assertTrue(h.wait_for(lambda: not marked(mark), 30), marked(mark))
+            with open(audit) as f:
+                executed = [e for e in map(json.loads, f) if e["event"] == "executed"]
+            self.assertEqual([e["status"] for e in executed], [0, 1])
+            with open(conv) as f:
+                last = json.load(f)["messages"][-1]
+            self.assertEqual(last["role"], "tool")
+            self.assertTrue(last["content"][-1].get("is_error"), last)
+            v = h.run([h.binary(), "audit", "verify", audit])
+            self.assertEqual(v.returncode, 0, v.stdout)
 
 
 if __name__ == "__main__":
