@@ -133,7 +133,8 @@ class Kill9(unittest.TestCase):
 
 
 class Planted(unittest.TestCase):
-    """A finished log, then one edit at a time on a copy of it and its head."""
+    """A finished log, then one edit at a time on a copy of it and its head;
+    a save stopped between its record and its file, planted the same way."""
 
     @classmethod
     def setUpClass(cls):
@@ -208,6 +209,48 @@ class Planted(unittest.TestCase):
         rc, out = self.planted(lines)
         self.assertEqual(rc, 1, out)
         self.assertIn(": line %d:" % (k + 1), out)
+
+    def resume_after(self, tail_events):
+        """A copy of the finished run whose log then records its file as
+        saved, followed by `tail_events` (the conversation record of a save
+        whose file never landed, and what else); resumed, its stderr."""
+        import hashlib
+        import shutil
+        d = h.tmpdir()
+        conv, audit = os.path.join(d, "conv.json"), os.path.join(d, "audit.jsonl")
+        shutil.copy(self.r.conv, conv)
+        with open(conv, "rb") as f:
+            sha = hashlib.sha256(f.read()).hexdigest()
+        lines = list(self.lines)
+        ts = json.loads(lines[-1])["ts"]
+        for ev in [{"event": "conversation", "path": os.path.realpath(conv), "sha256": sha}] + \
+                tail_events:
+            o = dict(ts=ts, prev=hashlib.sha256(lines[-1]).hexdigest(), **ev)
+            if o.get("path") == "@":
+                o["path"] = os.path.realpath(conv)
+            lines.append((json.dumps(o, separators=(",", ":")) + "\n").encode())
+        with open(audit, "wb") as f:
+            f.write(b"".join(lines))
+        with open(audit + ".head", "wb") as f:
+            f.write(self.head_for(lines))
+        with FakeLLM([{"text": "on we go"}]) as srv:
+            p = h.run([h.binary(), "--provider", "openai", "--api-base", srv.base_url("openai"),
+                       "--model", "fake", "--conversation", conv, "--audit", audit,
+                       "--workspace", self.r.work, "-m", "more"], env=self.r.env(), timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        return p.stderr.decode()
+
+    def test_a_save_stopped_between_its_record_and_its_file(self):
+        # kill -9 after the record of a save, before its rename: the file is
+        # what the record before vouched for, and nothing was logged since.
+        unsaved = {"event": "conversation", "path": "@", "sha256": "ab" * 32}
+        err = self.resume_after([unsaved])
+        self.assertNotIn("WAS CHANGED", err)
+        self.assertIn("is the conversation as saved before its last save", err)
+        # Once anything was logged after that record, the save had landed:
+        # a file that is not what it says was changed.
+        err = self.resume_after([unsaved, {"event": "setting", "name": "x", "value": "y"}])
+        self.assertIn("WAS CHANGED", err)
 
     def head_for(self, lines):
         """The head deskhand writes after `lines`: their count and the last one's hash."""
