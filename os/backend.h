@@ -94,6 +94,8 @@ struct os_backend_impl {
 	/* How the backend provides f on d ("XTest",
 	 * "zwlr_virtual_pointer_manager_v1"), or NULL with *why set. */
 	const char *(*feature)(os_display *d, os_feature f, const char **why);
+	/* The connection is gone for good (os_display_lost); NULL: never known. */
+	bool (*lost)(const os_display *d);
 };
 
 /*

@@ -183,6 +183,7 @@ const char *os_display_server(const os_display *d) { return d->server; }
 const char *os_display_session(const os_display *d) { return d->session; }
 const char *os_display_offers(const os_display *d) { return d->offers; }
 const char *os_display_warning(const os_display *d) { return d->warning; }
+bool os_display_lost(const os_display *d) { return d->impl->lost != NULL && d->impl->lost(d); }
 
 const char *os_feature_how(os_display *d, os_feature f, const char **why)
 {

@@ -117,6 +117,13 @@ const char *os_display_server(const os_display *d);
 const char *os_display_offers(const os_display *d);
 /* A warning to show the user once (X11 on a Wayland session); NULL: none. */
 const char *os_display_warning(const os_display *d);
+/*
+ * Whether the connection to the display's server is gone for good (the X
+ * server or the compositor ended, or closed the connection): every later
+ * call fails, so a caller ends what it was doing. Sends nothing; a loss
+ * is known once a call has met it. os_error() is left alone.
+ */
+bool os_display_lost(const os_display *d);
 
 /*
  * What a display can do, each feature as the backend provides it: for

@@ -4,8 +4,10 @@
  *
  * Exit status: 0 every log verifies, 1 a log fails (each problem printed
  * as "FILE: line N: problem"), 2 bad arguments or a log that could not be
- * read and nothing failing. A failing log outranks an unreadable one: what
- * was found matters more than what could not be looked at.
+ * read and nothing failing, 3 a log verifies up to an end a crash leaves
+ * (one line past its head: see agent_audit_verify_head) and nothing worse.
+ * A failing log outranks a crashed one, which outranks an unreadable one:
+ * what was found matters more than what could not be looked at.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -19,7 +21,7 @@
 #include "agent/cli/cli.h"
 #include "agent/safety/safety.h"
 
-enum { AUDIT_OK = 0, AUDIT_FAILS = 1, AUDIT_ERROR = 2 };
+enum { AUDIT_OK = 0, AUDIT_FAILS = 1, AUDIT_ERROR = 2, AUDIT_CRASHED = 3 };
 
 /* One log: prints its verdict; returns its exit status. */
 static int verify_one(const char *path)
@@ -47,14 +49,22 @@ static int verify_one(const char *path)
 		printf("%s: line %d: %s\n", path, rep.bad_line, rep.problem);
 	else
 		printf("%s: %s\n", path, rep.problem);
-	return AUDIT_FAILS;
+	return rep.unconfirmed > 0 ? AUDIT_CRASHED : AUDIT_FAILS;
+}
+
+static int rank(int status)
+{
+	switch (status) {
+	case AUDIT_FAILS: return 3;
+	case AUDIT_CRASHED: return 2;
+	case AUDIT_ERROR: return 1;
+	default: return 0;
+	}
 }
 
 static int worse(int a, int b)
 {
-	if (a == AUDIT_FAILS || b == AUDIT_FAILS)
-		return AUDIT_FAILS;
-	return a > b ? a : b;
+	return rank(a) >= rank(b) ? a : b;
 }
 
 static int name_order(const void *a, const void *b)

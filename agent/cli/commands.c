@@ -227,7 +227,8 @@ static const struct cli_command commands[] = {
  "Checks audit logs: each line's hash chain, the log's head file, and that\n"
  "nothing ran without a yes. Prints FILE: ok: ... or FILE: line N: problem.\n"
  "Exit 0 every log verifies, 1 a log fails, 2 a usage error or a log that\n"
- "could not be read.\n",
+ "could not be read, 3 a log whose only fault is the end a crash leaves\n"
+ "(one line past its head, whole or cut short: everything before it verifies).\n",
  {{"verify", "the action"},
   {"FILE...", "the logs (default: every log in\n"
               "$XDG_DATA_HOME/deskhand/audit); -- before a name\n"

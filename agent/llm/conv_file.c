@@ -194,7 +194,7 @@ out:
 	return text;
 }
 
-bool conv_save(struct conv *c)
+bool conv_save_witnessed(struct conv *c, conv_witness vouch, void *user)
 {
 	if (!c->path)
 		return conv_fail("the conversation has no file");
@@ -204,9 +204,16 @@ bool conv_save(struct conv *c)
 		return conv_fail("out of memory");
 	size_t len = strlen(text);
 	text[len] = '\n'; /* replaces the NUL: the file ends with a newline */
-	bool ok = write_atomic(c->path, text, len + 1);
+	bool ok = vouch == NULL || vouch(user, c->path, text, len + 1) ||
+	          conv_fail("not saved: its record could not be made");
+	ok = ok && write_atomic(c->path, text, len + 1);
 	free(text);
 	return ok;
+}
+
+bool conv_save(struct conv *c)
+{
+	return conv_save_witnessed(c, NULL, NULL);
 }
 
 

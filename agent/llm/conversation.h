@@ -166,6 +166,16 @@ struct conv *conv_parse(const char *path, const char *text);
  * never a mix; no temporary file is left behind on failure. Sets `updated`.
  */
 bool conv_save(struct conv *c);
+/*
+ * conv_save with a witness: vouch(user, path, text, len) is handed the
+ * exact bytes before they replace the file (text is borrowed for the
+ * call). A record made there is never behind the file: after a crash the
+ * file is what the last record vouched for, or what the one before did.
+ * vouch returning false saves nothing (conv_error() says only that; the
+ * witness keeps its own reason).
+ */
+typedef bool (*conv_witness)(void *user, const char *path, const char *text, size_t len);
+bool conv_save_witnessed(struct conv *c, conv_witness vouch, void *user);
 
 /*
  * Stores a PNG beside the conversation file ("STEM.images/NNNN.png", mode

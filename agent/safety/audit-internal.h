@@ -26,9 +26,11 @@ char *audit_head_read(const char *head_path, size_t *len);
 
 /*
  * Remembers the conversation record the log now holds (NULL path: none),
- * for agent_audit_conversation_digest. False: out of memory (reason set).
+ * for agent_audit_conversation_check. False: out of memory (reason set).
  */
 bool audit_note_conversation(agent_audit *a, const char *path, const char *sha);
+/* A line other than a conversation record was read after it (the record no longer ends the log). */
+void audit_note_line(agent_audit *a);
 
 /*
  * Verifies a log's text and, when have_head, its end against the head

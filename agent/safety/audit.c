@@ -32,9 +32,12 @@ struct agent_audit {
 	off_t end;         /* the log's size after this handle's last look */
 	char last[AGENT_AUDIT_HASH_HEX + 1]; /* the chain value the next line carries */
 	char *set_aside;   /* "PATH: line N: problem" of a log not extended, or NULL */
+	bool set_aside_crashed; /* its only fault: the end a crash leaves */
 	char *broken;      /* why the first line that failed did; then no more lines */
 	char *conv_path;   /* the last conversation record's path, or NULL */
 	char conv_sha[AGENT_AUDIT_HASH_HEX + 1];
+	char conv_prev[AGENT_AUDIT_HASH_HEX + 1]; /* the record before it for that path, or "" */
+	bool conv_ends;    /* that record was the log's last line when it was read */
 	char from[64];     /* where the next human answer came from; "" : not said */
 	char proposer[160]; /* who proposes, when not the session's model; "" : the model */
 	agent_audit_listener listener;
@@ -225,8 +228,10 @@ agent_audit *agent_audit_open(const char *path)
 		if (r < 0)
 			break;
 		/* A log that fails is kept as evidence and never extended. */
-		if (a->set_aside == NULL)
+		if (a->set_aside == NULL) {
 			a->set_aside = describe(p, &rep);
+			a->set_aside_crashed = rep.unconfirmed > 0;
+		}
 		audit_release(a);
 		if (a->set_aside == NULL) {
 			audit_fail("out of memory");
@@ -246,6 +251,11 @@ agent_audit *agent_audit_open(const char *path)
 const char *agent_audit_set_aside(const agent_audit *a)
 {
 	return a->set_aside;
+}
+
+bool agent_audit_set_aside_crashed(const agent_audit *a)
+{
+	return a->set_aside != NULL && a->set_aside_crashed;
 }
 
 void agent_audit_close(agent_audit *a)
@@ -679,10 +689,18 @@ bool audit_note_conversation(agent_audit *a, const char *path, const char *sha)
 	char *copy = path != NULL ? strdup(path) : NULL;
 	if (path != NULL && copy == NULL)
 		return audit_fail("out of memory");
+	bool same = path != NULL && a->conv_path != NULL && strcmp(a->conv_path, path) == 0;
+	memcpy(a->conv_prev, same ? a->conv_sha : "", same ? sizeof(a->conv_prev) : 1);
 	free(a->conv_path);
 	a->conv_path = copy;
 	snprintf(a->conv_sha, sizeof(a->conv_sha), "%s", sha != NULL ? sha : "");
+	a->conv_ends = path != NULL;
 	return true;
+}
+
+void audit_note_line(agent_audit *a)
+{
+	a->conv_ends = false;
 }
 
 bool agent_audit_conversation(agent_audit *a, const char *path, const char *sha256_hex)
@@ -695,14 +713,20 @@ bool agent_audit_conversation(agent_audit *a, const char *path, const char *sha2
 		cJSON_Delete(o);
 		return line_write(a, NULL, false);
 	}
-	return line_write(a, o, false) && audit_note_conversation(a, path, sha256_hex);
+	return line_write(a, o, true) && audit_note_conversation(a, path, sha256_hex);
 }
 
-const char *agent_audit_conversation_digest(const agent_audit *a, const char *path)
+agent_audit_conv agent_audit_conversation_check(const agent_audit *a, const char *path,
+                                                const char *sha256_hex)
 {
 	if (a == NULL || a->conv_path == NULL || strcmp(a->conv_path, path) != 0)
-		return NULL;
-	return a->conv_sha;
+		return AGENT_AUDIT_CONV_UNRECORDED;
+	if (strcmp(a->conv_sha, sha256_hex) == 0)
+		return AGENT_AUDIT_CONV_VOUCHED;
+	/* Nothing was logged after the record: deskhand stopped before its file landed. */
+	if (a->conv_ends && strcmp(a->conv_prev, sha256_hex) == 0)
+		return AGENT_AUDIT_CONV_UNSAVED;
+	return AGENT_AUDIT_CONV_CHANGED;
 }
 
 bool agent_audit_executed(agent_audit *a, const char *id, agent_policy_kind kind,

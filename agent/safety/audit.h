@@ -80,6 +80,8 @@ agent_audit *agent_audit_open(const char *path);
  * log in use, and the session line records this too. Owned by a.
  */
 const char *agent_audit_set_aside(const agent_audit *a);
+/* Whether that log's only fault is the end a crash leaves (agent_audit_report.unconfirmed). */
+bool agent_audit_set_aside_crashed(const agent_audit *a);
 /* SHA-256 of `len` bytes in hex: a line's chain value (with its newline), a file's digest. */
 void agent_audit_hash(const char *line, size_t len, char hex[AGENT_AUDIT_HASH_HEX + 1]);
 /* Closes (after a final fsync). NULL is a no-op. */
@@ -145,15 +147,25 @@ AGENT_AUDIT_CHECKED bool agent_audit_executed(agent_audit *a, const char *id, ag
                           int status, long duration_ms, const char *error);
 
 /*
- * The conversation file as deskhand just saved it: its path and SHA-256
- * (not fsync'd). A resumed conversation is compared with the last such
- * record for its path, so a message inserted into the file since shows
- * (as strong as the log itself: see "Limits").
+ * The conversation file as deskhand is about to save it: its path and the
+ * SHA-256 of the bytes that will replace it (fsync'd, before the rename:
+ * conv_save_witnessed). A resumed conversation is compared with the last
+ * such record for its path, so a message inserted into the file since
+ * shows (as strong as the log itself: see "Limits").
  */
 AGENT_AUDIT_CHECKED bool agent_audit_conversation(agent_audit *a, const char *path,
                                                   const char *sha256_hex);
-/* The SHA-256 last recorded for the conversation at `path`, or NULL. Owned by a. */
-const char *agent_audit_conversation_digest(const agent_audit *a, const char *path);
+typedef enum {
+	AGENT_AUDIT_CONV_UNRECORDED, /* the log has no record of this path */
+	AGENT_AUDIT_CONV_VOUCHED,    /* the file is what the last record says */
+	AGENT_AUDIT_CONV_UNSAVED,    /* it is what the record before said, and that last
+	                                record ended the log: deskhand stopped between
+	                                the record and the save (a crash, kill -9) */
+	AGENT_AUDIT_CONV_CHANGED,    /* neither: the file was changed since */
+} agent_audit_conv;
+/* The file at `path` (its real path) with that SHA-256 against the log's records as opened. */
+agent_audit_conv agent_audit_conversation_check(const agent_audit *a, const char *path,
+                                                const char *sha256_hex);
 
 /*
  * Each line, as written (with its newline, `len` bytes), goes to `fn` right
@@ -186,6 +198,10 @@ typedef struct agent_audit_report {
 	int bad_line;         /* first offending line (1-based); 0 if none, or if the
 	                         problem is the head file or reading the log */
 	char problem[256];    /* what is wrong there; "" if nothing */
+	int unconfirmed;      /* when the only fault is the end a crash leaves (one whole
+	                         line after the head's recorded end, or one cut short
+	                         there): that line (== bad_line); lines before it verify.
+	                         0 otherwise */
 	char last[AGENT_AUDIT_HASH_HEX + 1]; /* when it passes: the chain value after the
 	                                        last line (the next line's "prev") */
 } agent_audit_report;
@@ -212,6 +228,15 @@ bool agent_audit_verify(const char *text, size_t len, agent_audit_report *rep);
  * head file, itself a problem): lines cut off (bad_line: the first missing
  * one), the last line changed (bad_line: it), lines after the recorded end
  * (bad_line: the first of them), a malformed head (bad_line 0).
+ *
+ * A crash or kill -9 can stop deskhand between a line and its head, or
+ * (in theory) in the middle of a line's one write(): the log then holds
+ * exactly one line, whole or cut short, past the line the head records,
+ * and everything up to the head verifies. That end is still a failure
+ * (no head vouches for the line, and another writer appending one line
+ * looks the same), but it is told apart: `unconfirmed` names the line and
+ * the problem says what a crash leaves. Two or more lines past the head,
+ * or a torn line anywhere else, are never a crash's.
  */
 bool agent_audit_verify_head(const char *text, size_t len, const char *head, size_t head_len,
                              agent_audit_report *rep);

@@ -79,6 +79,7 @@ struct verifier {
 	char (*hashes)[AGENT_AUDIT_HASH_HEX + 1]; /* of each line so far */
 	size_t cap_hashes;
 	agent_audit *learn;                 /* told the last conversation record, or NULL */
+	int torn;                           /* the last line, when it has no newline; else 0 */
 };
 
 static bool valid_hash(const char *s)
@@ -264,8 +265,11 @@ static bool verify_line(struct verifier *v, const char *line, size_t llen, int l
 		const cJSON *sha = cJSON_GetObjectItemCaseSensitive(o, "sha256");
 		ok = audit_note_conversation(v->learn, path->valuestring, sha->valuestring) ||
 		     report(v->rep, lineno, "out of memory");
-	} else if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0 &&
-	           strcmp(event, "conversation") != 0) {
+	} else if (ok && v->learn != NULL) {
+		audit_note_line(v->learn);
+	}
+	if (ok && strcmp(event, "session") != 0 && strcmp(event, "setting") != 0 &&
+	    strcmp(event, "conversation") != 0) {
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(o, "id");
 		struct id_state *st = id_state_of(v, id->valuestring, lineno);
 		ok = st != NULL && apply_event(v, st, event, o, lineno);
@@ -295,8 +299,10 @@ static bool verify_text(struct verifier *v, const char *text, size_t len)
 		lineno++;
 		const char *line = text + pos;
 		const char *nl = memchr(line, '\n', len - pos);
-		if (nl == NULL)
+		if (nl == NULL) {
+			v->torn = lineno;
 			return report(rep, lineno, "incomplete last line (no newline)");
+		}
 		size_t llen = (size_t)(nl - line);
 		pos += llen + 1;
 		rep->lines++;
@@ -337,13 +343,41 @@ static bool check_head(const struct verifier *v, const char *head, size_t head_l
 	else if (strcmp(chain_at(v, want), last->valuestring) != 0)
 		report(rep, want ? (int)want : 1, "line %zu is not the line the head records as the "
 		       "log's end: it was changed or replaced", want);
-	else if (want < rep->lines)
-		report(rep, (int)want + 1, "after the recorded end (line %zu): added by another "
-		       "writer, or deskhand stopped between a line and its head", want);
+	else if (want + 1 == rep->lines) {
+		report(rep, (int)want + 1, "after the recorded end (line %zu): not confirmed by the "
+		       "head; deskhand was stopped between writing this line and its head (a crash "
+		       "or kill, not an edit) or another writer added it; lines 1-%zu verify",
+		       want, want);
+		rep->unconfirmed = (int)want + 1;
+	} else if (want < rep->lines)
+		report(rep, (int)want + 1, "after the recorded end (line %zu): %zu lines added by "
+		       "another writer (a crash leaves at most one)", want, rep->lines - want);
 	else
 		ok = true;
 	cJSON_Delete(o);
 	return ok;
+}
+
+/*
+ * A last line without its newline is what a write stopped by a crash leaves
+ * only when the head records every line before it: then it is named as
+ * that; otherwise the report stays what verify_text said.
+ */
+static void check_torn_end(struct verifier *v, const char *head, size_t head_len)
+{
+	agent_audit_report *rep = v->rep;
+	cJSON *o = cJSON_ParseWithLength(head, head_len);
+	const cJSON *lines = cJSON_GetObjectItemCaseSensitive(o, "lines");
+	const cJSON *last = cJSON_GetObjectItemCaseSensitive(o, "last");
+	size_t whole = (size_t)v->torn - 1;
+	if (cJSON_IsNumber(lines) && lines->valuedouble == (double)whole &&
+	    cJSON_IsString(last) && strcmp(chain_at(v, whole), last->valuestring) == 0) {
+		report(rep, v->torn, "incomplete last line (no newline) after the recorded end "
+		       "(line %zu): a write cut short by a crash or kill, not an edit; lines 1-%zu "
+		       "verify", whole, whole);
+		rep->unconfirmed = v->torn;
+	}
+	cJSON_Delete(o);
 }
 
 bool audit_verify_log(const char *text, size_t len, const char *head, size_t head_len,
@@ -354,6 +388,9 @@ bool audit_verify_log(const char *text, size_t len, const char *head, size_t hea
 	if (learn != NULL)
 		(void)audit_note_conversation(learn, NULL, NULL);
 	bool ok = verify_text(&v, text, len);
+	/* Only a torn last line stopped the reading: every line before it passed. */
+	if (!ok && v.torn > 0 && have_head && rep->lines + 1 == (size_t)v.torn)
+		check_torn_end(&v, head, head_len);
 	if (ok && !have_head)
 		ok = report(rep, 0, "the head file is missing: the end of the log cannot be checked");
 	else if (ok && have_head)

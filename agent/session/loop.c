@@ -121,27 +121,65 @@ bool session_conv_digest(const char *path, char **real, char hex[AGENT_AUDIT_HAS
 	return true;
 }
 
+/*
+ * The real path a file will have: its directory's real path and its name
+ * (the file itself may not exist yet). Ownership: the caller frees it.
+ */
+static char *real_path_to_be(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *dir = slash == NULL ? strdup(".") : strndup(path, (size_t)(slash - path + (slash == path)));
+	char *rdir = dir != NULL ? realpath(dir, NULL) : NULL, *out = NULL;
+	if (rdir != NULL && asprintf(&out, "%s/%s", strcmp(rdir, "/") == 0 ? "" : rdir,
+	                             slash == NULL ? path : slash + 1) < 0)
+		out = NULL;
+	free(rdir);
+	free(dir);
+	return out;
+}
+
+struct save_witness {
+	agent_session *s;
+	bool told;          /* the witness told the user why it refused */
+};
+
+/* conv_save's witness: the audit log vouches for the bytes before they land. */
+static bool vouch_conversation(void *user, const char *path, const char *text, size_t len)
+{
+	struct save_witness *w = user;
+	agent_session *s = w->s;
+	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = real_path_to_be(path);
+	bool ok = false;
+	if (real == NULL) {
+		agent_term_error(s->term, "cannot save the conversation: %s: %s", path, strerror(errno));
+	} else {
+		agent_audit_hash(text, len, hex);
+		ok = agent_audit_conversation(s->audit, real, hex);
+		if (s->gate != NULL)
+			/* Like every record: told once, and nothing more runs. */
+			(void)agent_gate_logged(s->gate, ok);
+		else if (!ok)
+			agent_term_error(s->term, "audit log: %s", agent_audit_error());
+	}
+	free(real);
+	w->told = !ok;
+	return ok;
+}
+
+/*
+ * The record first, then the file: an edit since shows on resume, and a
+ * crash between the two leaves the file the record before vouched for.
+ */
 bool session_save(agent_session *s)
 {
-	if (!conv_save(s->conv)) {
-		agent_term_error(s->term, "cannot save the conversation: %s", conv_error());
+	struct save_witness w = {s, false};
+	if (!conv_save_witnessed(s->conv, vouch_conversation, &w)) {
+		if (!w.told)
+			agent_term_error(s->term, "cannot save the conversation: %s", conv_error());
 		s->status = 1;
 		return false;
 	}
-	/* The audit log vouches for the file as saved: an edit since shows on resume. */
-	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = NULL;
-	bool ok = session_conv_digest(s->conv->path, &real, hex);
-	if (!ok)
-		agent_term_error(s->term, "cannot read back %s: %s", s->conv->path, strerror(errno));
-	else if (s->gate != NULL)
-		/* Like every record: told once, and nothing more runs. */
-		ok = agent_gate_logged(s->gate, agent_audit_conversation(s->audit, real, hex));
-	else if (!(ok = agent_audit_conversation(s->audit, real, hex)))
-		agent_term_error(s->term, "audit log: %s", agent_audit_error());
-	free(real);
-	if (!ok)
-		s->status = 1;
-	return ok;
+	return true;
 }
 
 /* A call as agent/tools reads it: borrowed from its block. */
@@ -293,9 +331,28 @@ static bool model_turn(agent_session *s, const struct provider_request *req,
 	return false;
 }
 
+/*
+ * A display whose server went away ends the session: every later action
+ * would fail. By then the failed action is in the audit log and its result
+ * in the saved conversation, which a run on a live display resumes.
+ */
+static bool display_gone(agent_session *s)
+{
+	if (s->display == NULL || !os_display_lost(s->display))
+		return false;
+	agent_term_error(s->term, "the display %s is gone (its server ended or dropped the "
+	                 "connection): the action is recorded as failed and the conversation "
+	                 "is saved; go on with --conversation %s on a running display",
+	                 os_display_name(s->display), s->conv->path);
+	s->status = 1;
+	return true;
+}
+
 /* After the tool calls: whether the run, the task or the turn ends here. */
 static bool turn_ends(agent_session *s, agent_gate_outcome o)
 {
+	if (display_gone(s))
+		return true;
 	if (o == AGENT_GATE_END_RUN) {
 		s->status = 1;
 		return true;
@@ -479,7 +536,7 @@ static void read_user_lines(agent_session *s)
 		}
 		handle_user_line(s, line);
 		free(line);
-		if (agent_gate_ended(s->gate))
+		if (agent_gate_ended(s->gate) || (s->display != NULL && os_display_lost(s->display)))
 			break;
 		/* Off a terminal, a failure ends the run with its status. */
 		if (!tty && s->status != 0)

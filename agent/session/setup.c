@@ -135,8 +135,13 @@ bool session_open_audit(agent_session *s)
 		return false;
 	}
 	free(path);
+	/* A crash's unconfirmed last line is evidence too, but no sign of an edit. */
+	if (agent_audit_set_aside_crashed(s->audit))
+		agent_term_warning(s->term, "the audit log ends where deskhand was stopped (a crash "
+		                   "or kill): %s. It is kept as it is; this session logs to %s",
+		                   agent_audit_set_aside(s->audit), agent_audit_path(s->audit));
 	/* Someone edited the history: say so every time, and never extend it. */
-	if (agent_audit_set_aside(s->audit) != NULL)
+	else if (agent_audit_set_aside(s->audit) != NULL)
 		agent_term_warning(s->term, "THE AUDIT LOG FAILS VERIFICATION: %s. It is kept as it is; "
 		                   "this session logs to %s", agent_audit_set_aside(s->audit),
 		                   agent_audit_path(s->audit));
@@ -390,11 +395,15 @@ static void check_resumed(agent_session *s)
 	char hex[AGENT_AUDIT_HASH_HEX + 1], *real = NULL;
 	if (s->conv->n_messages == 0 || !session_conv_digest(s->conv->path, &real, hex))
 		return;
-	const char *want = agent_audit_conversation_digest(s->audit, real);
-	if (want != NULL && strcmp(want, hex) != 0)
+	agent_audit_conv seen = agent_audit_conversation_check(s->audit, real, hex);
+	if (seen == AGENT_AUDIT_CONV_CHANGED)
 		agent_term_warning(s->term, "THE CONVERSATION FILE %s WAS CHANGED since deskhand last "
 		                   "saved it (its SHA-256 is not the one the audit log records): "
 		                   "messages in it may be forged", s->conv->path);
+	else if (seen == AGENT_AUDIT_CONV_UNSAVED)
+		agent_term_notice(s->term, "%s is the conversation as saved before its last save, "
+		                  "which deskhand was stopped in (the audit log's last record): "
+		                  "the newest messages were not kept", s->conv->path);
 	free(real);
 }
 

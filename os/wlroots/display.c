@@ -65,6 +65,12 @@ bool os_wl_alive(struct os_wl_display *w)
 	return true;
 }
 
+static bool wl_lost(const os_display *d)
+{
+	const struct os_wl_display *w = (const struct os_wl_display *)d;
+	return w->dead || wl_display_get_error(w->wl) != 0;
+}
+
 bool os_wl_roundtrip(struct os_wl_display *w, const char *what)
 {
 	if (!os_wl_alive(w))
@@ -660,4 +666,5 @@ static const struct os_backend_impl wlroots_impl = {
 	.stop_key_arm = os_wl_stop_key_arm,
 	.stop_key_pressed = os_wl_stop_key_pressed,
 	.feature = wl_feature,
+	.lost = wl_lost,
 };

@@ -131,4 +131,5 @@ const struct os_backend_impl os_x11_impl = {
 	.point_owners = point_owners,
 	.keys_owners = keys_owners,
 	.feature = feature,
+	.lost = os_x_lost,
 };

@@ -78,6 +78,12 @@ int os_x_trap_end(os_x11 *d, const char *what)
 	return code;
 }
 
+bool os_x_lost(const os_display *d)
+{
+	(void)d;
+	return x_io_dead;
+}
+
 bool os_display_dead(os_x11 *d)
 {
 	if (x_io_dead)

@@ -38,6 +38,7 @@ struct type_run {
 	bool shift_down;
 	size_t since_drain;             /* keystrokes since the last drain */
 	size_t typed;
+	size_t confirmed;               /* of them, those before the server's last reply */
 };
 
 static void release_shift(struct type_run *tr)
@@ -105,6 +106,8 @@ static void type_stroke(struct type_run *tr, const os_type_stroke *s)
 		tr->since_drain = 0;
 		release_shift(tr);
 		XSync(d->dpy, False);
+		if (!os_x_lost(&d->base))
+			tr->confirmed = tr->typed;
 		os_input_epoch_end(d);
 		os_input_drain(d);
 	}
@@ -116,7 +119,7 @@ static void type_stroke(struct type_run *tr, const os_type_stroke *s)
 
 /* Carries out one plan. Leaves Shift released; bindings are undone by the caller. */
 static bool run_plan(os_x11 *d, const os_type_plan *plan, int delay_ms,
-                     size_t *typed)
+                     size_t *typed, size_t *confirmed)
 {
 	struct type_run tr = {.d = d, .delay_ms = delay_ms};
 	bool ok = true;
@@ -145,10 +148,28 @@ static bool run_plan(os_x11 *d, const os_type_plan *plan, int delay_ms,
 			ok = false;
 			break;
 		}
+		tr.confirmed = tr.typed;
 		os_input_epoch_end(d);
 	}
 	*typed = tr.typed;
+	*confirmed = tr.confirmed;
 	return ok;
+}
+
+/*
+ * Typing cut by the server's end: how much of the text it had taken, so a
+ * half-typed text is never taken for typed (n: the characters of the text;
+ * strokes go in the text's order, each naming its character).
+ */
+static void lost_while_typing(os_x11 *d, const os_type_plan *plan, size_t confirmed, size_t n)
+{
+	size_t chars = confirmed > 0 ? plan->strokes[confirmed - 1].index + 1 : 0;
+	if (confirmed < plan->nstrokes && confirmed > 0 &&
+	    plan->strokes[confirmed].index == plan->strokes[confirmed - 1].index)
+		chars--; /* a character whose strokes were not all confirmed */
+	os_fail("typing stopped: lost the connection to the X server %s after %zu of %zu "
+	        "characters (the server acknowledged those; the rest was not typed)",
+	        d->base.name, chars, n);
 }
 
 /*
@@ -187,10 +208,12 @@ static bool run_plan_guarded(os_x11 *d, const os_type_plan *plan, int delay_ms,
 	os_input_signals_begin(&g);
 	if (caps)
 		XkbLockModifiers(d->dpy, XkbUseCoreKbd, LockMask, 0);
-	size_t typed = 0;
-	bool ok = run_plan(d, plan, delay_ms, &typed);
+	size_t typed = 0, confirmed = 0;
+	bool ok = run_plan(d, plan, delay_ms, &typed, &confirmed);
 	os_trace("typed");
 	char reason[sizeof(base_error_text)];
+	if (!ok && os_x_lost(&d->base))
+		lost_while_typing(d, plan, confirmed, n);
 	if (!ok)
 		snprintf(reason, sizeof(reason), "%s", os_error());
 	bool restored = os_input_restore(d);

@@ -46,6 +46,8 @@ int os_x_trap_end(os_x11 *d, const char *what);
 
 /* True once the connection to the server was lost; os_error() says so. */
 bool os_display_dead(os_x11 *d);
+/* Whether the connection is gone, without touching os_error (the backend's .lost). */
+bool os_x_lost(const os_display *d);
 
 /* The pid of the client that created window w, as the X server knows it
  * (X-Resource; clients on this machine); 0 when unknown. */

@@ -156,6 +156,27 @@ class Pty:
                              self.shown())
 
 
+def marked(mark):
+    """Live pids whose environment carries DESKHAND_TEST_MARK=mark: a run
+    and whatever it started, in whatever session or namespace (the test
+    sets the mark in the run's environment; "no process left behind")."""
+    needle = ("DESKHAND_TEST_MARK=%s" % mark).encode()
+    found = []
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit():
+            continue
+        try:
+            with open("/proc/%s/environ" % pid, "rb") as f:
+                env = f.read().split(b"\0")
+            with open("/proc/%s/stat" % pid) as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if needle in env and state != "Z":
+            found.append(int(pid))
+    return found
+
+
 def check_audit(testcase, events):
     """Every executed action follows an approval (by the user or the policy)
     of its proposal, and nothing runs after a denial or a block. Models
