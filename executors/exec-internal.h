@@ -106,7 +106,7 @@ struct sup_cmd {
 /* Supervisor -> deskhand, one datagram each. */
 struct sup_msg {
 	char kind;        /* 'R' interpreter started, 'E' set-up failed, 'X' interpreter exited */
-	int status;       /* 'X': wait status */
+	int status;       /* 'X': wait status (a stop, WIFSTOPPED, ends it too) */
 	int err;          /* 'E': errno */
 	char step[120];   /* 'E': what failed */
 };
@@ -129,7 +129,8 @@ struct exec_session {
 
 	bool alive;
 	bool started;              /* an interpreter ran at least once */
-	char ended_why[96];        /* how the previous interpreter ended */
+	char ended_why[160];       /* how the previous interpreter ended */
+	long long oom_kills;       /* the kernel's count when it started, -1 unknown */
 	pid_t sup_pid;
 	int sup_pidfd, sup_fd, code_fd, ctl_fd, out_fd, err_fd;
 	/* Seen from here: the interpreter's pid, the link naming the blocks
@@ -207,6 +208,9 @@ bool exec_poke_driver(exec_session *s);
 int exec_interp_idle(const exec_session *s);
 int exec_interp_threads(const exec_session *s);
 int exec_block_processes(const exec_session *s, unsigned long long since);
+/* Processes the kernel's out-of-memory killer has ended since boot (all of
+ * the machine's, cgroups' limits included: /proc/vmstat), -1 unknown. */
+long long exec_oom_kills(void);
 void exec_lingering_note(exec_session *s, unsigned long long since, char *note, size_t size);
 
 #endif

@@ -350,3 +350,12 @@ void exec_lingering_note(exec_session *s, unsigned long long since, char *note, 
 		snprintf(note, size, "background work of an earlier block was running during "
 		         "this block: part of this output may be its");
 }
+
+long long exec_oom_kills(void)
+{
+	char buf[16384];
+	if (base_read_small(AT_FDCWD, "/proc/vmstat", buf, sizeof(buf)) <= 0)
+		return -1;
+	const char *at = strstr(buf, "\noom_kill ");
+	return at != NULL ? atoll(at + 10) : -1;
+}

@@ -124,15 +124,29 @@ static const char *signal_name(int sig)
 	return abbrev ? abbrev : "?";
 }
 
-static void describe_exit(char *buf, size_t size, int wstatus, int *status)
+/* How the interpreter ended, for the model. A SIGKILL nobody in deskhand
+ * sent is, when the kernel's count of out-of-memory kills rose since the
+ * session started, most likely that killer's (the count is the machine's,
+ * so not certainly). */
+static void describe_exit(const exec_session *s, char *buf, size_t size, int wstatus,
+                          int *status)
 {
 	if (WIFEXITED(wstatus)) {
 		*status = WEXITSTATUS(wstatus);
 		snprintf(buf, size, "exited with status %d", *status);
 	} else if (WIFSIGNALED(wstatus)) {
-		*status = 128 + WTERMSIG(wstatus);
-		snprintf(buf, size, "was killed by signal %d (SIG%s)", WTERMSIG(wstatus),
-		         signal_name(WTERMSIG(wstatus)));
+		int sig = WTERMSIG(wstatus);
+		long long oom = sig == SIGKILL && s->oom_kills >= 0 ? exec_oom_kills() : -1;
+		*status = 128 + sig;
+		snprintf(buf, size, "was killed by signal %d (SIG%s)%s", sig, signal_name(sig),
+		         oom > s->oom_kills ? ", most likely by the kernel's out-of-memory "
+		                              "killer: the code needed more memory than the "
+		                              "machine or its memory limit allows" : "");
+	} else if (WIFSTOPPED(wstatus)) {
+		*status = 128 + WSTOPSIG(wstatus);
+		snprintf(buf, size, "was stopped by signal %d (SIG%s), and a stopped "
+		         "interpreter cannot go on: its session was ended", WSTOPSIG(wstatus),
+		         signal_name(WSTOPSIG(wstatus)));
 	} else {
 		*status = 128 + SIGKILL;
 		snprintf(buf, size, "ended");
@@ -150,7 +164,7 @@ static bool ensure_alive(exec_session *s, exec_result *res, char *note, size_t s
 		ssize_t c = recv(s->sup_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_PEEK);
 		if ((c == (ssize_t)sizeof(m) && m.kind == 'X') || c == 0 || poll(&p, 1, 0) > 0) {
 			int ignored;
-			describe_exit(s->ended_why, sizeof(s->ended_why),
+			describe_exit(s, s->ended_why, sizeof(s->ended_why),
 			              c == (ssize_t)sizeof(m) ? m.status : SIGKILL, &ignored);
 			exec_session_kill(s);
 		}
@@ -382,7 +396,7 @@ static void settle_block(exec_session *s, struct run_state *rs, struct block *b,
 			else
 				b->wstatus = SIGKILL;
 		}
-		describe_exit(how, size, b->wstatus, &b->status);
+		describe_exit(s, how, size, b->wstatus, &b->status);
 		exec_session_kill(s);
 	} else if (b->killed || b->timed_out) {
 		/* Nothing survives a timeout, even a block that obeyed SIGINT:
@@ -420,7 +434,7 @@ static void block_message(exec_session *s, struct block *b, const char *how,
 	} else if (b->ended) {
 		if (b->interrupted && WIFSIGNALED(b->wstatus) && WTERMSIG(b->wstatus) == SIGINT)
 			b->status = EXEC_STATUS_INTERRUPTED;
-		snprintf(msg, size, "%sthe %s interpreter %s during the block; the next "
+		snprintf(msg, size, "%sduring the block, the %s interpreter %s; the next "
 		         "block starts a fresh session", b->interrupted ? "interrupted: " : "",
 		         lang, how);
 		snprintf(s->ended_why, sizeof(s->ended_why), "%s", how);
@@ -468,7 +482,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	memset(res, 0, sizeof(*res));
 	if (memchr(code, '\0', len) != NULL)
 		return exec_fail("the code contains a NUL byte; nothing was run");
-	char restart_note[256] = "";
+	char restart_note[sizeof(s->ended_why) + 160] = "";
 	if (!ensure_alive(s, res, restart_note, sizeof(restart_note)))
 		return false;
 	/* Interrupt requests made while nothing ran are stale. */
@@ -493,7 +507,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	b.deadline = base_now_ms() + s->timeout_ms;
 	run_block(s, &rs, &b);
 
-	char how[96] = "", msg[300], left_running[300] = "";
+	char how[sizeof(s->ended_why)] = "", msg[400], left_running[300] = "";
 	settle_block(s, &rs, &b, how, sizeof(how));
 	block_message(s, &b, how, msg, sizeof(msg));
 	if (b.done && s->alive)

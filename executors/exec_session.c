@@ -257,6 +257,7 @@ bool exec_session_start(exec_session *s)
 		return false;
 	}
 	s->started = true;
+	s->oom_kills = exec_oom_kills();
 	exec_note_interpreter(s, deadline);
 	return true;
 }
