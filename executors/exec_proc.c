@@ -239,8 +239,9 @@ static void await_first_read(exec_session *s, long long deadline)
 		struct pollfd p[2] = {{s->code_fd, POLLOUT, 0}, {s->sup_pidfd, POLLIN, 0}};
 		if (poll(p, 2, (int)left) > 0 && (p[1].revents & POLLIN))
 			return;
-		/* Read but still busy: the driver itself reads more than it
-		 * should; look again later rather than feed it tokens. */
+		/* Read, yet not waiting (between its read and the next):
+		 * each further token a little later, so that a driver that
+		 * reads and goes on is not fed in a loop. */
 		if (pause_ms > 0) {
 			struct timespec ts = {0, pause_ms * 1000L * 1000L};
 			nanosleep(&ts, NULL);

@@ -174,6 +174,21 @@ class Faults(unittest.TestCase):
         self.assertEqual(after["output"], "after\n", after)
 
 
+class FaultsWithoutSandbox(Faults):
+    """The same under `--sandbox off`, where the supervisor is a subreaper
+    in deskhand's own pid namespace rather than the init of its own."""
+
+    def start(self, blocks, *opts, prefix=()):
+        return super().start(blocks, "--sandbox", "off", *opts, prefix=prefix)
+
+    def interpreter(self):
+        pid = super().interpreter()
+        self.assertEqual(os.readlink("/proc/%d/ns/pid" % pid), os.readlink("/proc/self/ns/pid"))
+        return pid
+
+    test_memory_beyond_the_sandbox_limit = None   # off sets no limit
+
+
 def memory_cgroup(limit):
     """A fresh memory cgroup holding at most `limit` bytes, no swap: its
     directory, or None where this machine gives the test none."""
