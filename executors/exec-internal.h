@@ -106,7 +106,7 @@ struct sup_cmd {
 /* Supervisor -> deskhand, one datagram each. */
 struct sup_msg {
 	char kind;        /* 'R' interpreter started, 'E' set-up failed, 'X' interpreter exited */
-	int status;       /* 'X': wait status */
+	int status;       /* 'X': wait status (a stop, WIFSTOPPED, ends it too) */
 	int err;          /* 'E': errno */
 	char step[120];   /* 'E': what failed */
 };
@@ -129,16 +129,20 @@ struct exec_session {
 
 	bool alive;
 	bool started;              /* an interpreter ran at least once */
-	char ended_why[96];        /* how the previous interpreter ended */
+	char ended_why[160];       /* how the previous interpreter ended */
+	long long oom_kills;       /* the kernel's count when it started, -1 unknown */
 	pid_t sup_pid;
 	int sup_pidfd, sup_fd, code_fd, ctl_fd, out_fd, err_fd;
 	/* Seen from here: the interpreter's pid, the link naming the blocks
 	 * pipe in /proc ("pipe:[INODE]"), its thread count when idle before
-	 * any block ran, and whether work of a block was left running. */
+	 * any block ran, and whether work of a block was left running; the
+	 * /proc files read after each block, held open (its syscall, its
+	 * task directory, the supervisor's list of children). */
 	pid_t interp_pid;
 	char blocks_link[48];
 	int base_threads;
 	bool lingering;
+	int syscall_fd, task_fd, sup_children_fd;
 
 	int intr_r, intr_w;
 	bool own_intr;
@@ -192,9 +196,21 @@ void exec_each_process(void (*fn)(pid_t pid, void *arg), void *arg);
  * running after its end, for its message ("" when nothing).
  */
 void exec_note_interpreter(exec_session *s, long long deadline);
+void exec_forget_interpreter(exec_session *s);
+/*
+ * Writes one token ("\n", which every driver skips where a frame's header
+ * may begin) to the blocks pipe. The pipe holds one page, so it polls
+ * writable again only once the driver has read the token: the event that
+ * it went back to reading, after which one look at /proc tells whether it
+ * waits there. Call only between frames. False when the pipe is closed.
+ */
+bool exec_poke_driver(exec_session *s);
 int exec_interp_idle(const exec_session *s);
 int exec_interp_threads(const exec_session *s);
 int exec_block_processes(const exec_session *s, unsigned long long since);
+/* Processes the kernel's out-of-memory killer has ended since boot (all of
+ * the machine's, cgroups' limits included: /proc/vmstat), -1 unknown. */
+long long exec_oom_kills(void);
 void exec_lingering_note(exec_session *s, unsigned long long since, char *note, size_t size);
 
 #endif

@@ -3,8 +3,10 @@
  * supervisor inside the namespaces (async-signal-safe: no stdio, no
  * allocation) and by deskhand to judge when a block's work is done.
  */
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,26 +76,87 @@ static void find_interp(pid_t pid, void *arg)
 		s->interp_pid = pid;
 }
 
-/* Threads of the interpreter, -1 when it cannot be read. */
-int exec_interp_threads(const exec_session *s)
+/* Calls fn for each thread id listed in the interpreter's task directory
+ * (opened once, read again from its start); the count, -1 unreadable. */
+static int each_thread(const exec_session *s, void (*fn)(const char *tid, void *arg),
+                       void *arg)
 {
-	char path[48];
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->interp_pid);
-	int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	if (s->task_fd < 0 || lseek(s->task_fd, 0, SEEK_SET) != 0)
 		return -1;
 	char buf[4096];
 	int n = 0;
 	long got;
-	while ((got = syscall(SYS_getdents64, dfd, buf, sizeof(buf))) > 0)
+	while ((got = syscall(SYS_getdents64, s->task_fd, buf, sizeof(buf))) > 0)
 		for (long off = 0; off < got;) {
 			unsigned short reclen;
 			memcpy(&reclen, buf + off + 16, sizeof(reclen));
-			n += buf[off + 19] != '.';
+			const char *name = buf + off + 19;
+			if (name[0] != '.') {
+				n++;
+				if (fn != NULL)
+					fn(name, arg);
+			}
 			off += reclen;
 		}
-	close(dfd);
+	return got < 0 ? -1 : n;
+}
+
+int exec_interp_threads(const exec_session *s)
+{
+	return each_thread(s, NULL, NULL);
+}
+
+/* Reads a /proc file held open from its start; its length, -1 unreadable. */
+static ssize_t reread(int fd, char *buf, size_t size)
+{
+	if (fd < 0)
+		return -1;
+	ssize_t n = pread(fd, buf, size - 1, 0);
+	buf[n > 0 ? n : 0] = '\0';
 	return n;
+}
+
+struct thread_children {
+	const exec_session *s;
+	bool any, unknown;
+};
+
+static void thread_has_children(const char *tid, void *arg)
+{
+	struct thread_children *tc = arg;
+	char path[40], buf[16];
+	snprintf(path, sizeof(path), "%s/children", tid);
+	ssize_t n = base_read_small(tc->s->task_fd, path, buf, sizeof(buf));
+	if (n < 0)
+		tc->unknown = true;
+	else if (n > 0)
+		tc->any = true;
+}
+
+/*
+ * Whether the session may hold processes besides the interpreter, from the
+ * kernel's lists of children: those of each interpreter thread (a fork
+ * belongs to the thread that made it), then the supervisor's (where
+ * orphans go). Read in this order, a process moving from one list to the
+ * other while they are read is seen in one of them. True when unknown.
+ */
+static bool session_has_others(const exec_session *s)
+{
+	struct thread_children tc = {s, false, false};
+	if (each_thread(s, thread_has_children, &tc) < 0 || tc.unknown || tc.any)
+		return true;
+	char buf[128];
+	ssize_t n = reread(s->sup_children_fd, buf, sizeof(buf));
+	if (n < 0 || n == (ssize_t)sizeof(buf) - 1)
+		return true;
+	for (char *p = buf, *end; *p != '\0'; p = end) {
+		long pid = strtol(p, &end, 10);
+		if (end == p)
+			break;
+		if (pid != (long)s->interp_pid)
+			return true;
+	}
+	return false;
 }
 
 /*
@@ -106,8 +169,7 @@ int exec_interp_idle(const exec_session *s)
 	if (s->interp_pid == 0)
 		return -1;
 	char path[64], buf[256];
-	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)s->interp_pid);
-	if (base_read_small(AT_FDCWD, path, buf, sizeof(buf)) <= 0)
+	if (reread(s->syscall_fd, buf, sizeof(buf)) <= 0)
 		return -1;
 	char *end;
 	long nr = strtol(buf, &end, 10);
@@ -134,12 +196,66 @@ int exec_interp_idle(const exec_session *s)
 	return strcmp(link, s->blocks_link) == 0;
 }
 
+void exec_forget_interpreter(exec_session *s)
+{
+	exec_close_fd(&s->syscall_fd);
+	exec_close_fd(&s->task_fd);
+	exec_close_fd(&s->sup_children_fd);
+	s->interp_pid = 0;
+}
+
+/* The interpreter is the supervisor's child: its list names it (a walk of
+ * /proc when that list cannot be read). */
+static void find_interpreter(exec_session *s)
+{
+	char path[64], buf[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)s->sup_pid,
+	         (int)s->sup_pid);
+	s->sup_children_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (reread(s->sup_children_fd, buf, sizeof(buf)) > 0)
+		s->interp_pid = (pid_t)atol(buf);
+	if (s->interp_pid <= 0) {
+		s->interp_pid = 0;
+		exec_each_process(find_interp, s);
+	}
+	if (s->interp_pid == 0)
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/syscall", (int)s->interp_pid);
+	s->syscall_fd = open(path, O_RDONLY | O_CLOEXEC);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->interp_pid);
+	s->task_fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+}
+
+/* Until the driver waits for its first block: a token, and the wait for
+ * the driver's read of it (the pipe holds one page, so it is full until
+ * then), each time the interpreter is not idle yet. */
+static void await_first_read(exec_session *s, long long deadline)
+{
+	int pause_ms = 0;
+	while (exec_interp_idle(s) == 0) {
+		long long left = deadline - base_now_ms();
+		if (left <= 0 || !exec_poke_driver(s))
+			return;
+		struct pollfd p[2] = {{s->code_fd, POLLOUT, 0}, {s->sup_pidfd, POLLIN, 0}};
+		if (poll(p, 2, (int)left) > 0 && (p[1].revents & POLLIN))
+			return;
+		/* Read, yet not waiting (between its read and the next):
+		 * each further token a little later, so that a driver that
+		 * reads and goes on is not fed in a loop. */
+		if (pause_ms > 0) {
+			struct timespec ts = {0, pause_ms * 1000L * 1000L};
+			nanosleep(&ts, NULL);
+		}
+		pause_ms = pause_ms == 0 ? 1 : pause_ms * 2 > 5 ? 5 : pause_ms * 2;
+	}
+}
+
 /* After the interpreter started: who it is, and its threads once its
  * driver waits for the first block (node starts several). */
 void exec_note_interpreter(exec_session *s, long long deadline)
 {
 	struct stat st;
-	s->interp_pid = 0;
+	exec_forget_interpreter(s);
 	s->base_threads = -1;
 	s->lingering = false;
 	s->blocks_link[0] = '\0';
@@ -155,13 +271,10 @@ void exec_note_interpreter(exec_session *s, long long deadline)
 	self[l] = '\0';
 	if (atol(self) != (long)getpid())
 		return;
-	exec_each_process(find_interp, s);
+	find_interpreter(s);
 	if (s->interp_pid == 0)
 		return;
-	while (exec_interp_idle(s) == 0 && base_now_ms() < deadline) {
-		struct timespec ts = {0, 2 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	await_first_read(s, deadline);
 	s->base_threads = exec_interp_threads(s);
 }
 
@@ -188,6 +301,8 @@ static void collect_proc(pid_t pid, void *arg)
  * `since`: the descendants of the supervisor (orphans come back to it). */
 int exec_block_processes(const exec_session *s, unsigned long long since)
 {
+	if (!session_has_others(s))
+		return 0;
 	struct session_procs *sp = calloc(1, sizeof(*sp));
 	if (sp == NULL)
 		return 0;
@@ -235,4 +350,13 @@ void exec_lingering_note(exec_session *s, unsigned long long since, char *note, 
 	else if (earlier)
 		snprintf(note, size, "background work of an earlier block was running during "
 		         "this block: part of this output may be its");
+}
+
+long long exec_oom_kills(void)
+{
+	char buf[16384];
+	if (base_read_small(AT_FDCWD, "/proc/vmstat", buf, sizeof(buf)) <= 0)
+		return -1;
+	const char *at = strstr(buf, "\noom_kill ");
+	return at != NULL ? atoll(at + 10) : -1;
 }

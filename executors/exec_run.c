@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -25,17 +26,17 @@
 
 #define GRACE_MS 2000           /* after SIGINT, before killing everything */
 #define DRAIN_MS 1000           /* reading what a dead interpreter left */
-#define SETTLE_POLL_MS 5        /* after a report, until the interpreter is idle */
+#define LOOK_PAUSE_MAX_MS 5     /* between tokens, for a driver that keeps reading */
 
 /* A write to the blocks pipe that cannot raise SIGPIPE in deskhand when
  * the interpreter has just died. */
-static ssize_t write_no_sigpipe(int fd, const char *buf, size_t len)
+static ssize_t write_no_sigpipe(int fd, const struct iovec *iov, int n_iov)
 {
 	sigset_t pipe_set, old;
 	sigemptyset(&pipe_set);
 	sigaddset(&pipe_set, SIGPIPE);
 	pthread_sigmask(SIG_BLOCK, &pipe_set, &old);
-	ssize_t n = write(fd, buf, len);
+	ssize_t n = writev(fd, iov, n_iov);
 	int err = errno;
 	if (n < 0 && err == EPIPE && !sigismember(&old, SIGPIPE)) {
 		struct timespec zero = {0, 0};
@@ -44,6 +45,17 @@ static ssize_t write_no_sigpipe(int fd, const char *buf, size_t len)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	errno = err;
 	return n;
+}
+
+bool exec_poke_driver(exec_session *s)
+{
+	ssize_t w;
+	do
+		w = write_no_sigpipe(s->code_fd, &(struct iovec){(char *)"\n", 1}, 1);
+	while (w < 0 && errno == EINTR);
+	/* EAGAIN: the driver has not read what is there yet; that read is
+	 * the same event. */
+	return w == 1 || (w < 0 && errno == EAGAIN);
 }
 
 struct run_state {
@@ -112,15 +124,29 @@ static const char *signal_name(int sig)
 	return abbrev ? abbrev : "?";
 }
 
-static void describe_exit(char *buf, size_t size, int wstatus, int *status)
+/* How the interpreter ended, for the model. A SIGKILL nobody in deskhand
+ * sent is, when the kernel's count of out-of-memory kills rose since the
+ * session started, most likely that killer's (the count is the machine's,
+ * so not certainly). */
+static void describe_exit(const exec_session *s, char *buf, size_t size, int wstatus,
+                          int *status)
 {
 	if (WIFEXITED(wstatus)) {
 		*status = WEXITSTATUS(wstatus);
 		snprintf(buf, size, "exited with status %d", *status);
 	} else if (WIFSIGNALED(wstatus)) {
-		*status = 128 + WTERMSIG(wstatus);
-		snprintf(buf, size, "was killed by signal %d (SIG%s)", WTERMSIG(wstatus),
-		         signal_name(WTERMSIG(wstatus)));
+		int sig = WTERMSIG(wstatus);
+		long long oom = sig == SIGKILL && s->oom_kills >= 0 ? exec_oom_kills() : -1;
+		*status = 128 + sig;
+		snprintf(buf, size, "was killed by signal %d (SIG%s)%s", sig, signal_name(sig),
+		         oom > s->oom_kills ? ", most likely by the kernel's out-of-memory "
+		                              "killer: the code needed more memory than the "
+		                              "machine or its memory limit allows" : "");
+	} else if (WIFSTOPPED(wstatus)) {
+		*status = 128 + WSTOPSIG(wstatus);
+		snprintf(buf, size, "was stopped by signal %d (SIG%s), and a stopped "
+		         "interpreter cannot go on: its session was ended", WSTOPSIG(wstatus),
+		         signal_name(WSTOPSIG(wstatus)));
 	} else {
 		*status = 128 + SIGKILL;
 		snprintf(buf, size, "ended");
@@ -138,7 +164,7 @@ static bool ensure_alive(exec_session *s, exec_result *res, char *note, size_t s
 		ssize_t c = recv(s->sup_fd, &m, sizeof(m), MSG_DONTWAIT | MSG_PEEK);
 		if ((c == (ssize_t)sizeof(m) && m.kind == 'X') || c == 0 || poll(&p, 1, 0) > 0) {
 			int ignored;
-			describe_exit(s->ended_why, sizeof(s->ended_why),
+			describe_exit(s, s->ended_why, sizeof(s->ended_why),
 			              c == (ssize_t)sizeof(m) ? m.status : SIGKILL, &ignored);
 			exec_session_kill(s);
 		}
@@ -168,17 +194,28 @@ struct block {
 	bool interrupting, timed_out, interrupted, stopped;
 	bool got_marker, ended, killed, have_wstatus;
 	bool done;                 /* reported, and the interpreter waits for more */
+	/* After a report: look at /proc (`look`); when the interpreter is not
+	 * waiting yet, a token (`poked`, see exec_poke_driver) whose read is
+	 * the next reason to look, sent at `poke_due` (`want_poke`). */
+	bool look, want_poke, poked;
+	int looks;
+	long long poke_due;
 	int status, wstatus;
 };
 
-/* Writes as much of the frame (header, then code) as the pipe takes now. */
+/* Writes as much of the frame (header, then code) as the pipe takes now;
+ * both in one write, so that a short block wakes the driver once. */
 static void send_code(exec_session *s, struct block *b)
 {
 	while (b->sent < b->total) {
-		const char *src = b->sent < b->hlen ? b->header + b->sent
-		                                    : b->code + (b->sent - b->hlen);
-		size_t chunk = b->sent < b->hlen ? b->hlen - b->sent : b->total - b->sent;
-		ssize_t w = write_no_sigpipe(s->code_fd, src, chunk);
+		struct iovec iov[2];
+		int n = 0;
+		if (b->sent < b->hlen)
+			iov[n++] = (struct iovec){b->header + b->sent, b->hlen - b->sent};
+		size_t from = b->sent > b->hlen ? b->sent - b->hlen : 0;
+		if (b->total - b->hlen > from)
+			iov[n++] = (struct iovec){(char *)b->code + from, b->total - b->hlen - from};
+		ssize_t w = write_no_sigpipe(s->code_fd, iov, n);
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
@@ -235,16 +272,16 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 	p[n++] = (struct pollfd){s->sup_pidfd, POLLIN, 0};
 	int i_intr = n;
 	p[n++] = (struct pollfd){s->intr_r, POLLIN, 0};
-	if (b->sent < b->total) {
+	if (b->sent < b->total || b->poked) {
 		i_code = n;
 		p[n++] = (struct pollfd){s->code_fd, POLLOUT, 0};
 	}
 	long long until = b->interrupting ? b->grace_end : b->deadline;
 	if (s->watch != NULL && b->next_watch < until)
 		until = b->next_watch;
+	if (b->want_poke && !b->poked && b->poke_due < until)
+		until = b->poke_due;
 	long long left = until - base_now_ms();
-	if (b->got_marker && left > SETTLE_POLL_MS)
-		left = SETTLE_POLL_MS;      /* reported: look again whether it is so */
 	int r = poll(p, (nfds_t)n, left > 0 ? (int)left : 0);
 	if (r < 0 && errno != EINTR) {
 		exec_fail("poll: %s", strerror(errno));
@@ -253,8 +290,12 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 	}
 	if (r <= 0)
 		return;
-	if (i_code >= 0 && p[i_code].revents)
+	if (i_code >= 0 && p[i_code].revents && b->sent < b->total) {
 		send_code(s, b);
+	} else if (i_code >= 0 && p[i_code].revents) {
+		b->poked = false;           /* the driver read the token */
+		b->look = !(p[i_code].revents & POLLERR);
+	}
 	if (i_out >= 0 && p[i_out].revents)
 		rs->out_open = pump_output(rs, s->out_fd, EXEC_STDOUT);
 	if (i_err >= 0 && p[i_err].revents)
@@ -263,7 +304,7 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 		char buf[256];
 		ssize_t c = read(s->ctl_fd, buf, sizeof(buf));
 		if (c > 0 && exec_ctl_feed(&b->ctl, b->marker, buf, (size_t)c, &b->status))
-			b->got_marker = true;
+			b->got_marker = b->look = true;
 	}
 	if (p[i_sup].revents)
 		read_supervisor(s, b);
@@ -280,6 +321,34 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
 	}
 }
 
+/*
+ * A report is believed once the interpreter really waits for the next
+ * block: code that forged it may still be running. Looked at on the
+ * report, then each time the driver read a token: no timer while code
+ * runs. A driver that reads tokens and still does not wait (code reading
+ * the blocks pipe itself) gets them ever slower, up to LOOK_PAUSE_MAX_MS
+ * apart. True when the block is done.
+ */
+static bool look_idle(exec_session *s, struct block *b, long long now)
+{
+	if (b->look) {
+		b->look = false;
+		if (exec_interp_idle(s) != 0)
+			return b->done = true;
+		int pause = b->looks < 2 ? 0 : 1 << (b->looks < 5 ? b->looks - 2 : 3);
+		b->looks++;
+		b->want_poke = true;
+		b->poke_due = now + (pause < LOOK_PAUSE_MAX_MS ? pause : LOOK_PAUSE_MAX_MS);
+	}
+	/* Only between frames: the driver skips a token where a header may
+	 * begin, not inside the code. */
+	if (b->want_poke && !b->poked && b->sent == b->total && now >= b->poke_due) {
+		b->want_poke = false;
+		b->poked = exec_poke_driver(s);
+	}
+	return false;
+}
+
 /* Runs the block until its marker, the interpreter's end, or the end of the
  * grace after an interrupt or the timeout. */
 static void run_block(exec_session *s, struct run_state *rs, struct block *b)
@@ -288,13 +357,9 @@ static void run_block(exec_session *s, struct run_state *rs, struct block *b)
 		wait_once(s, rs, b);
 		if (b->ended || b->killed)
 			break;
-		/* A report is believed once the interpreter really waits for the
-		 * next block: code that forged it may still be running. */
-		if (b->got_marker && exec_interp_idle(s) != 0) {
-			b->done = true;
-			break;
-		}
 		long long now = base_now_ms();
+		if (look_idle(s, b, now))
+			break;
 		if (s->watch != NULL && now >= b->next_watch) {
 			b->next_watch = now + EXEC_WATCH_MS;
 			if (s->watch(s->watch_user)) {
@@ -331,7 +396,7 @@ static void settle_block(exec_session *s, struct run_state *rs, struct block *b,
 			else
 				b->wstatus = SIGKILL;
 		}
-		describe_exit(how, size, b->wstatus, &b->status);
+		describe_exit(s, how, size, b->wstatus, &b->status);
 		exec_session_kill(s);
 	} else if (b->killed || b->timed_out) {
 		/* Nothing survives a timeout, even a block that obeyed SIGINT:
@@ -369,7 +434,7 @@ static void block_message(exec_session *s, struct block *b, const char *how,
 	} else if (b->ended) {
 		if (b->interrupted && WIFSIGNALED(b->wstatus) && WTERMSIG(b->wstatus) == SIGINT)
 			b->status = EXEC_STATUS_INTERRUPTED;
-		snprintf(msg, size, "%sthe %s interpreter %s during the block; the next "
+		snprintf(msg, size, "%sduring the block, the %s interpreter %s; the next "
 		         "block starts a fresh session", b->interrupted ? "interrupted: " : "",
 		         lang, how);
 		snprintf(s->ended_why, sizeof(s->ended_why), "%s", how);
@@ -417,7 +482,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	memset(res, 0, sizeof(*res));
 	if (memchr(code, '\0', len) != NULL)
 		return exec_fail("the code contains a NUL byte; nothing was run");
-	char restart_note[256] = "";
+	char restart_note[sizeof(s->ended_why) + 160] = "";
 	if (!ensure_alive(s, res, restart_note, sizeof(restart_note)))
 		return false;
 	/* Interrupt requests made while nothing ran are stale. */
@@ -442,7 +507,7 @@ bool exec_session_run(exec_session *s, const char *code, size_t len,
 	b.deadline = base_now_ms() + s->timeout_ms;
 	run_block(s, &rs, &b);
 
-	char how[96] = "", msg[300], left_running[300] = "";
+	char how[sizeof(s->ended_why)] = "", msg[400], left_running[300] = "";
 	settle_block(s, &rs, &b, how, sizeof(how));
 	block_message(s, &b, how, msg, sizeof(msg));
 	if (b.done && s->alive)

@@ -124,6 +124,7 @@ void exec_session_kill(exec_session *s)
 	exec_close_fd(&s->ctl_fd);
 	exec_close_fd(&s->out_fd);
 	exec_close_fd(&s->err_fd);
+	exec_forget_interpreter(s);
 	s->alive = false;
 }
 
@@ -176,6 +177,12 @@ static bool adopt_supervisor(exec_session *s, pid_t pid, struct session_pipes *s
 		return false;
 	}
 	set_nonblock(s->code_fd);
+	/* One page: full while a token waits (see exec_poke_driver). */
+	if (fcntl(s->code_fd, F_SETPIPE_SZ, 4096) < 0) {
+		exec_fail("cannot size the blocks pipe: %s", strerror(errno));
+		exec_session_kill(s);
+		return false;
+	}
 	set_nonblock(s->ctl_fd);
 	set_nonblock(s->out_fd);
 	set_nonblock(s->err_fd);
@@ -250,6 +257,7 @@ bool exec_session_start(exec_session *s)
 		return false;
 	}
 	s->started = true;
+	s->oom_kills = exec_oom_kills();
 	exec_note_interpreter(s, deadline);
 	return true;
 }
@@ -301,6 +309,7 @@ static exec_session *session_alloc(exec_lang lang, bool display, const exec_conf
 	if (s == NULL)
 		return exec_fail("out of memory"), NULL;
 	s->sup_pidfd = s->sup_fd = s->code_fd = s->ctl_fd = s->out_fd = s->err_fd = -1;
+	s->syscall_fd = s->task_fd = s->sup_children_fd = -1;
 	s->intr_r = intr_r;
 	s->intr_w = intr_w;
 	s->lang = lang;

@@ -270,7 +270,12 @@ static pid_t supervisor_start_interpreter(const exec_session *s, int *sfd)
 	return interp;
 }
 
-/* Reaps what exited; the interpreter's exit is reported, and ends the session. */
+/*
+ * Reaps what exited; the interpreter's exit is reported, and ends the
+ * session. So is its stop (SIGSTOP from outside, or the code's own): a
+ * stopped interpreter would hold the block until its timeout and then
+ * be reported as slow, and nothing of the session can run on anyway.
+ */
 static void supervisor_reap(const exec_session *s, int sfd, pid_t interp)
 {
 	struct signalfd_siginfo si;
@@ -278,13 +283,13 @@ static void supervisor_reap(const exec_session *s, int sfd, pid_t interp)
 		;
 	int status;
 	pid_t w;
-	while ((w = waitpid(-1, &status, WNOHANG)) > 0) {
+	while ((w = waitpid(-1, &status, WNOHANG | WUNTRACED)) > 0) {
 		if (w != interp)
 			continue;
 		struct sup_msg m;
 		memset(&m, 0, sizeof(m));
 		m.kind = 'X';
-		m.status = status;
+		m.status = status;      /* WIFSTOPPED for a stop */
 		send(SUP_FD, &m, sizeof(m), MSG_NOSIGNAL);
 		supervisor_finish(s, interp);
 	}

@@ -82,6 +82,10 @@
 
   function pump() {
     if (busy) return;
+    // Empty lines are deskhand's tokens: it looks whether we wait here.
+    let skip = 0;
+    while (skip < pending.length && pending[skip] === 10) skip++;
+    if (skip > 0) pending = pending.subarray(skip);
     const nl = pending.indexOf(10);
     if (nl < 0) return;
     const [marker, sizeText] = pending.subarray(0, nl).toString('latin1').split(' ');

@@ -43,6 +43,8 @@ def __deskhand_driver():
         header = blocks.readline()
         if not header:
             os._exit(0)
+        if header == b"\n":
+            continue    # deskhand's token: it looks whether we wait here
         try:
             marker, size = header.split()
             size = int(size)

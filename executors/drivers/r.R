@@ -8,6 +8,7 @@ local({
   repeat {
     header <- readLines(blocks, n = 1L, warn = FALSE)
     if (length(header) == 0L) quit(save = "no", status = 0L)
+    if (!nzchar(header)) next  # deskhand's token: it looks whether we wait here
     parts <- strsplit(header, " ", fixed = TRUE)[[1L]]
     size <- as.integer(parts[2L])
     src <- if (size > 0L) rawToChar(readBin(blocks, "raw", size)) else ""

@@ -15,6 +15,7 @@ def __deskhand_driver
   loop do
     header = blocks.gets
     exit!(0) if header.nil?
+    next if header == "\n" # deskhand's token: it looks whether we wait here
     marker, size = header.split(' ')
     size = size.to_i
     src = size > 0 ? blocks.read(size) : +''

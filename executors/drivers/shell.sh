@@ -15,6 +15,8 @@ __deskhand_block() {
 	builtin eval "$__deskhand_code" 3<&- 4>&-
 }
 while IFS=' ' builtin read -r __deskhand_marker __deskhand_size <&3; do
+	# An empty line is deskhand's token: it looks whether we wait here.
+	[ -n "$__deskhand_marker" ] || continue
 	__deskhand_code=
 	if [ "$__deskhand_size" -gt 0 ]; then
 		LC_ALL=C IFS= builtin read -r -N "$__deskhand_size" __deskhand_code <&3

@@ -4,7 +4,8 @@
  * and prints everything the library reports, length-prefixed so that any
  * bytes survive:
  *
- *   exec-run [--sandbox P] [--timeout-ms N] [--max-output N] [--workspace D] BLOCK...
+ *   exec-run [--sandbox P] [--timeout-ms N] [--max-output N] [--workspace D]
+ *            [--data-bytes N] BLOCK...
  *   BLOCK = LANG[+display][!MS|!/TEXT]:CODE  or  wait:PATH
  *     wait:PATH  no block: waits (up to 60 s) until PATH exists, so code
  *             that signals through a file decides when the next block starts
@@ -83,6 +84,8 @@ int main(int argc, char **argv)
 {
 	exec_config cfg;
 	exec_config_init(&cfg);
+	sandbox_limits limits;
+	sandbox_limits_default(&limits);
 	int i = 1;
 	for (; i < argc && strncmp(argv[i], "--", 2) == 0; i += 2) {
 		if (i + 1 >= argc) {
@@ -98,6 +101,9 @@ int main(int argc, char **argv)
 			cfg.max_output = strtoul(argv[i + 1], NULL, 10);
 		} else if (strcmp(argv[i], "--workspace") == 0) {
 			cfg.workspace = argv[i + 1];
+		} else if (strcmp(argv[i], "--data-bytes") == 0) {
+			limits.data_bytes = strtoull(argv[i + 1], NULL, 10);
+			cfg.limits = &limits;
 		} else {
 			fprintf(stderr, "exec-run: unknown option %s\n", argv[i]);
 			return 2;

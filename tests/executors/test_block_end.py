@@ -103,5 +103,112 @@ class ForgedEnd(unittest.TestCase):
         self.check([res[0], res[1]], "main-went-on")
 
 
+FIND_MARKER = ("import os, sys, threading, time\n"
+               "f = sys._getframe()\n"
+               "while 'marker' not in f.f_locals:\n"
+               "    f = f.f_back\n"
+               "marker = f.f_locals['marker']\n")
+
+
+class TokenAndChildren(unittest.TestCase):
+    """The block's end is looked at when the driver reads a token from the
+    blocks pipe, and what is left running is found from the kernel's lists
+    of children: code that reads the tokens itself, and processes in the
+    lists a shortcut could skip (a thread's child, an orphan handed to the
+    supervisor)."""
+
+    def setUp(self):
+        self.dir = h.tmpdir()
+        self.go = os.path.join(self.dir, "go")
+        self.done = os.path.join(self.dir, "late-done")
+
+    def test_tokens_read_by_the_code_do_not_end_the_block(self):
+        # A thread takes every token off the blocks pipe while the main
+        # thread, after a forged report, goes on until it has seen three
+        # of them: their reads are only a reason to look at /proc, which
+        # still shows the main thread busy.
+        code = (FIND_MARKER +
+                "import select\n"
+                "stolen = []\n"
+                "stop = threading.Event()\n"
+                "def steal():\n"
+                "    while not stop.is_set():\n"
+                "        if select.select([3], [], [], 0.01)[0]:\n"
+                "            stolen.append(os.read(3, 1))\n"
+                "t = threading.Thread(target=steal)\n"
+                "t.start()\n"
+                "os.write(4, marker + b' 0\\n')\n"
+                "limit = time.monotonic() + 30\n"
+                "while len(stolen) < 3 and time.monotonic() < limit:\n"
+                "    time.sleep(0.01)\n"
+                "stop.set()\n"
+                "t.join()\n"
+                "print('stolen', len(stolen), set(stolen))\n"
+                "print('main-went-on')\n")
+        res = run_blocks(["python:" + code, "python:print('next')"], "--workspace", self.dir)
+        for r in res:
+            self.assertNotIn("error", r, r)
+        first, second = res
+        # Only tokens were there to take, and at least three were sent.
+        self.assertRegex(first["output"], r"stolen ([3-9]|[1-9][0-9]+) \{b'\\n'\}", first)
+        self.assertIn("main-went-on", first["output"], first)
+        self.assertEqual(first["status"], 0, first)
+        self.assertNotIn("still running", first["message"], first)
+        self.assertEqual(second["output"], "next\n", second)
+
+    def wait_go(self):
+        return ("import os, time\n"
+                "while not os.path.exists(%r):\n"
+                "    time.sleep(0.02)\n"
+                "print('late-line', flush=True)\n"
+                "open(%r, 'w').close()\n" % (self.go, self.done))
+
+    def release(self):
+        """The second block: lets the left work go on, and waits for its
+        line, so that the line is printed while this block runs."""
+        return ("python:import os, time\n"
+                "open(%r, 'w').close()\n"
+                "while not os.path.exists(%r):\n"
+                "    time.sleep(0.01)\n" % (self.go, self.done))
+
+    def check_left_running(self, res):
+        for r in res:
+            self.assertNotIn("error", r, r)
+        first, second, last = res
+        self.assertRegex(first["message"], r"still running.* [1-9][0-9]* process", first)
+        self.assertNotIn("late-line", first["output"], first)
+        # The first block's note made the second one say whose its output
+        # may be (or that the work still runs, when it still does).
+        self.assertIn("late-line", second["output"], second)
+        self.assertRegex(second["message"], "background work of an earlier block was running "
+                         "during this block|work is still running", second)
+        self.assertTrue(last["output"].endswith("next\n"), last)
+
+    def test_a_threads_child_is_reported(self):
+        # The child belongs to the thread that forked it, not to the main
+        # thread: only the thread's list of children names it.
+        code = ("import os, subprocess, sys, threading, time\n"
+                "gate = threading.Event()\n"
+                "def spawn():\n"
+                "    subprocess.Popen([sys.executable, '-c', %r])\n"
+                "    gate.wait()\n"
+                "threading.Thread(target=spawn, daemon=True).start()\n"
+                "while not [t for t in os.listdir('/proc/self/task')\n"
+                "           if open('/proc/self/task/%%s/children' %% t).read()]:\n"
+                "    time.sleep(0.01)\n" % self.wait_go())
+        res = run_blocks(["python:" + code, self.release(),
+                          "python:gate.set()\nprint('next')"], "--workspace", self.dir)
+        self.check_left_running(res)
+
+    def test_an_orphan_is_reported(self):
+        # The shell that started it exits at once: the process is the
+        # supervisor's child from then on, in no list of the interpreter.
+        code = ("import subprocess, sys\n"
+                "_ = subprocess.run(['sh', '-c', '\"$0\" -c \"$1\" &', sys.executable, %r])\n"
+                % self.wait_go())
+        res = run_blocks(["python:" + code, self.release(), "python:print('next')"],
+                         "--workspace", self.dir)
+        self.check_left_running(res)
+
 if __name__ == "__main__":
     h.main()
