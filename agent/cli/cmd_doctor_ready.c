@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/cli/cli.h"
+#include "agent/console/console.h"
 #include "agent/llm/llm.h"
 #include "base/base.h"
 #include "config.h"
@@ -118,6 +119,10 @@ static void ready_console(void)
 {
 	static const char *const browsers[] = {"chromium", "chromium-browser", "google-chrome",
 	                                       "firefox-esr", "firefox", NULL};
+	if (!agent_console_ready()) {
+		printf(ROW "no: %s\n", "console", agent_console_error());
+		return;
+	}
 	const char *b = on_path(browsers);
 	if (b != NULL)
 		printf(ROW "ready (--console 0; open its link in %s or any browser)\n", "console", b);
