@@ -17,6 +17,12 @@ LOADED_ON_USE = {
     "libgnutls.so": "libmicrohttpd's",
     "libcurl.so": "the model providers, at the first connection",
     "libtesseract.so": "OCR, at its first use",
+    "libatspi.so": "the accessibility tree, when first asked for",
+    "libdbus-1.so": "the accessibility tree's",
+    "libsystemd.so": "libdbus's",
+    "libglib-2.0.so": "the GNOME backend and the accessibility tree",
+    "libgio-2.0.so": "the GNOME backend, when its display opens",
+    "libpipewire-0.3.so": "the GNOME backend's",
 }
 
 
