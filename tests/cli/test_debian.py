@@ -68,6 +68,7 @@ DLOPEN_PACKAGE = {"DESKHAND_CURL_SONAME": ("libcurl4", "always"),
                   "DESKHAND_PIPEWIRE_SONAME": ("libpipewire-0.3-0", "feature"),
                   "DESKHAND_DBUS_SONAME": ("libdbus-1-3", "feature"),
                   "DESKHAND_ATSPI_SONAME": ("libatspi2.0-0", "feature"),
+                  "DESKHAND_EDIT_SONAME": ("libedit2", "feature"),
                   "DESKHAND_TESSERACT_SONAME": ("libtesseract5", "feature")}
 
 EXEC_CALL = re.compile(r"\b(execv|execve|execvp|execvpe|execl|execlp|execle|fexecve|"

@@ -23,6 +23,8 @@ LOADED_ON_USE = {
     "libglib-2.0.so": "the GNOME backend and the accessibility tree",
     "libgio-2.0.so": "the GNOME backend, when its display opens",
     "libpipewire-0.3.so": "the GNOME backend's",
+    "libedit.so": "the line editor, at the first prompt on a terminal",
+    "libtinfo.so": "libedit's",
 }
 
 
