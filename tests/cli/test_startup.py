@@ -3,10 +3,15 @@ the binary links (mapping, and binding its symbols), so the libraries only
 some commands use are loaded by those commands (base/dlib) and must not be
 among the binary's start-up set. Read from the dynamic loader itself
 (LD_TRACE_LOADED_OBJECTS, what ldd prints): the whole set, what the
-linked libraries pull in included. The time it costs is measured in
-bench/startup, not here."""
+linked libraries pull in included. A library that cannot be loaded when a
+command needs it (hidden for real: /dev/null bound over it in a mount
+namespace of the test's own) is said in one line, and doctor says so too.
+The time it costs is measured in bench/startup, not here."""
+import ctypes
 import os
 import re
+import shutil
+import subprocess
 import unittest
 
 import harness as h
@@ -37,6 +42,33 @@ def start_up_set():
     return [os.path.basename(n) for n in names]
 
 
+def library_path(soname):
+    """Where the dynamic loader finds soname here (it is loaded into this
+    process to ask: the maps name the file)."""
+    ctypes.CDLL(soname)
+    with open("/proc/self/maps") as f:
+        for line in f:
+            path = line.split()[-1]
+            if os.path.basename(path).startswith(soname):
+                return path
+    return None
+
+
+def without(soname, argv, env=None, timeout=60):
+    """argv run with soname unloadable: /dev/null bound over its file in a
+    private mount namespace (root only; None when that cannot be had)."""
+    path = library_path(soname)
+    if path is None or shutil.which("unshare") is None or os.geteuid() != 0:
+        return None
+    probe = subprocess.run(["unshare", "-m", "--propagation", "private", "true"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if probe.returncode != 0:
+        return None
+    script = 'mount --bind /dev/null "$0" && exec "$@"'
+    return h.run(["unshare", "-m", "--propagation", "private", "sh", "-c", script, path]
+                 + argv, env=env, timeout=timeout)
+
+
 class StartUp(unittest.TestCase):
     def test_libraries_of_some_commands_are_not_mapped_at_start(self):
         mapped = start_up_set()
@@ -50,6 +82,27 @@ class StartUp(unittest.TestCase):
         r = h.run([h.binary(), "--version"], timeout=60)
         self.assertEqual(r.returncode, 0)
         self.assertTrue(r.stdout.decode().startswith("deskhand "))
+
+
+    def test_the_console_without_libmicrohttpd(self):
+        home = h.tmpdir()
+        env = dict(os.environ, HOME=home, XDG_DATA_HOME=home, XDG_CONFIG_HOME=home,
+                   XDG_STATE_HOME=home)
+        r = without("libmicrohttpd.so.12", [h.binary(), "doctor"], env=env, timeout=120)
+        if r is None:
+            self.skipTest("no private mount namespace here (needs root and unshare)")
+        out = r.stdout.decode(errors="replace")
+        row = [l for l in out.splitlines() if l.strip().startswith("console ")]
+        self.assertEqual(len(row), 1, out)
+        self.assertIn("no: cannot load libmicrohttpd.so.12 (install libmicrohttpd12)", row[0])
+        with h.Xvfb(640, 480) as x:
+            r = without("libmicrohttpd.so.12", [h.binary(), "mcp", "--http", "127.0.0.1:0"],
+                        env=dict(x.env(), HOME=home, XDG_DATA_HOME=home,
+                                 XDG_CONFIG_HOME=home, XDG_STATE_HOME=home))
+        err = r.stderr.decode(errors="replace")
+        self.assertTrue(0 < r.returncode < 128, (r.returncode, err))
+        last = err.strip().splitlines()[-1]
+        self.assertIn("--http: cannot load libmicrohttpd.so.12 (install libmicrohttpd12)", last)
 
 
 if __name__ == "__main__":
