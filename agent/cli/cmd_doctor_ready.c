@@ -100,6 +100,8 @@ static void ready_a11y(const cli_doctor_facts *f)
 		printf(ROW "no: no desktop (see OS control)\n", "accessibility");
 	else if (f->a11y_ok)
 		printf(ROW "ready\n", "accessibility");
+	else if (strstr(f->a11y_why, "cannot load ") == f->a11y_why)
+		printf(ROW "no: %s\n", "accessibility", f->a11y_why); /* names its package */
 	else
 		printf(ROW "no: %s (the bus comes with at-spi2-core: apt install at-spi2-core)\n",
 		       "accessibility", f->a11y_why);

@@ -91,7 +91,7 @@ class StartUp(unittest.TestCase):
         r = without("libmicrohttpd.so.12", [h.binary(), "doctor"], env=env, timeout=120)
         if r is None:
             self.skipTest("no private mount namespace here (needs root and unshare)")
-        out = r.stdout.decode(errors="replace")
+        out = r.stdout.decode(errors="replace").partition("\n\n")[0]  # the ready part
         row = [l for l in out.splitlines() if l.strip().startswith("console ")]
         self.assertEqual(len(row), 1, out)
         self.assertIn("no: cannot load libmicrohttpd.so.12 (install libmicrohttpd12)", row[0])
@@ -103,6 +103,24 @@ class StartUp(unittest.TestCase):
         self.assertTrue(0 < r.returncode < 128, (r.returncode, err))
         last = err.strip().splitlines()[-1]
         self.assertIn("--http: cannot load libmicrohttpd.so.12 (install libmicrohttpd12)", last)
+
+
+    def test_the_accessibility_tree_without_libatspi(self):
+        with h.Xvfb(640, 480) as x:
+            home = h.tmpdir()
+            env = dict(x.env(), HOME=home, XDG_DATA_HOME=home, XDG_CONFIG_HOME=home,
+                       XDG_STATE_HOME=home)
+            r = without("libatspi.so.0", [h.binary(), "doctor"], env=env, timeout=120)
+            if r is None:
+                self.skipTest("no private mount namespace here (needs root and unshare)")
+            out = r.stdout.decode(errors="replace").partition("\n\n")[0]  # the ready part
+            row = [l for l in out.splitlines() if l.strip().startswith("accessibility ")]
+            self.assertEqual(len(row), 1, out)
+            self.assertIn("no: cannot load libatspi.so.0 (install libatspi2.0-0)", row[0])
+            self.assertNotIn("at-spi2-core", row[0])  # not the bus: the library
+            r = without("libatspi.so.0", [h.binary(), "elements"], env=env)
+            self.assertIn("cannot load libatspi.so.0 (install libatspi2.0-0)",
+                          r.stderr.decode(errors="replace"))
 
 
 if __name__ == "__main__":
