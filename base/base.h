@@ -11,11 +11,14 @@
  *   - /proc/PID/stat, read after the process name (which may hold ')');
  *   - the HTTP servers' secrets (random hex, a constant-time comparison)
  *     and their "[ADDR:]PORT";
- *   - programs found on PATH.
+ *   - programs found on PATH;
+ *   - libraries loaded by soname on first use, their functions looked up
+ *     into the table of the room that knows them.
  *
  * Owns: nothing that outlives a call, but base's own error text (one per
  * thread).
- * May call: libc. Includes nothing of deskhand's; never exits, never
+ * May call: libc (dlopen too: base names no library; a room passes its
+ * own). Includes nothing of deskhand's; never exits, never
  * prints.
  *
  * Error convention: a function that can fail returns false, NULL or -1
@@ -297,5 +300,58 @@ bool base_executable_file(const char *path);
 /* The first executable `prog` in the directories of `path`, into out
  * (size bytes); false when there is none. */
 bool base_path_find(const char *path, const char *prog, char *out, size_t size);
+
+/* ---- libraries loaded on first use ------------------------------------ */
+
+/*
+ * Each shared library a process links costs it at every start (mapping,
+ * and binding its symbols: ~0.1-2 ms each with what they pull in), so
+ * what only some commands use is not linked: the room that knows the
+ * library lists its functions once, as an X-macro of (prefix, name),
+ *     #define OCR_FUNCS(X, p) X(p, TessBaseAPICreate) X(p, TessDeleteText)
+ *     OCR_FUNCS(BASE_DLIB_STATIC, ocr_dl_)    pointers typed by the header
+ *     static const base_dlib_sym ocr_syms[] = { OCR_FUNCS(BASE_DLIB_SYM, ocr_dl_) };
+ *     static void *ocr_handle;
+ *     static const base_dlib ocr_lib = BASE_DLIB(SONAME, "libtesseract5",
+ *                                                &ocr_handle, ocr_syms);
+ * (BASE_DLIB_EXTERN / BASE_DLIB_DEFINE when the room's files share the
+ * table), loads it where a command first needs it,
+ *     if (!base_dlib_load(&ocr_lib)) return vision_fail("OCR: %s", base_error());
+ * and from there on calls through `#define TessDeleteText (*ocr_dl_TessDeleteText)`,
+ * one a name, so that its code reads as the library's own. The prefix is
+ * the room's: two rooms may load the same library, each its own table.
+ */
+typedef struct base_dlib_sym {
+	const char *name;
+	void **slot;
+} base_dlib_sym;
+
+typedef struct base_dlib {
+	const char *soname;     /* the exact one the package provides */
+	const char *package;    /* what a user installs to have it */
+	void **handle;          /* NULL until loaded; kept for the process */
+	const base_dlib_sym *syms;
+	size_t n_syms;
+} base_dlib;
+
+#define BASE_DLIB(soname, package, handle, syms) \
+	{ (soname), (package), (handle), (syms), sizeof(syms) / sizeof((syms)[0]) }
+#define BASE_DLIB_STATIC(p, f) static __typeof__(f) *p##f;
+#define BASE_DLIB_EXTERN(p, f) extern __typeof__(f) *p##f;
+#define BASE_DLIB_DEFINE(p, f) __typeof__(f) *p##f;
+#define BASE_DLIB_SYM(p, f) { #f, (void **)&p##f },
+
+/*
+ * Loads lib->soname once (RTLD_LOCAL: its names reach only the table) and
+ * fills every slot; true at once when it is loaded already. Thread-safe.
+ * False, nothing kept, with base_error() "cannot load SONAME (install
+ * PACKAGE): ..." or "SONAME lacks NAME".
+ */
+bool base_dlib_load(const base_dlib *lib);
+/* Whether base_dlib_load(lib) has succeeded in this process. */
+bool base_dlib_loaded(const base_dlib *lib);
+/* Another name from a loaded library or what it pulled in (dlsym), for a
+ * function it may or may not have; NULL when absent or not loaded. */
+void *base_dlib_symbol(const base_dlib *lib, const char *name);
 
 #endif

@@ -3,6 +3,10 @@
 #include <stdio.h>
 
 #include "base/base.h"
+#include "base/base-internal.h"
+
+/* base's own reason: base_atomic_* and base_dlib_load leave it. */
+BASE_ERROR_TEXT(, base_err, base_error, base_fail)
 
 void base_error_vset(base_error_text *e, const char *fmt, va_list ap)
 {

@@ -11,8 +11,7 @@
 #include <unistd.h>
 
 #include "base/base.h"
-
-BASE_ERROR_TEXT(static, base_err, base_error, base_fail)
+#include "base/base-internal.h"
 
 char *base_read_fd(int fd, size_t max, size_t *len)
 {

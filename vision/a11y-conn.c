@@ -17,6 +17,7 @@
 
 #include "vision/a11y-internal.h"
 #include "vision/a11y.h"
+#include "vision/a11y-libs.h"
 
 static int conn_state; /* 0 not tried, 1 up, -1 failed (reason in conn_why) */
 static char conn_why[200];
@@ -83,6 +84,11 @@ bool vision_a11y_connect(os_display *d, const char **why)
 	if (conn_state == -1)
 		return false;
 	conn_state = -1;
+	const char *unloaded;
+	if (!a11y_libs_load(&unloaded)) {
+		snprintf(conn_why, sizeof(conn_why), "%s", unloaded);
+		return false;
+	}
 	g_log_set_default_handler(glib_quiet, NULL);
 	/* Checked first: with no bus, libdbus would autolaunch a session bus
 	 * of its own through X11, which deskhand must not do behind the user's

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "vision/a11y-wire-internal.h"
+#include "vision/a11y-libs.h"
 
 /* ---- properties ----------------------------------------------------- */
 

@@ -16,6 +16,7 @@
 
 #include "base/base.h"
 #include "vision/a11y-wire-internal.h"
+#include "vision/a11y-libs.h"
 
 /* ---- nodes ---------------------------------------------------------- */
 
@@ -358,6 +359,9 @@ a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, bool cache)
 a11y_wire *a11y_wire_new_detached(const char *bus, a11y_wire_answer_fn *fn, void *ctx,
                                   bool cache)
 {
+	const char *why;
+	if (!a11y_libs_load(&why))
+		return NULL;
 	a11y_wire *w = calloc(1, sizeof(*w));
 	if (w == NULL)
 		return NULL;

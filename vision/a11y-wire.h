@@ -56,7 +56,8 @@ void a11y_wire_destroy(a11y_wire *w); /* NULL: no-op */
  * Every call the read would send goes to `fn` (the message is borrowed),
  * which returns the reply at once (a new reference, the read's; NULL: no
  * answer), so what a hostile application could answer goes through the
- * code of a real read. NULL when out of memory or `bus` is not a bus name.
+ * code of a real read. NULL when out of memory, `bus` is not a bus name or
+ * the accessibility libraries cannot be loaded (a11y-libs.h).
  */
 typedef DBusMessage *a11y_wire_answer_fn(void *ctx, DBusMessage *call);
 a11y_wire *a11y_wire_new_detached(const char *bus, a11y_wire_answer_fn *fn, void *ctx,

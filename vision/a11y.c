@@ -74,6 +74,7 @@ static void note(vision_elements *e, const char *fmt, ...)
 
 #include "vision/a11y-internal.h"
 #include "vision/a11y-wire.h"
+#include "vision/a11y-libs.h"
 
 /* ---- one walk ------------------------------------------------------- */
 

@@ -78,7 +78,6 @@ bool vision_ocr_find_view(os_display *d, const vision_view *view,
 
 #if DESKHAND_HAVE_OCR
 
-#include <dlfcn.h>
 #include <locale.h>
 #include <tesseract/capi.h>
 #include <wctype.h>
@@ -90,20 +89,21 @@ bool vision_ocr_find_view(os_display *d, const vision_view *view,
  * and `deskhand --version` or a click should not pay for them. The header
  * gives the types; each function is looked up once.
  */
-#define OCR_FUNCS(X) \
-	X(TessBaseAPICreate) X(TessBaseAPIDelete) X(TessBaseAPIEnd) \
-	X(TessBaseAPIGetIterator) X(TessBaseAPIInit3) X(TessBaseAPIRecognize) \
-	X(TessBaseAPISetImage) X(TessBaseAPISetPageSegMode) \
-	X(TessBaseAPISetSourceResolution) X(TessBaseAPISetVariable) X(TessDeleteText) \
-	X(TessPageIteratorBoundingBox) X(TessPageIteratorIsAtBeginningOf) \
-	X(TessResultIteratorConfidence) X(TessResultIteratorDelete) \
-	X(TessResultIteratorGetPageIteratorConst) X(TessResultIteratorGetUTF8Text) \
-	X(TessResultIteratorNext)
+#define OCR_FUNCS(X, p) \
+	X(p, TessBaseAPICreate) X(p, TessBaseAPIDelete) X(p, TessBaseAPIEnd) \
+	X(p, TessBaseAPIGetIterator) X(p, TessBaseAPIInit3) X(p, TessBaseAPIRecognize) \
+	X(p, TessBaseAPISetImage) X(p, TessBaseAPISetPageSegMode) \
+	X(p, TessBaseAPISetSourceResolution) X(p, TessBaseAPISetVariable) X(p, TessDeleteText) \
+	X(p, TessPageIteratorBoundingBox) X(p, TessPageIteratorIsAtBeginningOf) \
+	X(p, TessResultIteratorConfidence) X(p, TessResultIteratorDelete) \
+	X(p, TessResultIteratorGetPageIteratorConst) X(p, TessResultIteratorGetUTF8Text) \
+	X(p, TessResultIteratorNext)
 
-#define OCR_DECLARE(f) static __typeof__(f) *p_##f;
-OCR_FUNCS(OCR_DECLARE)
-
-static void *ocr_lib;
+OCR_FUNCS(BASE_DLIB_STATIC, p_)
+static const base_dlib_sym ocr_syms[] = { OCR_FUNCS(BASE_DLIB_SYM, p_) };
+static void *ocr_handle;
+static const base_dlib ocr_lib = BASE_DLIB(DESKHAND_TESSERACT_SONAME, "tesseract-ocr",
+                                           &ocr_handle, ocr_syms);
 
 /*
  * Debian's Tesseract runs its LSTM on four OpenMP threads that spin while
@@ -118,7 +118,7 @@ static void ocr_single_thread(void)
 {
 	if (getenv("OMP_THREAD_LIMIT") != NULL || getenv("OMP_NUM_THREADS") != NULL)
 		return;
-	void (*set_levels)(int) = (void (*)(int))dlsym(ocr_lib, "omp_set_max_active_levels");
+	void (*set_levels)(int) = (void (*)(int))base_dlib_symbol(&ocr_lib, "omp_set_max_active_levels");
 	if (set_levels != NULL)
 		set_levels(0);
 }
@@ -126,19 +126,8 @@ static void ocr_single_thread(void)
 /* Loads Tesseract once; false with vision_error() when it is missing. */
 static bool ocr_load(void)
 {
-	if (ocr_lib != NULL)
-		return true;
-	void *lib = dlopen(DESKHAND_TESSERACT_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (lib == NULL)
-		return vision_fail("OCR: cannot load %s (install tesseract-ocr): %s",
-		                   DESKHAND_TESSERACT_SONAME, dlerror());
-#define OCR_LOOKUP(f) \
-	if ((*(void **)&p_##f = dlsym(lib, #f)) == NULL) { \
-		dlclose(lib); \
-		return vision_fail("OCR: %s lacks %s", DESKHAND_TESSERACT_SONAME, #f); \
-	}
-	OCR_FUNCS(OCR_LOOKUP)
-	ocr_lib = lib;
+	if (!base_dlib_load(&ocr_lib))
+		return vision_fail("OCR: %s", base_error());
 	return true;
 }
 

@@ -14,7 +14,7 @@
  * through the gate, which stands between the model and the machine.
  * Owns: the exit status of every command, and their arguments' parsing.
  * May call: agent/session, agent/mcp (deskhand mcp), agent/batch (deskhand batch), agent/llm (doctor: whether
- * HTTP loads), agent/safety (the scanner), agent/util, base/, os/, vision/,
+ * HTTP loads), agent/console (doctor: whether its server loads), agent/safety (the scanner), agent/util, base/, os/, vision/,
  * executors/.
  */
 #ifndef DESKHAND_AGENT_CLI_H

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "agent/cli/cli.h"
+#include "agent/console/console.h"
 #include "agent/llm/llm.h"
 #include "base/base.h"
 #include "config.h"
@@ -99,6 +100,8 @@ static void ready_a11y(const cli_doctor_facts *f)
 		printf(ROW "no: no desktop (see OS control)\n", "accessibility");
 	else if (f->a11y_ok)
 		printf(ROW "ready\n", "accessibility");
+	else if (strstr(f->a11y_why, "cannot load ") == f->a11y_why)
+		printf(ROW "no: %s\n", "accessibility", f->a11y_why); /* names its package */
 	else
 		printf(ROW "no: %s (the bus comes with at-spi2-core: apt install at-spi2-core)\n",
 		       "accessibility", f->a11y_why);
@@ -118,6 +121,10 @@ static void ready_console(void)
 {
 	static const char *const browsers[] = {"chromium", "chromium-browser", "google-chrome",
 	                                       "firefox-esr", "firefox", NULL};
+	if (!agent_console_ready()) {
+		printf(ROW "no: %s\n", "console", agent_console_error());
+		return;
+	}
 	const char *b = on_path(browsers);
 	if (b != NULL)
 		printf(ROW "ready (--console 0; open its link in %s or any browser)\n", "console", b);

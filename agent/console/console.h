@@ -56,6 +56,9 @@ typedef struct agent_console_config {
 agent_console *agent_console_start(const agent_console_config *cfg);
 void agent_console_destroy(agent_console *c);
 const char *agent_console_error(void);
+/* Whether the HTTP server can be had: libmicrohttpd is loaded on first
+ * use (this loads it). False with the reason in agent_console_error(). */
+bool agent_console_ready(void);
 
 /* The port bound (useful with --console 0). */
 int agent_console_port(const agent_console *c);

@@ -20,6 +20,36 @@
 
 #include "agent/console/console-internal.h"
 #include "base/base.h"
+#include "config.h"
+
+/*
+ * libmicrohttpd brings GnuTLS and its crypto (about 2 ms at every start of
+ * every command) for a console few runs open: it is loaded when one is.
+ */
+#define CONSOLE_MHD_FUNCS(X, p) \
+	X(p, MHD_add_response_header) X(p, MHD_create_response_from_buffer) \
+	X(p, MHD_create_response_from_callback) X(p, MHD_destroy_response) \
+	X(p, MHD_get_connection_info) X(p, MHD_get_connection_values) \
+	X(p, MHD_get_daemon_info) X(p, MHD_lookup_connection_value) \
+	X(p, MHD_queue_response) X(p, MHD_start_daemon) X(p, MHD_stop_daemon)
+
+CONSOLE_MHD_FUNCS(BASE_DLIB_STATIC, console_dl_)
+static const base_dlib_sym mhd_syms[] = { CONSOLE_MHD_FUNCS(BASE_DLIB_SYM, console_dl_) };
+static void *mhd_handle;
+static const base_dlib mhd_lib = BASE_DLIB(DESKHAND_MICROHTTPD_SONAME, "libmicrohttpd12",
+                                           &mhd_handle, mhd_syms);
+
+#define MHD_add_response_header (*console_dl_MHD_add_response_header)
+#define MHD_create_response_from_buffer (*console_dl_MHD_create_response_from_buffer)
+#define MHD_create_response_from_callback (*console_dl_MHD_create_response_from_callback)
+#define MHD_destroy_response (*console_dl_MHD_destroy_response)
+#define MHD_get_connection_info (*console_dl_MHD_get_connection_info)
+#define MHD_get_connection_values (*console_dl_MHD_get_connection_values)
+#define MHD_get_daemon_info (*console_dl_MHD_get_daemon_info)
+#define MHD_lookup_connection_value (*console_dl_MHD_lookup_connection_value)
+#define MHD_queue_response (*console_dl_MHD_queue_response)
+#define MHD_start_daemon (*console_dl_MHD_start_daemon)
+#define MHD_stop_daemon (*console_dl_MHD_stop_daemon)
 
 #define CSP "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; " \
 	"connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'; " \
@@ -458,8 +488,15 @@ static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_
 		setsockopt(info->connect_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 }
 
+bool agent_console_ready(void)
+{
+	return base_dlib_load(&mhd_lib) || console_fail("%s", base_error());
+}
+
 bool console_http_start(agent_console *c, const char *addr, int port, bool v6)
 {
+	if (!agent_console_ready())
+		return console_fail("--console: %s", agent_console_error());
 	struct sockaddr_in sa4;
 	struct sockaddr_in6 sa6;
 	struct sockaddr *sa;

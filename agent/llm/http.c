@@ -5,7 +5,6 @@
  * to the wire format as it arrives (and notice Ctrl-C and a silent server),
  * and what the transfer came to. See http-internal.h.
  */
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,41 +28,24 @@
  * otherwise spend. So deskhand does not link it: the curl_* names below
  * call through pointers that load_curl() fills.
  */
-#define AGENT_CURL_FUNCS(X) \
-	X(curl_easy_cleanup) X(curl_easy_getinfo) X(curl_easy_init) \
-	X(curl_easy_perform) X(curl_easy_reset) X(curl_easy_setopt) \
-	X(curl_easy_strerror) X(curl_getdate) X(curl_global_init) \
-	X(curl_slist_append) X(curl_slist_free_all)
+#define AGENT_CURL_FUNCS(X, p) \
+	X(p, curl_easy_cleanup) X(p, curl_easy_getinfo) X(p, curl_easy_init) \
+	X(p, curl_easy_perform) X(p, curl_easy_reset) X(p, curl_easy_setopt) \
+	X(p, curl_easy_strerror) X(p, curl_getdate) X(p, curl_global_init) \
+	X(p, curl_slist_append) X(p, curl_slist_free_all)
 
-#define DEFINE(f) static __typeof__(f) *agent_dl_##f;
-AGENT_CURL_FUNCS(DEFINE)
-#undef DEFINE
+AGENT_CURL_FUNCS(BASE_DLIB_STATIC, agent_dl_)
+static const base_dlib_sym curl_syms[] = { AGENT_CURL_FUNCS(BASE_DLIB_SYM, agent_dl_) };
+static void *curl_handle;
+static const base_dlib curl_lib = BASE_DLIB(DESKHAND_CURL_SONAME, "libcurl4", &curl_handle, curl_syms);
 
-static void *lib;
-
-/*
- * Loads libcurl once (thread-unsafe: the agent calls it from one thread).
- * Returns false with *why pointing at a static text when it cannot.
- */
+/* Loads libcurl once; false with *why pointing at base's reason when it cannot. */
 static bool load_curl(const char **why)
 {
-	if (lib != NULL)
+	if (base_dlib_load(&curl_lib))
 		return true;
-	void *h = dlopen(DESKHAND_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
-	if (h == NULL) {
-		*why = "cannot load " DESKHAND_CURL_SONAME " (install libcurl4)";
-		return false;
-	}
-#define LOOKUP(f) \
-	if ((*(void **)&agent_dl_##f = dlsym(h, #f)) == NULL) { \
-		dlclose(h); \
-		*why = DESKHAND_CURL_SONAME " lacks " #f; \
-		return false; \
-	}
-	AGENT_CURL_FUNCS(LOOKUP)
-#undef LOOKUP
-	lib = h;
-	return true;
+	*why = base_error();
+	return false;
 }
 
 bool provider_http_ready(const char **why)

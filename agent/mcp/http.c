@@ -27,6 +27,33 @@
 #include "agent/mcp/mcp-internal.h"
 #include "agent/util/textutil.h"
 #include "base/base.h"
+#include "config.h"
+
+/* libmicrohttpd (and GnuTLS under it) is loaded when the server starts:
+ * every other command would pay ~2 ms at start for it. */
+#define MCP_MHD_FUNCS(X, p) \
+	X(p, MHD_add_response_header) X(p, MHD_create_response_from_buffer) \
+	X(p, MHD_create_response_from_callback) X(p, MHD_destroy_response) \
+	X(p, MHD_get_connection_values) X(p, MHD_get_daemon_info) \
+	X(p, MHD_lookup_connection_value) X(p, MHD_queue_response) \
+	X(p, MHD_start_daemon) X(p, MHD_stop_daemon)
+
+MCP_MHD_FUNCS(BASE_DLIB_STATIC, mcp_dl_)
+static const base_dlib_sym mhd_syms[] = { MCP_MHD_FUNCS(BASE_DLIB_SYM, mcp_dl_) };
+static void *mhd_handle;
+static const base_dlib mhd_lib = BASE_DLIB(DESKHAND_MICROHTTPD_SONAME, "libmicrohttpd12",
+                                           &mhd_handle, mhd_syms);
+
+#define MHD_add_response_header (*mcp_dl_MHD_add_response_header)
+#define MHD_create_response_from_buffer (*mcp_dl_MHD_create_response_from_buffer)
+#define MHD_create_response_from_callback (*mcp_dl_MHD_create_response_from_callback)
+#define MHD_destroy_response (*mcp_dl_MHD_destroy_response)
+#define MHD_get_connection_values (*mcp_dl_MHD_get_connection_values)
+#define MHD_get_daemon_info (*mcp_dl_MHD_get_daemon_info)
+#define MHD_lookup_connection_value (*mcp_dl_MHD_lookup_connection_value)
+#define MHD_queue_response (*mcp_dl_MHD_queue_response)
+#define MHD_start_daemon (*mcp_dl_MHD_start_daemon)
+#define MHD_stop_daemon (*mcp_dl_MHD_stop_daemon)
 
 #define TOKEN_BYTES 16
 #define TOKEN_HEX (2 * TOKEN_BYTES)
@@ -474,6 +501,10 @@ int mcp_http_serve(mcp_server *s, const char *listen, bool allow_remote, const c
 		return listen_error(s, listen, "not a loopback address: anyone who can reach it "
 		                    "could try the token; add --http-allow-remote (and put TLS in "
 		                    "front) if that is meant");
+	if (!base_dlib_load(&mhd_lib)) {
+		agent_term_error(s->term, "deskhand mcp: --http: %s", base_error());
+		return 1;
+	}
 	if (!base_random_hex(hs.token, TOKEN_BYTES)) {
 		agent_term_error(s->term, "deskhand mcp: getrandom: %s", strerror(errno));
 		return 1;

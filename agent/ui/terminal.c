@@ -20,7 +20,7 @@
 #include "config.h"
 
 #if DESKHAND_HAVE_LIBEDIT
-#include <editline/readline.h>
+#include "agent/ui/terminal-edit.h"
 #endif
 
 /*
@@ -105,7 +105,7 @@ static agent_term *term_new(bool json, bool borrowed)
 	/* History survives sessions, like a shell's: $XDG_DATA_HOME/deskhand/history.
 	 * Setting the line editor up sets the terminal's modes: not from a
 	 * background job (it would stop); its first prompt does it later. */
-	if (t->tty_in && !json && !borrowed && tty_in_foreground()) {
+	if (t->tty_in && !json && !borrowed && tty_in_foreground() && term_edit_load()) {
 		char dir[4000], path[4096] = "";
 		if (agent_own_dir(AGENT_DIR_DATA, dir, sizeof(dir)))
 			snprintf(path, sizeof(path), "%s/history", dir);

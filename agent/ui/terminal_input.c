@@ -20,7 +20,7 @@
 #include "config.h"
 
 #if DESKHAND_HAVE_LIBEDIT
-#include <editline/readline.h>
+#include "agent/ui/terminal-edit.h"
 #endif
 
 /* Discards what waits on the terminal; returns how many bytes it was. */
@@ -92,7 +92,7 @@ char *agent_term_read_line(agent_term *t, const char *prompt)
 		discard_action_input(t);
 	}
 #if DESKHAND_HAVE_LIBEDIT
-	if (t->tty_in && !t->json) {
+	if (t->tty_in && !t->json && term_edit_load()) {
 		char *line = readline(prompt);
 		term_tty_hold(t);
 		if (line != NULL && line[0] != '\0')

@@ -43,6 +43,7 @@
 
 #include "base/base.h"
 #include "os/gnome/gnome-internal.h"
+#include "os/gnome/gnome-libs.h"
 
 /* A stream's first frame: Mutter records one as soon as it starts. */
 #define FIRST_FRAME_MS 3000

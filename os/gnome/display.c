@@ -19,6 +19,7 @@
 
 #include "base/base.h"
 #include "os/gnome/gnome-internal.h"
+#include "os/gnome/gnome-libs.h"
 
 #define RD_NAME "org.gnome.Mutter.RemoteDesktop"
 #define RD_PATH "/org/gnome/Mutter/RemoteDesktop"
@@ -598,6 +599,11 @@ static bool setup(struct os_gnome_display *g, bool *not_mine)
 
 os_display *os_gnome_open(const char *name, bool *not_mine)
 {
+	/* Without its libraries this backend cannot even ask whether the
+	 * session is GNOME's: the next one is tried, this reason kept. */
+	*not_mine = true;
+	if (!os_gnome_libs_load())
+		return NULL;
 	*not_mine = false;
 	if (name == NULL || name[0] == '\0')
 		name = getenv("WAYLAND_DISPLAY");

@@ -18,6 +18,7 @@
 
 #include "base/base.h"
 #include "os/gnome/gnome-internal.h"
+#include "os/gnome/gnome-libs.h"
 
 /* linux/input-event-codes.h, not included so as not to depend on it */
 #define BTN_LEFT 0x110

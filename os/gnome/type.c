@@ -73,6 +73,7 @@
 #include "base/base.h"
 #include "os/gnome/gnome-internal.h"
 #include "os/keys.h"
+#include "os/gnome/gnome-libs.h"
 
 #define RD_NAME "org.gnome.Mutter.RemoteDesktop"
 #define RD_SESSION "org.gnome.Mutter.RemoteDesktop.Session"

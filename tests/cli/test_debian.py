@@ -57,8 +57,18 @@ NAMED_BY_USER = ("interpreter", "the task's commands")
 INTERPRETER_PACKAGE = {"python3": "python3", "bash": None, "node": "nodejs",
                        "ruby": "ruby", "Rscript": "r-base-core"}
 # Libraries dlopen()ed by soname (config.h's DESKHAND_*_SONAME): shlibs
-# cannot see them. The agent cannot reach a model without libcurl.
+# cannot see them. The agent cannot reach a model without libcurl; the
+# others are loaded by the commands that need them (the console's and
+# mcp --http's server, OCR, the accessibility tree, the GNOME backend).
 DLOPEN_PACKAGE = {"DESKHAND_CURL_SONAME": ("libcurl4", "always"),
+                  "DESKHAND_MICROHTTPD_SONAME": ("libmicrohttpd12", "feature"),
+                  "DESKHAND_GLIB_SONAME": ("libglib2.0-0", "feature"),
+                  "DESKHAND_GOBJECT_SONAME": ("libglib2.0-0", "feature"),
+                  "DESKHAND_GIO_SONAME": ("libglib2.0-0", "feature"),
+                  "DESKHAND_PIPEWIRE_SONAME": ("libpipewire-0.3-0", "feature"),
+                  "DESKHAND_DBUS_SONAME": ("libdbus-1-3", "feature"),
+                  "DESKHAND_ATSPI_SONAME": ("libatspi2.0-0", "feature"),
+                  "DESKHAND_EDIT_SONAME": ("libedit2", "feature"),
                   "DESKHAND_TESSERACT_SONAME": ("libtesseract5", "feature")}
 
 EXEC_CALL = re.compile(r"\b(execv|execve|execvp|execvpe|execl|execlp|execle|fexecve|"
