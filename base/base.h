@@ -144,10 +144,13 @@ bool base_write_all(int fd, const void *data, size_t len);
 /*
  * Replacing a file so that readers see the old one or the whole new one,
  * never a part, and a crash does not lose both: the new content goes to
- * a temporary file ".NAME.XXXXXXXX" in the same directory (created with
- * `mode`, less the umask, as any new file), which is flushed, renamed
- * over `path` and whose directory is flushed. On failure nothing is left
- * behind and an existing `path` is untouched.
+ * a temporary file in the same directory (created with `mode`, less the
+ * umask, as any new file), which is flushed, named ".NAME.XXXXXXXX",
+ * renamed over `path` and whose directory is flushed. The file is
+ * unnamed (O_TMPFILE) until that moment where the filesystem allows it,
+ * so a crash while writing leaves nothing behind; elsewhere it is named
+ * from the start. On failure nothing is left behind and an existing
+ * `path` is untouched.
  *
  *     base_atomic a;
  *     if (!base_atomic_begin(&a, path, 0666)) ...
@@ -160,7 +163,8 @@ bool base_write_all(int fd, const void *data, size_t len);
  */
 typedef struct base_atomic {
 	int fd;         /* the temporary file: write the new content here */
-	char *tmp;      /* its path; malloc'ed, freed by commit or abort */
+	char *tmp;      /* its path (NULL while unnamed); malloc'ed, freed by
+	                   commit or abort */
 	char *path;     /* a copy of the path it replaces; likewise */
 } base_atomic;
 

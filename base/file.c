@@ -180,6 +180,58 @@ static int temp_open(const char *path, mode_t mode, char **tmp)
 	return -1;
 }
 
+/*
+ * An unnamed file in path's directory (O_TMPFILE), which a crash cannot
+ * leave behind: it gets its name only at commit, after its content is on
+ * disk. -1 where the filesystem or the kernel has none, or where /proc
+ * is missing to link it by (the caller then uses a named file).
+ */
+static int temp_open_unnamed(const char *path, mode_t mode)
+{
+	size_t dirlen = dir_len(path);
+	char dir[4096] = ".";
+	if (dirlen >= sizeof(dir) || access("/proc/self/fd", X_OK) != 0)
+		return -1;
+	if (dirlen > 0) {
+		memcpy(dir, path, dirlen);
+		dir[dirlen] = '\0';
+	}
+	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+}
+
+/*
+ * Names an unnamed file ".NAME.XXXXXXXX" next to a->path, so that the
+ * rename can put it in place; between the two is the only moment a crash
+ * can leave it behind.
+ */
+static bool temp_link(base_atomic *a)
+{
+	size_t dirlen = dir_len(a->path);
+	const char *name = a->path + dirlen;
+	size_t n = dirlen + strlen(name) + 16;
+	char proc[64];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", a->fd);
+	char *t = malloc(n);
+	if (t == NULL) {
+		errno = ENOMEM;
+		return base_fail("out of memory");
+	}
+	for (int attempt = 0; attempt < 64; attempt++) {
+		char suffix[9];
+		temp_suffix(suffix, attempt);
+		snprintf(t, n, "%.*s.%s.%s", (int)dirlen, a->path, name, suffix);
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW) == 0) {
+			a->tmp = t;
+			return true;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	base_fail("cannot name it: %s", strerror(errno));
+	free(t);
+	return false;
+}
+
 bool base_atomic_begin(base_atomic *a, const char *path, mode_t mode)
 {
 	*a = (base_atomic){.fd = -1};
@@ -192,7 +244,9 @@ bool base_atomic_begin(base_atomic *a, const char *path, mode_t mode)
 		errno = ENOMEM;
 		return base_fail("out of memory");
 	}
-	a->fd = temp_open(path, mode, &a->tmp);
+	a->fd = temp_open_unnamed(path, mode);
+	if (a->fd < 0)
+		a->fd = temp_open(path, mode, &a->tmp);
 	if (a->fd < 0) {
 		free(a->path);
 		a->path = NULL;
@@ -250,6 +304,8 @@ bool base_atomic_commit(base_atomic *a)
 		base_fail("cannot flush it to disk: %s", strerror(errno));
 		goto out;
 	}
+	if (a->tmp == NULL && !temp_link(a))
+		goto out;
 	int fd = a->fd;
 	a->fd = -1;
 	/* Linux releases the descriptor even when close says EINTR. */

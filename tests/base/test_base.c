@@ -396,6 +396,16 @@ static void assert_file(const char *path, const char *want)
 	free(text);
 }
 
+/* Whether dir's filesystem makes O_TMPFILE files (ext4 and tmpfs do). */
+static bool unnamed_files_work(const char *dir)
+{
+	int fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
 static void test_atomic_replace(void **state)
 {
 	(void)state;
@@ -412,7 +422,9 @@ static void test_atomic_replace(void **state)
 	/* Over an existing file, written in pieces. */
 	base_atomic a;
 	assert_true(base_atomic_begin(&a, path, 0600));
-	assert_int_equal(testfs_count(dir), 2);
+	/* Unnamed until the commit where the filesystem allows: a crash while
+	 * writing leaves nothing behind. */
+	assert_int_equal(testfs_count(dir), unnamed_files_work(dir) ? 1 : 2);
 	assert_true(base_write_all(a.fd, "sec", 3));
 	assert_true(base_write_all(a.fd, "ond", 3));
 	assert_file(path, "first");     /* readers see the old one until the end */
