@@ -61,6 +61,14 @@
  * that follow each other closer than QUIET_MS are one change going on. */
 #define SETTLE_MS 150
 #define QUIET_MS 40
+/*
+ * Deskhand's move to the report that shows it. Longer than SETTLE_MS: a
+ * report that is late shows the position before the move, which the kill
+ * switch would take for a person's hand (seen under load: no report 150 ms
+ * after a move). The wait ends at the report that shows the move; only a
+ * person moving the pointer at that moment makes it last this long.
+ */
+#define POINTER_SETTLE_MS 600
 /* The strips of one read follow each other within a millisecond or so. */
 #define STRIP_CONTINUES_MS 20
 /* Room for the cursor bitmap: Mutter offers the metadata at a fixed size
@@ -665,7 +673,7 @@ static bool newest_cursor(struct os_gnome_display *g, int *x, int *y, bool *know
  * Right after deskhand's own move the metadata may still tell the
  * position before it: read then, the agent's kill switch would take its
  * own click for a person's move. Until the report shows the position
- * sent, at most SETTLE_MS after the move, it waits; a person moving the
+ * sent, at most POINTER_SETTLE_MS after the move, it waits; a person moving the
  * pointer meanwhile is then seen where they put it.
  */
 bool os_gnome_pointer(os_display *d, int *x, int *y)
@@ -680,7 +688,7 @@ bool os_gnome_pointer(os_display *d, int *x, int *y)
 	pw_thread_loop_lock(c->loop);
 	/* The metadata comes with the streams' buffers: the first included. */
 	bool ok = first_frames(g, all, c->n), known = false, found = false;
-	int64_t deadline = g->motion_ns + SETTLE_MS * BASE_NS_PER_MS;
+	int64_t deadline = g->motion_ns + POINTER_SETTLE_MS * BASE_NS_PER_MS;
 	while (ok) {
 		found = newest_cursor(g, x, y, &known);
 		if (!g->motion_unseen || (found && *x == g->sent_x && *y == g->sent_y) ||
