@@ -4,11 +4,13 @@ held. deskhand says so on one line, records the action as failed (the audit
 log's executed line and the tool result the conversation keeps), saves and
 exits below 128 without asking the model again, leaves no process behind;
 resumed on a new Xvfb, the model gets the history with the failed result.
-The same between two actions for a headless sway killed by its pid."""
+The same between two actions and mid-type for a headless sway killed by
+its pid."""
 import json
 import os
 import signal
 import threading
+import time
 import unittest
 
 import harness as h
@@ -142,21 +144,59 @@ class DisplayLoss(unittest.TestCase):
 
 
 class CompositorLoss(unittest.TestCase):
-    """sway (tests/lib/wayland.py) dies between two actions; deskhand runs
-    as the compositor's uid, its files in a directory that uid owns."""
+    """sway (tests/lib/wayland.py) dies between two actions and in the
+    middle of a long `type`; deskhand runs as the compositor's uid, its
+    files in a directory that uid owns."""
+
+    def run_until_lost(self, comp, turns, when_approved=None):
+        """Runs the agent on comp; when_approved() is called on a thread once
+        the audit log holds the first approval. Returns (stderr, requests)."""
+        d = comp.tmpdir(prefix="deskhand-wlloss-")
+        home = os.path.join(d, "home")
+        os.makedirs(home)
+        if os.geteuid() == 0:
+            os.chown(home, comp.uid, comp.gid)
+        self.conv, self.audit = os.path.join(d, "conv.json"), os.path.join(d, "audit.jsonl")
+        mark = "wlloss-%d-%s" % (os.getpid(), self.id().rsplit(".", 1)[-1])
+        env = dict(HOME=home, XDG_DATA_HOME=os.path.join(home, "data"),
+                   XDG_CONFIG_HOME=os.path.join(home, "config"), DESKHAND_TEST_MARK=mark)
+
+        def approved():
+            try:
+                with open(self.audit) as f:
+                    return '"approved"' in f.read()
+            except OSError:
+                return False
+        if when_approved is not None:
+            threading.Thread(target=lambda: h.wait_for(approved, 60) and when_approved(),
+                             daemon=True).start()
+        with FakeLLM(turns) as srv:
+            p = comp.run_as([h.binary(), "--provider", "openai", "--api-base",
+                             srv.base_url("openai"), "--model", "fake", "--os",
+                             "--os-auto-approve", "--conversation", self.conv,
+                             "--audit", self.audit, "-m", "do it"], env=env, timeout=120)
+            asked = len(srv.requests)
+        err = p.stderr.decode()
+        self.assertIsNotNone(comp.proc.p.poll(), "sway outlived the action: %s" % err)
+        self.assertEqual(p.returncode, 1, err)
+        gone = [l for l in err.splitlines() if "is gone" in l]
+        self.assertEqual(len(gone), 1, err)
+        self.assertTrue(h.wait_for(lambda: not marked(mark), 30), marked(mark))
+        return err, asked
+
+    def failed_as_recorded(self, statuses):
+        with open(self.audit) as f:
+            executed = [e for e in map(json.loads, f) if e["event"] == "executed"]
+        self.assertEqual([e["status"] for e in executed], statuses)
+        with open(self.conv) as f:
+            last = json.load(f)["messages"][-1]
+        self.assertEqual(last["role"], "tool")
+        self.assertTrue(last["content"][-1].get("is_error"), last)
+        v = h.run([h.binary(), "audit", "verify", self.audit])
+        self.assertEqual(v.returncode, 0, v.stdout)
 
     def test_between_actions(self):
         with wayland.Sway() as comp:
-            d = comp.tmpdir(prefix="deskhand-wlloss-")
-            home = os.path.join(d, "home")
-            os.makedirs(home)
-            if os.geteuid() == 0:
-                os.chown(home, comp.uid, comp.gid)
-            conv, audit = os.path.join(d, "conv.json"), os.path.join(d, "audit.jsonl")
-            mark = "wlloss-%d" % os.getpid()
-            env = dict(HOME=home, XDG_DATA_HOME=os.path.join(home, "data"),
-                       XDG_CONFIG_HOME=os.path.join(home, "config"), DESKHAND_TEST_MARK=mark)
-
             def second(body, fmt):
                 os.kill(comp.proc.pid, signal.SIGKILL)
                 comp.proc.p.wait()
@@ -165,27 +205,20 @@ class CompositorLoss(unittest.TestCase):
             turns = [{"tool_calls": [call("computer", action="left_click",
                                           coordinate=[100, 200])]},
                      second, {"text": "never asked for"}]
-            with FakeLLM(turns) as srv:
-                p = comp.run_as([h.binary(), "--provider", "openai", "--api-base",
-                                 srv.base_url("openai"), "--model", "fake", "--os",
-                                 "--os-auto-approve", "--conversation", conv, "--audit", audit,
-                                 "-m", "do it"], env=env, timeout=120)
-                asked = len(srv.requests)
-            err = p.stderr.decode()
-            self.assertEqual(p.returncode, 1, err)
+            err, asked = self.run_until_lost(comp, turns)
             self.assertEqual(asked, 2, err)
-            gone = [l for l in err.splitlines() if "is gone" in l]
-            self.assertEqual(len(gone), 1, err)
-            self.assertTrue(h.wait_for(lambda: not marked(mark), 30), marked(mark))
-            with open(audit) as f:
-                executed = [e for e in map(json.loads, f) if e["event"] == "executed"]
-            self.assertEqual([e["status"] for e in executed], [0, 1])
-            with open(conv) as f:
-                last = json.load(f)["messages"][-1]
-            self.assertEqual(last["role"], "tool")
-            self.assertTrue(last["content"][-1].get("is_error"), last)
-            v = h.run([h.binary(), "audit", "verify", audit])
-            self.assertEqual(v.returncode, 0, v.stdout)
+            self.failed_as_recorded([0, 1])
+
+    def test_during_typing(self):
+        with wayland.Sway() as comp:
+            def kill():
+                time.sleep(0.3)     # into the text: it takes seconds on sway
+                os.kill(comp.proc.pid, signal.SIGKILL)
+            turns = [{"tool_calls": [call("computer", action="type", text=LONG)]},
+                     {"text": "never asked for"}]
+            err, asked = self.run_until_lost(comp, turns, kill)
+            self.assertEqual(asked, 1, err)
+            self.failed_as_recorded([1])
 
 
 if __name__ == "__main__":
