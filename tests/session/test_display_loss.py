@@ -4,8 +4,7 @@ held. deskhand says so on one line, records the action as failed (the audit
 log's executed line and the tool result the conversation keeps), saves and
 exits below 128 without asking the model again, leaves no process behind;
 resumed on a new Xvfb, the model gets the history with the failed result.
-The same between two actions and mid-type for a headless sway killed by
-its pid."""
+The same for a headless sway killed by its pid."""
 import json
 import os
 import signal
@@ -144,8 +143,8 @@ class DisplayLoss(unittest.TestCase):
 
 
 class CompositorLoss(unittest.TestCase):
-    """sway (tests/lib/wayland.py) dies between two actions and in the
-    middle of a long `type`; deskhand runs as the compositor's uid, its
+    """sway (tests/lib/wayland.py) dies between two actions, in the
+    middle of a long `type` and during a drag; deskhand runs as the compositor's uid, its
     files in a directory that uid owns."""
 
     def run_until_lost(self, comp, turns, when_approved=None):
@@ -215,6 +214,17 @@ class CompositorLoss(unittest.TestCase):
                 time.sleep(0.3)     # into the text: it takes seconds on sway
                 os.kill(comp.proc.pid, signal.SIGKILL)
             turns = [{"tool_calls": [call("computer", action="type", text=LONG)]},
+                     {"text": "never asked for"}]
+            err, asked = self.run_until_lost(comp, turns, kill)
+            self.assertEqual(asked, 1, err)
+            self.failed_as_recorded([1])
+
+    def test_during_a_drag_with_the_button_held(self):
+        with wayland.Sway() as comp:
+            def kill():
+                time.sleep(0.3)     # into the path: it takes seconds
+                os.kill(comp.proc.pid, signal.SIGKILL)
+            turns = [{"tool_calls": [call("computer", action="left_click_drag", path=PATH)]},
                      {"text": "never asked for"}]
             err, asked = self.run_until_lost(comp, turns, kill)
             self.assertEqual(asked, 1, err)
