@@ -9,8 +9,8 @@
  *   - reading a whole file, writing a whole buffer, replacing a file
  *     atomically (and durably);
  *   - /proc/PID/stat, read after the process name (which may hold ')');
- *   - the HTTP servers' secrets (random hex, a constant-time comparison)
- *     and their "[ADDR:]PORT";
+ *   - the HTTP servers' secrets (random hex, a constant-time comparison),
+ *     their "[ADDR:]PORT", and the bound on connections of strangers;
  *   - programs found on PATH;
  *   - libraries loaded by soname on first use, their functions looked up
  *     into the table of the room that knows them.
@@ -287,6 +287,35 @@ typedef struct base_listen {
 } base_listen;
 /* False (errno EINVAL) unless PORT is 0..65535 and ADDR numeric IPv4 or IPv6. */
 bool base_listen_parse(const char *s, base_listen *out);
+
+/*
+ * The connections of a server with a connection limit, and which of them
+ * are strangers': not (yet) carrying a request of a client it knows (a
+ * valid token or session). A stranger may hold its connection only while
+ * it is one of the newest `max_strangers`, and for at most `deadline_ms`
+ * from its opening or its last request's end, however often it sends a
+ * byte: otherwise trickling clients (slowloris) could hold every slot and
+ * lock out the people the server is for. An older one is shut down
+ * (shutdown(2), when the next connection opens): the server's own thread
+ * then sees the end and closes it as any closed connection. The calls are
+ * thread-safe; `fd` must stay open until base_conns_closed.
+ */
+typedef struct base_conns base_conns;
+typedef struct base_conn base_conn;
+/* Malloc'ed, for base_conns_destroy; NULL (ENOMEM) when out of memory. */
+base_conns *base_conns_new(int max_strangers, long deadline_ms);
+/* Frees the table (the connections must be closed by then); NULL: no-op. */
+void base_conns_destroy(base_conns *cs);
+/* A new connection, a stranger, after shutting down strangers too old or
+ * too many; its entry, freed by base_conns_closed. NULL when out of
+ * memory: the caller shuts it down itself. */
+base_conn *base_conns_opened(base_conns *cs, int fd);
+/* Its request is a known client's: no longer a stranger. NULL: no-op. */
+void base_conns_known(base_conns *cs, base_conn *c);
+/* Its request ended: a stranger again until its next. NULL: no-op. */
+void base_conns_ended(base_conns *cs, base_conn *c);
+/* It is closed: the entry is freed. NULL: no-op. */
+void base_conns_closed(base_conns *cs, base_conn *c);
 
 /* ---- programs on PATH --------------------------------------------------- */
 

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "agent/console/console.h"
+#include "base/base.h"
 #include "agent/util/textutil.h"
 
 #define CONSOLE_TOKEN_HEX 32              /* 128 bits */
@@ -24,6 +25,7 @@
 #define CONSOLE_MAX_BODY (64 * 1024)
 #define CONSOLE_MAX_HEADERS 40
 #define CONSOLE_MAX_CONNECTIONS 48
+#define CONSOLE_MAX_STRANGERS 16          /* of those, without a session (base_conns) */
 #define CONSOLE_TIMELINE_BYTES (4u << 20) /* older events are dropped past this */
 #define CONSOLE_IDLE_SECONDS 10           /* no progress: the connection is dropped */
 
@@ -43,6 +45,7 @@ typedef struct console_event {
 struct agent_console {
 	/* Fixed from start to destroy. */
 	struct MHD_Daemon *daemon;
+	base_conns *conns;                    /* which connections are strangers' */
 	int port;
 	bool remote;
 	char addr_host[80];                   /* the configured address as in a Host header */

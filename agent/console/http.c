@@ -403,6 +403,15 @@ static enum MHD_Result finish_post(agent_console *c, struct MHD_Connection *conn
 
 /* ---- the handler ------------------------------------------------------- */
 
+/* This connection carries a session's request: no longer a stranger's. */
+static void known_client(agent_console *c, struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (info != NULL)
+		base_conns_known(c->conns, info->socket_context);
+}
+
 static enum MHD_Result first_call(agent_console *c, struct MHD_Connection *conn,
                                   const char *url, const char *method, void **con_cls)
 {
@@ -422,6 +431,7 @@ static enum MHD_Result first_call(agent_console *c, struct MHD_Connection *conn,
 	pthread_mutex_unlock(&c->lock);
 	if (role == ROLE_NONE)
 		return send_error(conn, 401, "open the link deskhand printed");
+	known_client(c, conn);
 	if (!is_state_path(url)) {
 		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 			return send_error(conn, 405, "read-only path");
@@ -463,6 +473,11 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
+	agent_console *c = cls;
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	if (info != NULL)
+		base_conns_ended(c->conns, info->socket_context);
 	request *rq = *con_cls;
 	if (rq != NULL) {
 		agent_buf_finish(&rq->body);
@@ -475,17 +490,29 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
  * A small send buffer per connection: a client that stops reading fills it
  * soon, its sends stop making progress, and the idle timeout drops it
  * (with the kernel's default, megabytes would go unread into it first).
+ * Each connection is a stranger's (base_conns) until it shows a session:
+ * trickling strangers hold at most CONSOLE_MAX_STRANGERS of the
+ * CONSOLE_MAX_CONNECTIONS slots, for CONSOLE_IDLE_SECONDS each, so the
+ * approver's page always gets in.
  */
 static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
-	if (code != MHD_CONNECTION_NOTIFY_STARTED)
+	agent_console *c = cls;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		base_conns_closed(c->conns, *socket_context);
+		*socket_context = NULL;
 		return;
+	}
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info == NULL)
+		return;
 	int size = 64 * 1024;
-	if (info != NULL)
-		setsockopt(info->connect_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	setsockopt(info->connect_fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	*socket_context = base_conns_opened(c->conns, info->connect_fd);
+	if (*socket_context == NULL)
+		shutdown(info->connect_fd, SHUT_RDWR);
 }
 
 bool agent_console_ready(void)
@@ -513,6 +540,9 @@ bool console_http_start(agent_console *c, const char *addr, int port, bool v6)
 		inet_pton(AF_INET, addr, &sa4.sin_addr);
 		sa = (struct sockaddr *)&sa4;
 	}
+	c->conns = base_conns_new(CONSOLE_MAX_STRANGERS, CONSOLE_IDLE_SECONDS * 1000L);
+	if (c->conns == NULL)
+		return console_fail("--console: out of memory");
 	/* No MHD_USE_ERROR_LOG: nothing of a request (a token) is ever printed. */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	                 (v6 ? MHD_USE_IPv6 : 0);
@@ -524,8 +554,11 @@ bool console_http_start(agent_console *c, const char *addr, int port, bool v6)
 		MHD_OPTION_NOTIFY_COMPLETED, completed, c,
 		MHD_OPTION_NOTIFY_CONNECTION, on_connection, c,
 		MHD_OPTION_END);
-	if (c->daemon == NULL)
+	if (c->daemon == NULL) {
+		base_conns_destroy(c->conns);
+		c->conns = NULL;
 		return console_fail("--console: cannot listen on %s port %d (in use?)", addr, port);
+	}
 	const union MHD_DaemonInfo *info = MHD_get_daemon_info(c->daemon,
 	                                                       MHD_DAEMON_INFO_BIND_PORT);
 	c->port = info != NULL && info->port != 0 ? info->port : port;
@@ -553,4 +586,6 @@ void console_http_stop(agent_console *c)
 	if (c->daemon != NULL)
 		MHD_stop_daemon(c->daemon);
 	c->daemon = NULL;
+	base_conns_destroy(c->conns);   /* every connection is closed by now */
+	c->conns = NULL;
 }

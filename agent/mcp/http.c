@@ -34,7 +34,7 @@
 #define MCP_MHD_FUNCS(X, p) \
 	X(p, MHD_add_response_header) X(p, MHD_create_response_from_buffer) \
 	X(p, MHD_create_response_from_callback) X(p, MHD_destroy_response) \
-	X(p, MHD_get_connection_values) X(p, MHD_get_daemon_info) \
+	X(p, MHD_get_connection_info) X(p, MHD_get_connection_values) X(p, MHD_get_daemon_info) \
 	X(p, MHD_lookup_connection_value) X(p, MHD_queue_response) \
 	X(p, MHD_start_daemon) X(p, MHD_stop_daemon)
 
@@ -48,6 +48,7 @@ static const base_dlib mhd_lib = BASE_DLIB(DESKHAND_MICROHTTPD_SONAME, "libmicro
 #define MHD_create_response_from_buffer (*mcp_dl_MHD_create_response_from_buffer)
 #define MHD_create_response_from_callback (*mcp_dl_MHD_create_response_from_callback)
 #define MHD_destroy_response (*mcp_dl_MHD_destroy_response)
+#define MHD_get_connection_info (*mcp_dl_MHD_get_connection_info)
 #define MHD_get_connection_values (*mcp_dl_MHD_get_connection_values)
 #define MHD_get_daemon_info (*mcp_dl_MHD_get_daemon_info)
 #define MHD_lookup_connection_value (*mcp_dl_MHD_lookup_connection_value)
@@ -60,12 +61,18 @@ static const base_dlib mhd_lib = BASE_DLIB(DESKHAND_MICROHTTPD_SONAME, "libmicro
 #define MAX_CONNECTIONS 32
 #define MAX_HEADERS 64
 #define IDLE_SECONDS 600
+/* Of the connections, those without a valid token (base_conns): at most
+ * this many, each for at most STRANGER_SECONDS however it trickles, so
+ * slow strangers cannot lock the host out. */
+#define MAX_STRANGERS 8
+#define STRANGER_SECONDS 10
 #define RATE_PER_S 50.0     /* requests a second, sustained */
 #define RATE_BURST 200.0
 
 typedef struct http_server {
 	mcp_server *s;
 	struct MHD_Daemon *daemon;
+	base_conns *conns;        /* which connections are strangers' */
 	base_listen at;
 	char token[TOKEN_HEX + 1];
 	char hosts[4][112];       /* the Host values this server answers to */
@@ -369,6 +376,13 @@ typedef struct request {
 	bool too_big;
 } request;
 
+static base_conn *conn_entry(struct MHD_Connection *conn)
+{
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+	return info != NULL ? info->socket_context : NULL;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char *url,
                               const char *method, const char *version,
                               const char *upload_data, size_t *upload_data_size,
@@ -382,6 +396,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 		unsigned status = check(hs, conn, url, method, &why);
 		if (status != 0)
 			return refuse(conn, status, why);
+		base_conns_known(hs->conns, conn_entry(conn));
 		rq = calloc(1, sizeof(*rq));
 		if (rq == NULL)
 			return MHD_NO;
@@ -405,9 +420,9 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *conn, const char
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
-	(void)cls;
-	(void)conn;
 	(void)toe;
+	http_server *hs = cls;
+	base_conns_ended(hs->conns, conn_entry(conn));
 	request *rq = *con_cls;
 	if (rq != NULL) {
 		agent_buf_finish(&rq->body);
@@ -417,6 +432,25 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
 }
 
 /* ---- start, tell, serve --------------------------------------------------- */
+
+/* Each connection a stranger's until its request carries the token. */
+static void on_connection(void *cls, struct MHD_Connection *conn, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+	http_server *hs = cls;
+	if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+		base_conns_closed(hs->conns, *socket_context);
+		*socket_context = NULL;
+		return;
+	}
+	const union MHD_ConnectionInfo *info =
+		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+	if (info == NULL)
+		return;
+	*socket_context = base_conns_opened(hs->conns, info->connect_fd);
+	if (*socket_context == NULL)
+		shutdown(info->connect_fd, SHUT_RDWR);
+}
 
 static bool start(http_server *hs)
 {
@@ -433,6 +467,9 @@ static bool start(http_server *hs)
 		sa4.sin_port = htons((uint16_t)hs->at.port);
 		inet_pton(AF_INET, hs->at.addr, &sa4.sin_addr);
 	}
+	hs->conns = base_conns_new(MAX_STRANGERS, STRANGER_SECONDS * 1000L);
+	if (hs->conns == NULL)
+		return false;
 	/* No error log: nothing of a request (a token) is ever printed. */
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
 	                 (hs->at.v6 ? MHD_USE_IPv6 : 0);
@@ -442,6 +479,7 @@ static bool start(http_server *hs)
 		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)IDLE_SECONDS,
 		MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)(64 * 1024),
 		MHD_OPTION_NOTIFY_COMPLETED, completed, hs,
+		MHD_OPTION_NOTIFY_CONNECTION, on_connection, hs,
 		MHD_OPTION_END);
 	if (hs->daemon == NULL)
 		return false;
@@ -536,6 +574,7 @@ int mcp_http_serve(mcp_server *s, const char *listen, bool allow_remote, const c
 	live_drain(2000);
 	if (hs.daemon != NULL)
 		MHD_stop_daemon(hs.daemon);
+	base_conns_destroy(hs.conns);   /* every connection is closed by now */
 	unlink(file);
 	explicit_bzero(hs.token, sizeof(hs.token));
 	pthread_sigmask(SIG_SETMASK, &old, NULL);

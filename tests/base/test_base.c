@@ -21,6 +21,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -384,6 +385,76 @@ static void test_write_all_failures(void **state)
 	unlink(path);
 	rmdir(dir);
 	free(dir);
+}
+
+/* ---- strangers' connections ------------------------------------------ */
+
+/* Whether the far end of a socketpair was shut down (reads its end). */
+static bool was_cut(int peer)
+{
+	char b;
+	return recv(peer, &b, 1, MSG_DONTWAIT) == 0;
+}
+
+static void test_conns_keep_only_the_newest_strangers(void **state)
+{
+	(void)state;
+	base_conns *cs = base_conns_new(4, 60000);
+	assert_non_null(cs);
+	int sv[10][2];
+	base_conn *c[10];
+	for (int i = 0; i < 10; i++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, sv[i]), 0);
+		c[i] = base_conns_opened(cs, sv[i][0]);
+		assert_non_null(c[i]);
+		if (i == 1)
+			base_conns_known(cs, c[1]);   /* a session's: never cut */
+	}
+	/* 9 strangers opened, 4 may stay: the newest. */
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(was_cut(sv[i][1]), i != 1 && i < 6);
+	/* Its request ended: a stranger again, the newest of five, so the
+	 * two oldest make room for one more. */
+	base_conns_ended(cs, c[1]);
+	int extra[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, extra), 0);
+	base_conn *e = base_conns_opened(cs, extra[0]);
+	assert_true(was_cut(sv[6][1]) && was_cut(sv[7][1]));
+	assert_false(was_cut(sv[1][1]) || was_cut(sv[8][1]));
+	base_conns_closed(cs, c[8]);        /* closed: gone from the count */
+	base_conn *f = base_conns_opened(cs, extra[0]);
+	assert_false(was_cut(sv[9][1]) || was_cut(sv[1][1]));
+	for (int i = 0; i < 10; i++) {
+		if (i != 8)
+			base_conns_closed(cs, c[i]);
+		close(sv[i][0]);
+		close(sv[i][1]);
+	}
+	base_conns_closed(cs, e);
+	base_conns_closed(cs, f);
+	close(extra[0]);
+	close(extra[1]);
+	base_conns_destroy(cs);
+	base_conns_destroy(NULL);
+	base_conns_known(NULL, NULL);
+}
+
+static void test_conns_cut_a_stranger_past_its_deadline(void **state)
+{
+	(void)state;
+	base_conns *cs = base_conns_new(100, 20);
+	int a[2], b[2];
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, a), 0);
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM, 0, b), 0);
+	base_conn *ca = base_conns_opened(cs, a[0]);
+	base_sleep_ms(30, NULL);
+	base_conn *cb = base_conns_opened(cs, b[0]);
+	assert_true(was_cut(a[1]));
+	assert_false(was_cut(b[1]));
+	base_conns_closed(cs, ca);
+	base_conns_closed(cs, cb);
+	base_conns_destroy(cs);
+	close(a[0]), close(a[1]), close(b[0]), close(b[1]);
 }
 
 /* ---- atomic replacement ---------------------------------------------- */
@@ -761,6 +832,8 @@ int main(void)
 		cmocka_unit_test(test_read_small),
 		cmocka_unit_test(test_write_all_short_writes),
 		cmocka_unit_test(test_write_all_failures),
+		cmocka_unit_test(test_conns_keep_only_the_newest_strangers),
+		cmocka_unit_test(test_conns_cut_a_stranger_past_its_deadline),
 		cmocka_unit_test(test_atomic_replace),
 		cmocka_unit_test(test_atomic_failures_leave_nothing),
 		cmocka_unit_test(test_atomic_read_only_dir),

@@ -17,6 +17,7 @@ import harness as h
 from consolelib import (Agent, Events, FakeLLM, call, login, post, request,
                         stalled_stream, token_of)
 from agentlib import Held
+from trickle import Trickle, closed_by_server
 
 MARK = os.path.join(h.tmpdir(), "ran")
 
@@ -424,6 +425,43 @@ class Limits(unittest.TestCase):
             finally:
                 for s in slow:
                     s.close()
+                a.stop()
+
+    def test_trickling_strangers_cannot_lock_the_approver_out(self):
+        """Slowloris: 60 connections whose headers never end, each sending a
+        byte every second (the idle timeout never fires). Before, the first
+        48 held every slot and the approver's page could not get in."""
+        mark = os.path.join(h.tmpdir(), "ran")
+        with FakeLLM(code_turns(mark=mark)) as srv:
+            a = Agent(srv)
+            trickle = Trickle(a.port, 60)
+            try:
+                self.assertTrue(h.wait_for(lambda: "Run this code?" in a.stdout(), 30))
+                time.sleep(1.5)
+                cookie, csrf = login(a)
+                q = Events(a, cookie).question()
+                st, _, _ = post(a, "/api/answer", cookie, csrf, {"qid": q["qid"], "answer": "y"})
+                self.assertEqual(st, 200)
+                self.assertEqual(a.wait(60), 0, a.stderr())
+                self.assertTrue(os.path.exists(mark))
+            finally:
+                trickle.stop()
+                a.stop()
+
+    def test_a_stranger_holds_its_connection_for_ten_seconds_however_it_trickles(self):
+        with FakeLLM([{"text": "done"}]) as srv:
+            a = Agent(srv, message=None)
+            trickle = Trickle(a.port, 4)
+            try:
+                time.sleep(11)
+                # The next connection sweeps: each of the four is past its time.
+                extra = socket.create_connection(("127.0.0.1", a.port), timeout=5)
+                self.assertTrue(h.wait_for(lambda: all(map(closed_by_server, trickle.socks)), 10),
+                                "a trickling stranger kept its connection past 10 s")
+                self.assertEqual(login(a)[0][:5], "dh_s=")
+                extra.close()
+            finally:
+                trickle.stop()
                 a.stop()
 
     def test_a_stream_that_stops_reading_is_dropped_and_memory_stays_bounded(self):

@@ -11,11 +11,13 @@ end. Every case ends with its audit log checked."""
 import http.client
 import json
 import os
+import time
 import unittest
 
 import harness as h
 import mcpdesk as md
 import mcplib
+from trickle import Trickle, closed_by_server
 
 NODE_MISSING = mcplib.require_node()
 BROWSER_MISSING = NODE_MISSING or md.missing()
@@ -188,6 +190,23 @@ class Raw(Case):
         self.assertEqual(s.client().call("screenshot")["isError"], False)
         # No refused request reached the gate.
         self.assertEqual([e["kind"] for e in md.proposed(s.audit_events())], ["os_observe"])
+        self.assertEqual(s.terminate(), 0, s.stderr())
+
+    def test_trickling_strangers_cannot_lock_the_host_out(self):
+        """Slowloris: 40 connections (the server holds 32) whose headers never
+        end, a byte a second each; the host's requests still get in (before,
+        the first 32 held every slot, for up to 600 s each)."""
+        s = self.start()
+        trickle = Trickle(s.port, 40)
+        try:
+            time.sleep(1.5)
+            st, _, body = self.post(s)
+            self.assertEqual(st, 200, body)
+            self.assertEqual(s.client().call("screenshot")["isError"], False)
+            # Only the newest strangers were kept: the older ones were cut.
+            self.assertTrue(h.wait_for(lambda: sum(map(closed_by_server, trickle.socks)) >= 30, 10))
+        finally:
+            trickle.stop()
         self.assertEqual(s.terminate(), 0, s.stderr())
 
     def test_a_wrong_token_fails_the_sdks_connection(self):
