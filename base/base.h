@@ -16,7 +16,7 @@
  *     into the table of the room that knows them.
  *
  * Owns: nothing that outlives a call, but base's own error text (one per
- * thread).
+ * thread) and the base_conns tables its callers create and destroy.
  * May call: libc (dlopen too: base names no library; a room passes its
  * own). Includes nothing of deskhand's; never exits, never
  * prints.
