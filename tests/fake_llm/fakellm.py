@@ -25,8 +25,9 @@ Use in a test (in-process, a thread):
         srv.requests[0]["body"]["messages"]
 
 or as a process:  python3 fakellm.py SCRIPT.json [--log requests.jsonl]
-which prints "port N" on its first line and serves until killed. SCRIPT.json
-is {"turns": [...]} or a bare list of turns.
+which prints "port N" on its first line and serves until killed (and
+"hanging" once a hang_after_events fault holds a stream open: what came
+before it was sent). SCRIPT.json is {"turns": [...]} or a bare list of turns.
 
 A turn (every key optional):
   text           the assistant's text
@@ -512,6 +513,7 @@ class _Handler(BaseHTTPRequestHandler):
             return fault["cut_after_events"], cut
         if "hang_after_events" in fault:
             def hang(nxt):
+                self.server.fake.hanging.set()
                 self._sleep(fault.get("hang", 300))
                 self._cut()
             return fault["hang_after_events"], hang
@@ -646,6 +648,7 @@ class FakeLLM:
         self.answered = []
         self.anthropic = anthropic_strict.State()
         self.stopping = threading.Event()
+        self.hanging = threading.Event()      # a stream is held open (hang_after_events)
         self._lock = threading.Lock()
         self.lock = threading.Lock()          # the Responses state below
         self.responses = responses.State()
@@ -726,6 +729,11 @@ def main(argv):
     log = argv[argv.index("--log") + 1] if "--log" in argv else None
     srv = FakeLLM(script, log_path=log)
     print("port %d" % srv.port, flush=True)
+
+    def tell_hang():
+        srv.hanging.wait()
+        print("hanging", flush=True)
+    threading.Thread(target=tell_hang, daemon=True).start()
     try:
         srv.httpd.serve_forever()
     except KeyboardInterrupt:
