@@ -185,6 +185,21 @@ class Hangs(unittest.TestCase, Checks):
                 self.assertIn(b"for 1 s", p.stderr)
                 self.assert_resumes(r, fmt, "first task")
 
+    def test_model_timeout_bounds_a_server_that_never_answers(self):
+        for fmt in FORMATS:
+            with self.subTest(fmt=fmt):
+                # Headers, then silence, at every attempt: nothing was shown,
+                # so each is retried, and the retries end too.
+                r = Run()
+                turn, marker = cut_turn(r, {"hang_after_events": 0, "repeat": 5}, fmt)
+                with FakeLLM([turn]) as srv:
+                    p = r.run(srv, fmt, "-y", "--model-timeout", "1", "-m", "first task",
+                              env=r.env(DESKHAND_HTTP_IDLE_TIMEOUT="86400"))
+                    self.assertEqual(len(srv.requests), 5)
+                self.assert_failed_cleanly(r, p, "no data from %s" % srv.base_url(fmt), marker)
+                self.assertEqual(p.stdout, b"")
+                self.assert_resumes(r, fmt, "first task")
+
     def test_model_timeout_from_the_config_file(self):
         r = Run()
         cfg = os.path.join(r.dir, "config.json")
