@@ -141,14 +141,15 @@ class ServerDies(unittest.TestCase, Checks):
                 self.assert_resumes(r, fmt, "first task")
 
     # Where a cut lands inside the call: OpenAI's, Anthropic's and Responses'
-    # arguments come in pieces (8 events in, some have come); Gemini's call is one
-    # event and Ollama's one line, cut inside its arguments and cut just
-    # before its end (the event's blank line, the line's newline): whole
-    # JSON that is still not a whole event or line.
+    # arguments come in pieces (8 events in, some have come); Gemini's call
+    # is one event and Ollama's one line: cut inside its arguments. And the
+    # last event or line (Gemini's holds the call and the finish, Ollama's
+    # "done": true) cut just before its end, the event's blank line or the
+    # line's newline: whole JSON, but not a whole event or line.
     INSIDE_CALL = {"gemini": ({"cut_after_events": 6, "cut_before": "touch"},
                               {"cut_after_events": 6, "cut_into": -2}),
                    "ollama": ({"cut_after_events": 5, "cut_before": "touch"},
-                              {"cut_after_events": 5, "cut_into": -1})}
+                              {"cut_after_events": 6, "cut_into": -1})}
 
     def test_stream_cut_inside_a_call_runs_nothing(self):
         for fmt in FORMATS:
