@@ -25,8 +25,9 @@ Use in a test (in-process, a thread):
         srv.requests[0]["body"]["messages"]
 
 or as a process:  python3 fakellm.py SCRIPT.json [--log requests.jsonl]
-which prints "port N" on its first line and serves until killed. SCRIPT.json
-is {"turns": [...]} or a bare list of turns.
+which prints "port N" on its first line and serves until killed (and
+"hanging" once a hang_after_events fault holds a stream open: what came
+before it was sent). SCRIPT.json is {"turns": [...]} or a bare list of turns.
 
 A turn (every key optional):
   text           the assistant's text
@@ -56,16 +57,26 @@ A turn (every key optional):
       {"status": 429, "retry_after": "1", "body": {...} or "text"}
       {"status": 500} / {"status": 401, "body": {"error": {"message": "..."}}}
       {"cut_after_events": N}  stream N events of this turn, then close the socket
+                               (with "cut_into": K, after the first K bytes
+                               of the next event, K < 0: all but its last -K;
+                               with "cut_before": "text", just before this
+                               text in it: a cut inside the event)
       {"hang_after_events": N} stream N events, then send nothing and keep the
                                connection open (until the server stops, or
                                "hang" seconds, default 300)
       {"garbage_after_events": N, "text": "..."}
-                               stream N events, then a data line of this text
-                               (default "{{{ not json"), then end the stream
+                               stream N events, then one event (in the
+                               vendor's framing) of this text (default
+                               "{{{ not json"), then end the stream
+                               (these three: a stream of fewer than N events
+                               breaks at its end)
       {"big_body": BYTES, "cut_at": K}
                                200 application/json announcing BYTES of body
-                               (a valid answer's start, padded) and closing
-                               after K of them
+                               (a valid answer's start in the vendor's shape,
+                               padded) and closing after K of them; Gemini
+                               and Ollama, which never answer a streamed
+                               request whole: their stream of 64 KB text
+                               events instead, closed after K bytes
       {"close": true}          close the connection without any answer
       {"garbage": "text"}      200 with this body (content type application/json)
       {"garbage_stream": "x"}  200 text/event-stream whose data line is this text
@@ -476,30 +487,63 @@ class _Handler(BaseHTTPRequestHandler):
             else:
                 self._chunk(b"event: error\ndata: " + jdump(err) + b"\n\n")
             return self._end_stream()
-        if "cut_after_events" in fault:
-            return self._answer(turn, fmt, body, cut_after=fault["cut_after_events"])
-        if "hang_after_events" in fault:
-            return self._answer(turn, fmt, body, cut_after=fault["hang_after_events"],
-                                then=lambda: self._sleep(fault.get("hang", 300)))
-        if "garbage_after_events" in fault:
-            junk = fault.get("text", "{{{ not json").encode()
-
-            def tail():
-                self._chunk(b"data: " + junk + b"\n\n")
-                self._end_stream()
-            return self._answer(turn, fmt, body, cut_after=fault["garbage_after_events"],
-                                then=tail, close=False)
+        brk = self.stream_break(fault, lambda junk: b"data: " + junk + b"\n\n")
+        if brk:
+            return self._answer(turn, fmt, body, brk=brk)
         if "big_body" in fault:
             return self._big_body(fault["big_body"], fault["cut_at"], fmt)
         raise ValueError("fakellm: unknown fault %r" % fault)
 
+    def stream_break(self, fault, frame):
+        """A fault that breaks a stream part-way (cut_after_events,
+        hang_after_events, garbage_after_events) as (n, end): after n whole
+        events, end(the next event's bytes as framed, b"" at the stream's
+        end) does what the fault does instead of the rest. frame(text): one
+        event in the vendor's framing. None for other faults."""
+        if "cut_after_events" in fault:
+            into, before = fault.get("cut_into"), fault.get("cut_before")
+
+            def cut(nxt):
+                if before is not None and before.encode() not in nxt:
+                    raise ValueError("fakellm: %r is not in the event to cut" % before)
+                k = nxt.index(before.encode()) if before is not None else into
+                if k:
+                    self._chunk(nxt[:k])
+                self._cut()
+            return fault["cut_after_events"], cut
+        if "hang_after_events" in fault:
+            def hang(nxt):
+                self.server.fake.hanging.set()
+                self._sleep(fault.get("hang", 300))
+                self._cut()
+            return fault["hang_after_events"], hang
+        if "garbage_after_events" in fault:
+            junk = fault.get("text", "{{{ not json").encode()
+
+            def garbage(nxt):
+                self._chunk(frame(junk))
+                self._end_stream()
+            return fault["garbage_after_events"], garbage
+        return None
+
+    BIG_STARTS = {
+        "openai": b'{"id":"big","object":"chat.completion","choices":[{"index":0,'
+                  b'"message":{"role":"assistant","content":"',
+        "anthropic": b'{"id":"msg_big","type":"message","role":"assistant","content":'
+                     b'[{"type":"text","text":"',
+        "responses": b'{"id":"resp_big","object":"response","status":"completed","output":'
+                     b'[{"type":"message","id":"msg_big","role":"assistant","content":'
+                     b'[{"type":"output_text","text":"',
+        "gemini": b'{\n  "candidates": [\n    {\n      "content": {\n        "parts": '
+                  b'[\n          {\n            "text": "',
+        "ollama": b'{"model":"fake","created_at":"2026-01-01T00:00:00Z",'
+                  b'"message":{"role":"assistant","content":"',
+    }
+
     def _big_body(self, size, cut_at, fmt):
         """A whole answer that would be `size` bytes, cut after `cut_at`:
-        its start is a real answer's, the rest one long text."""
-        start = (b'{"id":"big","object":"chat.completion","choices":[{"index":0,'
-                 b'"message":{"role":"assistant","content":"' if fmt == "openai" else
-                 b'{"id":"msg_big","type":"message","role":"assistant","content":'
-                 b'[{"type":"text","text":"')
+        its start is a real answer's (the vendor's shape), the rest one long text."""
+        start = self.BIG_STARTS[fmt]
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(size))
@@ -513,7 +557,19 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.flush()
         self._cut()
 
-    def _answer(self, turn, fmt, body, cut_after=None, then=None, close=True):
+    def _big_stream(self, cut_at, event, start=None):
+        """A long streamed answer, text events of 64 KB (event(text): its
+        bytes as framed), closed after `cut_at` bytes; start(): the headers
+        (default: an event stream's)."""
+        (start or self._start_stream)()
+        frame, sent = event("x" * 65536), 0
+        while sent < cut_at:
+            piece = frame[:cut_at - sent]
+            self._chunk(piece)
+            sent += len(piece)
+        self._cut()
+
+    def _answer(self, turn, fmt, body, brk=None):
         model = body.get("model", "fake") if isinstance(body, dict) else "fake"
         stream = turn.get("stream")
         if stream is None:
@@ -541,10 +597,6 @@ class _Handler(BaseHTTPRequestHandler):
                       else anthropic_strict.events(fake.anthropic, turn, body)
                       if strict else anthropic_events(turn, model))
         for i, (name, data) in enumerate(events):
-            if cut_after is not None and i >= cut_after:
-                if then is not None:
-                    then()
-                return self._cut() if close else None
             out = b""
             if turn.get("comments"):
                 out += b": keep-alive" + eol
@@ -553,10 +605,14 @@ class _Handler(BaseHTTPRequestHandler):
             if name:
                 out += b"event: " + name.encode() + eol
             out += b"data: " + data + eol + eol
+            if brk and i >= brk[0]:
+                return brk[1](out)
             self._chunk(out, net)
             self._sleep(turn.get("delay"))
             if self.server.fake.stopping.is_set():
                 return self._cut()
+        if brk:
+            return brk[1](b"")
         self._end_stream()
 
 
@@ -592,6 +648,7 @@ class FakeLLM:
         self.answered = []
         self.anthropic = anthropic_strict.State()
         self.stopping = threading.Event()
+        self.hanging = threading.Event()      # a stream is held open (hang_after_events)
         self._lock = threading.Lock()
         self.lock = threading.Lock()          # the Responses state below
         self.responses = responses.State()
@@ -672,6 +729,11 @@ def main(argv):
     log = argv[argv.index("--log") + 1] if "--log" in argv else None
     srv = FakeLLM(script, log_path=log)
     print("port %d" % srv.port, flush=True)
+
+    def tell_hang():
+        srv.hanging.wait()
+        print("hanging", flush=True)
+    threading.Thread(target=tell_hang, daemon=True).start()
     try:
         srv.httpd.serve_forever()
     except KeyboardInterrupt:

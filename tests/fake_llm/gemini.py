@@ -34,7 +34,11 @@ A turn (every key optional):
   unchecked   send coordinates outside 0..999 (the fake refuses to otherwise)
   faults      as in fakellm, in Google's shapes: {"status": N, "body"?},
               {"garbage": text}, {"garbage_stream": text},
-              {"cut_after_events": N}, {"stream_error": {"code", "message", "status"}}
+              {"cut_after_events": N, "cut_into"?: K, "cut_before"?: text},
+              {"hang_after_events": N},
+              {"garbage_after_events": N, "text"?}, {"big_body": BYTES, "cut_at": K}
+              (streamed: a long stream of text chunks, cut after K bytes),
+              {"stream_error": {"code", "message", "status"}}
 A turn may also be a function(body, "gemini") -> turn: a model that answers
 from what it was sent (pngfind.decode the last image, find the target).
 """
@@ -288,7 +292,17 @@ def serve(h, fake, path, query, body, raw):
     fake.answered.append(__import__("time").monotonic())
 
 
-def _answer(h, fake, turn, stream, model, cut_after=None):
+def _text_chunk(text, model):
+    """A stream's chunk holding one text part, as Google spells it."""
+    return ('{"candidates": [{"content": {"parts": [%s], "role": "model"}, "index": 0}], '
+            '"modelVersion": %s}' % (_dump({"text": text}), json.dumps(model))).encode()
+
+
+def _frame(d):
+    return b"data: " + d + b"\r\n\r\n"
+
+
+def _answer(h, fake, turn, stream, model, brk=None):
     if turn.get("stream") is not None:
         stream = turn["stream"]
     with fake.lock:
@@ -297,9 +311,11 @@ def _answer(h, fake, turn, stream, model, cut_after=None):
         return h._send_json(200, data)
     h._start_stream()
     for i, d in enumerate(data):
-        if cut_after is not None and i >= cut_after:
-            return h._cut()
-        h._chunk(b"data: " + d + b"\r\n\r\n", turn.get("net_chunk"))
+        if brk and i >= brk[0]:
+            return brk[1](_frame(d))
+        h._chunk(_frame(d), turn.get("net_chunk"))
+    if brk:
+        return brk[1](b"")
     h._end_stream()
 
 
@@ -318,6 +334,11 @@ def _fault(h, fake, fault, turn, stream, model):
         h._start_stream()
         h._chunk(b"data: " + json.dumps({"error": fault["stream_error"]}).encode() + b"\r\n\r\n")
         return h._end_stream()
-    if "cut_after_events" in fault:
-        return _answer(h, fake, turn, stream, model, cut_after=fault["cut_after_events"])
+    brk = h.stream_break(fault, _frame)
+    if brk:
+        return _answer(h, fake, turn, stream, model, brk=brk)
+    if "big_body" in fault and stream:
+        return h._big_stream(fault["cut_at"], lambda text: _frame(_text_chunk(text, model)))
+    if "big_body" in fault:
+        return h._big_body(fault["big_body"], fault["cut_at"], "gemini")
     raise ValueError("gemini fake: unknown fault %r" % fault)

@@ -15,7 +15,10 @@ Answers: streamed as newline-delimited JSON (application/x-ndjson), one
 object per line, the last with "done": true and the counts — split on the
 wire wherever the turn's net_chunk says; or whole (application/json).
 Errors are {"error": "..."}: the body of a failed request, or a line in a
-stream (fault {"stream_error": "..."}).
+stream (fault {"stream_error": "..."}). The stream breaks as fakellm's do
+(faults cut_after_events, hang_after_events, garbage_after_events: an event
+is a line); big_body is a long stream of text lines, cut (with "stream":
+false, a whole answer's start, cut).
 
 A turn (as fakellm's): text, thinking, tool_calls [{"name", "arguments"}],
 stop (done_reason), usage, stream, net_chunk, text_chunk, faults.
@@ -133,6 +136,13 @@ def whole(turn, model):
                 prompt_eval_count=u["input"], eval_count=u["output"])
 
 
+def _start(handler):
+    handler.send_response(200)
+    handler.send_header("Content-Type", "application/x-ndjson")
+    handler.send_header("Transfer-Encoding", "chunked")
+    handler.end_headers()
+
+
 def serve(handler, fake, body, text_pieces, split_at):
     """Answers one /api/chat request on handler (fakellm's _Handler)."""
     p = problem(body)
@@ -149,21 +159,27 @@ def serve(handler, fake, body, text_pieces, split_at):
     stream = turn.get("stream")
     if stream is None:
         stream = body.get("stream", True) is not False   # Ollama streams by default
+    if fault and "big_body" in fault and not stream:
+        return handler._big_body(fault["big_body"], fault["cut_at"], "ollama")
+    if fault and "big_body" in fault:
+        def text_line(text):
+            return json.dumps(dict(_base(model, False), message={
+                "role": "assistant", "content": text})).encode() + b"\n"
+        return handler._big_stream(fault["cut_at"], text_line, lambda: _start(handler))
     if not stream and not fault:
         return handler._send_json(200, whole(turn, model))
-    handler.send_response(200)
-    handler.send_header("Content-Type", "application/x-ndjson")
-    handler.send_header("Transfer-Encoding", "chunked")
-    handler.end_headers()
-    out = b"".join(json.dumps(o).encode() + b"\n" for o in lines(turn, model, text_pieces))
+    brk = handler.stream_break(fault, lambda junk: junk + b"\n") if fault else None
+    if fault and not brk and "stream_error" not in fault:
+        raise ValueError("ollama fake: unknown fault %r" % fault)
+    _start(handler)
+    out = [json.dumps(o).encode() + b"\n" for o in lines(turn, model, text_pieces)]
     if fault and "stream_error" in fault:
-        first = next(lines(turn, model, text_pieces))
-        out = json.dumps(first).encode() + b"\n" + \
-            json.dumps(_err(fault["stream_error"])).encode() + b"\n"
-    elif fault and "cut_after_lines" in fault:
-        out = b"".join(out.splitlines(True)[:fault["cut_after_lines"]])
-    handler._chunk(out, turn.get("net_chunk"))
-    if fault and "cut_after_lines" in fault:
-        return handler._cut()
+        out = out[:1] + [json.dumps(_err(fault["stream_error"])).encode() + b"\n"]
+    n = min(brk[0], len(out)) if brk else len(out)
+    # Written together, so that net_chunk splits fall across lines too.
+    handler._chunk(b"".join(out[:n]), turn.get("net_chunk"))
+    if brk:
+        return brk[1](out[n] if n < len(out) else b"")
     handler._end_stream()
-    fake.answered.append(0)
+    if not fault:
+        fake.answered.append(0)
