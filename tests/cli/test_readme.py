@@ -80,6 +80,19 @@ class Readme(unittest.TestCase):
         for needed in ("xvfb", "xterm", "meson", "libx11-dev"):
             self.assertIn(needed, lists["--demo"])
 
+    def test_the_source_build_names_every_build_package_and_the_man_pages(self):
+        """"From source" lists .ci/install-deps's build_pkgs and scdoc: a
+        prefix built with that list alone got no man page (seen on a clean
+        root: `meson install` put none in place without scdoc)."""
+        block = self.text.split("**From source.**", 1)[1].split("meson setup", 1)[0]
+        named = set(block.split("sudo apt-get install", 1)[1].replace("\\", " ").split())
+        r = subprocess.run(["bash", "-c", "eval \"$(sed -n '/^build_pkgs=(/,/^)/p' "
+                            ".ci/install-deps)\"; echo \"${build_pkgs[@]}\""],
+                           capture_output=True, text=True, timeout=30, cwd=h.SRCDIR)
+        want = set(r.stdout.split()) | {"scdoc"}
+        self.assertIn("meson", want)
+        self.assertEqual(named, want)
+
 
 if __name__ == "__main__":
     h.main()
