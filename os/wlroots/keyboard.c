@@ -425,9 +425,11 @@ bool os_wl_key_hold(os_display *d, const os_combo *c, int ms)
 /* ---- typing ----------------------------------------------------------------------- */
 
 /* Types syms[from, to), all in the current keymap; false once a signal
- * came or the connection failed. */
+ * came or the connection failed. *acked: the characters before the last
+ * of its round trips that came back (the compositor had taken them). */
 static bool type_range(struct os_wl_display *w, struct os_wl_keyboard *kb,
-                       const uint32_t *syms, size_t from, size_t to, int delay_ms)
+                       const uint32_t *syms, size_t from, size_t to, int delay_ms,
+                       size_t *acked)
 {
 	int level;
 	for (size_t k = from; k < to; k++) {
@@ -442,9 +444,10 @@ static bool type_range(struct os_wl_display *w, struct os_wl_keyboard *kb,
 			if (wl_display_flush(w->wl) < 0 && !os_wl_alive(w))
 				return false;
 			os_input_sleep_ms(delay_ms);
-		} else if ((k - from) % FLOW_EVERY == FLOW_EVERY - 1 &&
-		           !os_wl_roundtrip(w, "typing")) {
-			return false;
+		} else if ((k - from) % FLOW_EVERY == FLOW_EVERY - 1) {
+			if (!os_wl_roundtrip(w, "typing"))
+				return false;
+			*acked = k + 1;
 		}
 	}
 	return true;
@@ -501,20 +504,24 @@ bool os_wl_type(os_display *d, const char *utf8, size_t len, int delay_ms)
 	if (syms == NULL)
 		return false;
 	uint32_t set[CHUNK];
-	size_t nset;
+	size_t nset, acked = 0;
 	bool ok = true;
 	struct os_signal_guard g;
 	os_input_signals_begin(&g);
 	for (size_t from = 0; ok && from < n && os_input_signal_caught() == 0;) {
 		size_t to = chunk_end(syms, n, from, set, &nset);
 		ok = keymap_ensure(w, kb, set, nset, TYPED, false) &&
-		     type_range(w, kb, syms, from, to, delay_ms);
+		     type_range(w, kb, syms, from, to, delay_ms, &acked);
 		from = to;
 	}
 	ok = os_wl_roundtrip(w, "typing") && ok;
 	int sig = os_input_signal_caught();
 	os_input_signals_end(&g);
 	free(syms);
+	if (!ok && w->dead)
+		return os_fail("typing stopped: lost the connection to the Wayland display %s "
+		               "after %zu of %zu characters (the compositor had taken at least "
+		               "those; the rest may not have been typed)", w->base.name, acked, n);
 	if (ok && sig != 0)
 		return os_fail("typing interrupted by signal %d", sig);
 	return ok;

@@ -218,6 +218,13 @@ class CompositorLoss(unittest.TestCase):
             err, asked = self.run_until_lost(comp, turns, kill)
             self.assertEqual(asked, 1, err)
             self.failed_as_recorded([1])
+            # The result says how much the compositor had taken, never all.
+            with open(self.conv) as f:
+                result = json.dumps(json.load(f)["messages"][-1]["content"])
+            self.assertIn("typing stopped: lost the connection to the Wayland display", result)
+            got = int(result.split(" after ", 1)[1].split(" of ")[0])
+            self.assertIn("of %d characters" % len(LONG), result)
+            self.assertLess(got, len(LONG))
 
     def test_during_a_drag_with_the_button_held(self):
         with wayland.Sway() as comp:
