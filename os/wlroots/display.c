@@ -79,6 +79,7 @@ bool os_wl_roundtrip(struct os_wl_display *w, const char *what)
 		mark_dead(w);
 		return os_fail("%s: Wayland display %s: %s", what, w->base.name, w->dead_why);
 	}
+	w->roundtrips++;
 	return true;
 }
 

@@ -510,8 +510,11 @@ bool os_wl_type(os_display *d, const char *utf8, size_t len, int delay_ms)
 	os_input_signals_begin(&g);
 	for (size_t from = 0; ok && from < n && os_input_signal_caught() == 0;) {
 		size_t to = chunk_end(syms, n, from, set, &nset);
-		ok = keymap_ensure(w, kb, set, nset, TYPED, false) &&
-		     type_range(w, kb, syms, from, to, delay_ms, &acked);
+		unsigned long trips = w->roundtrips;
+		ok = keymap_ensure(w, kb, set, nset, TYPED, false);
+		if (ok && w->roundtrips != trips)
+			acked = from;   /* the new keymap's round trip came back after them */
+		ok = ok && type_range(w, kb, syms, from, to, delay_ms, &acked);
 		from = to;
 	}
 	ok = os_wl_roundtrip(w, "typing") && ok;
@@ -519,9 +522,9 @@ bool os_wl_type(os_display *d, const char *utf8, size_t len, int delay_ms)
 	os_input_signals_end(&g);
 	free(syms);
 	if (!ok && w->dead)
-		return os_fail("typing stopped: lost the connection to the Wayland display %s "
-		               "after %zu of %zu characters (the compositor had taken at least "
-		               "those; the rest may not have been typed)", w->base.name, acked, n);
+		return os_fail("typing stopped: Wayland display %s: %s, after %zu of %zu "
+		               "characters (the compositor had taken at least those; the rest "
+		               "may not have been typed)", w->base.name, w->dead_why, acked, n);
 	if (ok && sig != 0)
 		return os_fail("typing interrupted by signal %d", sig);
 	return ok;

@@ -92,6 +92,7 @@ struct os_wl_display {
 	size_t offers_len, offers_cap;
 	bool dead;
 	char dead_why[192];
+	unsigned long roundtrips;   /* that came back: all before each was taken */
 	int compositor_pid;     /* 0: unknown */
 	/* sway's IPC socket, when $SWAYSOCK names one this compositor serves. */
 	char *swaysock;
