@@ -128,21 +128,10 @@ static bool shown(const walk *w, int n)
 	return has(w, n, ATSPI_STATE_SHOWING) || (w->gtk4 && has(w, n, ATSPI_STATE_VISIBLE));
 }
 
-/* GTK 4.8 names an unnamed widget by its class ("GtkToggleButton"): no name. */
-static bool gtk_class_name(const char *name)
-{
-	if (strncmp(name, "Gtk", 3) != 0 || name[3] < 'A' || name[3] > 'Z')
-		return false;
-	for (const char *c = name + 3; *c; c++)
-		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z')))
-			return false;
-	return true;
-}
-
 static const char *name_of(const walk *w, int n)
 {
 	const char *name = a11y_wire_name(w->net, n);
-	return w->gtk4 && gtk_class_name(name) ? "" : name;
+	return w->gtk4 && vision_a11y_gtk_class_name(name) ? "" : name;
 }
 
 /* n's box on the screen (GTK 4's moved from its window's corner). */
@@ -153,42 +142,6 @@ static bool box_of(const walk *w, int n, os_rect *out)
 	out->x += w->dx;
 	out->y += w->dy;
 	return true;
-}
-
-/* The allowlist: what a person acts on, and text that says something. */
-static bool role_interactive(AtspiRole r)
-{
-	switch (r) {
-	case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON:
-	case ATSPI_ROLE_CHECK_BOX: case ATSPI_ROLE_RADIO_BUTTON:
-	case ATSPI_ROLE_COMBO_BOX: case ATSPI_ROLE_MENU: case ATSPI_ROLE_MENU_ITEM:
-	case ATSPI_ROLE_CHECK_MENU_ITEM: case ATSPI_ROLE_RADIO_MENU_ITEM:
-	case ATSPI_ROLE_PAGE_TAB: case ATSPI_ROLE_LINK: case ATSPI_ROLE_ENTRY:
-	case ATSPI_ROLE_PASSWORD_TEXT: case ATSPI_ROLE_SPIN_BUTTON:
-	case ATSPI_ROLE_SLIDER: case ATSPI_ROLE_SCROLL_BAR: case ATSPI_ROLE_LIST_ITEM:
-	case ATSPI_ROLE_TABLE_CELL: case ATSPI_ROLE_TREE_ITEM: case ATSPI_ROLE_ICON:
-	case ATSPI_ROLE_TERMINAL:
-	case ATSPI_ROLE_PUSH_BUTTON_MENU: case ATSPI_ROLE_COLOR_CHOOSER:
-	case ATSPI_ROLE_DATE_EDITOR: case ATSPI_ROLE_TABLE_COLUMN_HEADER:
-	case ATSPI_ROLE_TABLE_ROW_HEADER:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool role_texty(AtspiRole r)
-{
-	switch (r) {
-	case ATSPI_ROLE_LABEL: case ATSPI_ROLE_TEXT: case ATSPI_ROLE_HEADING:
-	case ATSPI_ROLE_PARAGRAPH: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_IMAGE:
-	case ATSPI_ROLE_CAPTION: case ATSPI_ROLE_STATUS_BAR: case ATSPI_ROLE_ALERT:
-	case ATSPI_ROLE_SECTION: case ATSPI_ROLE_DOCUMENT_WEB: case ATSPI_ROLE_NOTIFICATION:
-	case ATSPI_ROLE_TOOL_TIP: case ATSPI_ROLE_PROGRESS_BAR: case ATSPI_ROLE_LEVEL_BAR:
-		return true;
-	default:
-		return false;
-	}
 }
 
 /* The states a model acts on, by name; "" for none. */
@@ -222,12 +175,12 @@ static char *states_text(const walk *w, int n)
 
 static bool keep(const walk *w, int n, AtspiRole role, const char *name, const char *text)
 {
-	if (role_interactive(role))
+	if (vision_a11y_role_interactive(role))
 		return true;
 	bool named = name[0] != '\0' || text[0] != '\0';
 	if (role == ATSPI_ROLE_TEXT && has(w, n, ATSPI_STATE_EDITABLE))
 		return true;
-	return named && (role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE));
+	return named && (vision_a11y_role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE));
 }
 
 static bool add(walk *w, int n, AtspiRole role, const char *name, const char *text,
@@ -294,8 +247,8 @@ static int first_visible(walk *w, int n, os_rect vis)
 /* Whether the allowlist may keep a node with this role, name and states. */
 static bool candidate(const walk *w, int n, AtspiRole role, const char *name)
 {
-	return role_interactive(role) || role_texty(role) || name[0] != '\0' ||
-	       role == ATSPI_ROLE_TEXT || has(w, n, ATSPI_STATE_FOCUSABLE);
+	return vision_a11y_role_interactive(role) || vision_a11y_role_texty(role) ||
+	       name[0] != '\0' || role == ATSPI_ROLE_TEXT || has(w, n, ATSPI_STATE_FOCUSABLE);
 }
 
 /*
@@ -411,9 +364,11 @@ static char *text_for(walk *w, int n, AtspiRole role, const char *name)
 	             role == ATSPI_ROLE_PASSWORD_TEXT;
 	if (role == ATSPI_ROLE_PASSWORD_TEXT)
 		return strdup(""); /* never read */
-	if (field || (name[0] == '\0' && (role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE))))
+	bool unnamed_text = name[0] == '\0' &&
+	                    (vision_a11y_role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE));
+	if (field || unnamed_text)
 		return a11y_wire_short_text(w->net, n, A11Y_TEXT_MAX);
-	if (role_interactive(role) || name[0] != '\0')
+	if (vision_a11y_role_interactive(role) || name[0] != '\0')
 		return strdup("");
 	return NULL;
 }
