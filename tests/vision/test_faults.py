@@ -1,0 +1,205 @@
+"""Faults of the desktop under `deskhand elements` (issue 27), caused for
+real on the private Xvfb, openbox and session bus of test_elements.py (its
+setUpModule, reused as is):
+
+- an accessibility application whose main loop blocks (hangform.py, on
+  SIGUSR1: it stays on the bus and never answers again). The read must end
+  within its documented cap, list the other applications, and name the one
+  that did not answer; from the command line and from the agent's elements
+  action (where libatspi keeps what it learned of the application, so the
+  read meets the hang later, in its own calls).
+
+No run may leave a process behind: this test is its children's subreaper,
+so what a deskhand run starts and leaves is re-parented here and seen.
+Subprocess time-outs are hang guards, far above what a run takes."""
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import unittest
+
+import harness as h
+import test_elements as te
+from agentlib import FakeLLM, Run, call, tool_results
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def setUpModule():
+    if subprocess.run(["/usr/bin/python3", "-c", "import gi; gi.require_version('Gtk', '3.0')"],
+                      stderr=subprocess.DEVNULL).returncode != 0:
+        raise unittest.SkipTest("PyGObject with GTK 3 is not installed (gir1.2-gtk-3.0)")
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0:
+        raise unittest.SkipTest("cannot become a subreaper")
+    te.setUpModule()
+    # The accessibility bus and registry start on first use, re-parented
+    # here: started now, they are in every test's "before".
+    te.elements("--all-windows")
+
+
+def tearDownModule():
+    te.tearDownModule()
+
+
+def comm(pid):
+    try:
+        with open("/proc/%d/comm" % pid) as f:
+            return "%s (pid %d)" % (f.read().strip(), pid)
+    except OSError:
+        return "gone (pid %d)" % pid
+
+
+def children():
+    """This process's live children (orphans of deskhand runs included)."""
+    me, out = os.getpid(), set()
+    for d in os.listdir("/proc"):
+        if not d.isdigit():
+            continue
+        try:
+            with open("/proc/%s/stat" % d) as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if fields[0] != "Z" and int(fields[1]) == me:
+            out.add(int(d))
+    return out
+
+
+class App:
+    """hangform.py: a GTK 3 window titled `title` with these buttons."""
+
+    def __init__(self, title, *buttons):
+        self.p = subprocess.Popen(["/usr/bin/python3", os.path.join(HERE, "hangform.py"), title]
+                                  + list(buttons), env=te.ENV, stdout=subprocess.PIPE,
+                                  stderr=subprocess.DEVNULL, start_new_session=True)
+        self.pid = self.p.pid
+        assert self.p.stdout.readline() == b"ready\n"
+
+    def block(self):
+        """Blocks the app's main loop, for good."""
+        os.kill(self.pid, signal.SIGUSR1)
+        assert self.p.stdout.readline() == b"blocked\n"
+
+    def stop(self):
+        if self.p.poll() is None:
+            os.killpg(self.pid, signal.SIGKILL)
+        self.p.wait(10)
+        self.p.stdout.close()
+
+
+def read_json(*args, timeout=60):
+    p = h.run([h.binary(), "elements", "--json"] + list(args), env=te.ENV, timeout=timeout)
+    assert p.returncode == 0, p.stderr
+    return json.loads(p.stdout)
+
+
+def names_of(j, pid):
+    return {e["name"] for e in j["elements"] if e["pid"] == pid}
+
+
+def window_of(title):
+    out = h.run([h.binary(), "windows"], env=te.ENV).stdout.decode()
+    return [l.split()[0] for l in out.splitlines() if l.endswith(" " + title)]
+
+
+class HungApplication(unittest.TestCase):
+    def setUp(self):
+        self.before = children()
+        # Registered first, so read first: where a hang used to cost the
+        # whole read.
+        self.hung = App("Frozen window", "Frozen", "Stuck")
+        h.wait_for(lambda: names_of(read_json("--all-windows"), self.hung.pid), timeout=30,
+                   step=0.2)
+        self.fine = App("Fine window", "Approve", "Reject")
+        self.assertTrue(h.wait_for(lambda: names_of(read_json("--all-windows"), self.fine.pid),
+                                   timeout=30, step=0.2))
+        j = read_json("--all-windows")
+        self.assertEqual(j["elements"][0]["pid"], self.hung.pid, j)
+        self.assertFalse(j["partial"], j)
+        self.known = {self.hung.pid, self.fine.pid}
+
+    def tearDown(self):
+        self.hung.stop()
+        self.fine.stop()
+
+    def assertNothingLeft(self):
+        self.assertEqual([comm(p) for p in children() - self.before - self.known], [])
+
+    def assertNamesTheHungApp(self, j):
+        self.assertTrue(j["partial"], j)
+        self.assertIn("python3 (pid %d) did not answer" % self.hung.pid, j["note"])
+        self.assertEqual(names_of(j, self.hung.pid), set(), j)
+
+    def test_the_others_are_listed_and_the_hung_one_named(self):
+        self.hung.block()
+        j = read_json("--all-windows")
+        self.assertNamesTheHungApp(j)
+        self.assertTrue({"Approve", "Reject"} <= names_of(j, self.fine.pid), j)
+        # The lines and their note, as a person reads them.
+        p = te.elements("--all-windows")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        rows = te.parse(p.stdout)
+        self.assertTrue(te.named(rows, "push button", "Approve"), rows)
+        self.assertIn(b"(pid %d) did not answer" % self.hung.pid, p.stderr)
+        self.assertNothingLeft()
+
+    def test_a_hung_active_window_is_named(self):
+        ids = window_of("Frozen window")
+        self.assertEqual(len(ids), 1, ids)
+        p = h.run([h.binary(), "windows", "--activate", ids[0]], env=te.ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.hung.block()
+        j = read_json()
+        self.assertNamesTheHungApp(j)
+        self.assertEqual(j["elements"], [])
+        self.assertNothingLeft()
+
+    def test_the_cap_bounds_the_read(self):
+        # A long cap, so that the guard is generous: half of it goes to the
+        # hung application, the rest to the others. A read that waited on
+        # the hung application more than its share (twice the cap, before)
+        # is past the guard.
+        self.hung.block()
+        t0 = time.monotonic()
+        j = read_json("--all-windows", "--timeout-ms", "30000", timeout=55)
+        took = time.monotonic() - t0
+        print("# --timeout-ms 30000 with one of two applications hung: %.1f s" % took,
+              file=sys.stderr)
+        self.assertNamesTheHungApp(j)
+        self.assertIn("within 1", j["note"])  # ~15000 ms: its share
+        self.assertTrue({"Approve", "Reject"} <= names_of(j, self.fine.pid), j)
+        self.assertNothingLeft()
+
+    def test_the_agent_names_the_hung_application(self):
+        # Read once while it answers (libatspi learns its toolkit and keeps
+        # it), then blocked: the second read meets the hang in its own calls.
+        ids = window_of("Frozen window")
+        p = h.run([h.binary(), "windows", "--activate", ids[0]], env=te.ENV)
+        self.assertEqual(p.returncode, 0, p.stderr)
+
+        def block_then_read(body, fmt):
+            self.hung.block()
+            return {"tool_calls": [call("computer", action="elements")]}
+        r = Run()
+        turns = [{"tool_calls": [call("computer", action="elements")]}, block_then_read,
+                 {"text": "done"}]
+        with FakeLLM(turns) as srv:
+            p = te.agent(r, srv, "-m", "look")
+            results = tool_results(srv.requests[-1]["body"], "openai")
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn('push button "Frozen"', results[0][1])
+        self.assertNotIn("did not answer", results[0][1])
+        second = results[1][1]
+        self.assertNotIn('push button "Frozen"', second)
+        self.assertIn("python3 (pid %d) did not answer" % self.hung.pid, second)
+        self.assertNothingLeft()
+
+
+if __name__ == "__main__":
+    h.main()
