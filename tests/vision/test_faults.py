@@ -1,13 +1,18 @@
-"""Faults of the desktop under `deskhand elements` (issue 27), caused for
-real on the private Xvfb, openbox and session bus of test_elements.py (its
-setUpModule, reused as is):
+"""Faults of the desktop under `deskhand elements` and `deskhand windows`
+(issue 27), caused for real on the private Xvfb, openbox and session bus of
+test_elements.py (its setUpModule, reused as is):
 
 - an accessibility application whose main loop blocks (hangform.py, on
   SIGUSR1: it stays on the bus and never answers again). The read must end
   within its documented cap, list the other applications, and name the one
   that did not answer; from the command line and from the agent's elements
   action (where libatspi keeps what it learned of the application, so the
-  read meets the hang later, in its own calls).
+  read meets the hang later, in its own calls);
+- a flood of windows mapped and destroyed as fast as the X server takes
+  them (tests/os/capture-xclient flood) while `windows`, `elements` and
+  `elements --all-windows` run 50 times each, under openbox and on a
+  display without a manager: every run exits 0 with well-formed output, and
+  the window that stays and its controls are in every one.
 
 No run may leave a process behind: this test is its children's subreaper,
 so what a deskhand run starts and leaves is re-parented here and seen.
@@ -15,6 +20,7 @@ Subprocess time-outs are hang guards, far above what a run takes."""
 import ctypes
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -26,6 +32,7 @@ import test_elements as te
 from agentlib import FakeLLM, Run, call, tool_results
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+WINDOW = re.compile(r"^0x[0-9a-f]{8} (-|\d+) [*-] \d+x\d+[+-]\d+[+-]\d+ \S+ .*$")
 PR_SET_CHILD_SUBREAPER = 36
 
 
@@ -199,6 +206,80 @@ class HungApplication(unittest.TestCase):
         self.assertNotIn('push button "Frozen"', second)
         self.assertIn("python3 (pid %d) did not answer" % self.hung.pid, second)
         self.assertNothingLeft()
+
+
+class WindowFlood(unittest.TestCase):
+    RUNS = 50
+
+    def flood(self, env, pause_us):
+        """64 windows always mapped, each replaced as soon as the server has
+        made the last (or pause_us later, so that a window manager lists
+        them): many of a listing's windows vanish while it reads them."""
+        churn = subprocess.Popen([os.path.join(h.build_dir(), "tests", "os", "capture-xclient"),
+                                  "flood", "600", "64", str(pause_us)], env=env,
+                                 stdout=subprocess.PIPE, start_new_session=True)
+
+        def stop():
+            if churn.poll() is None:
+                os.killpg(churn.pid, signal.SIGKILL)
+            churn.wait(10)
+            churn.stdout.close()
+        self.addCleanup(stop)
+        self.assertEqual(churn.stdout.readline(), b"ready\n")
+        return churn, stop
+
+    def check_runs(self, env, steady, app=None, pause_us=0):
+        """RUNS of windows, elements and elements --all-windows: each exits 0
+        with well-formed lines, and the window that stays (`steady`, a
+        title) is in every listing; so is `app`'s Approve button."""
+        before = children()
+        churn, stop = self.flood(env, pause_us)
+        flooded = 0
+        for i in range(self.RUNS):
+            p = h.run([h.binary(), "windows"], env=env, timeout=60)
+            self.assertEqual(p.returncode, 0, (i, p.stderr))
+            lines = p.stdout.decode().splitlines()
+            for line in lines:
+                self.assertRegex(line, WINDOW)
+            self.assertEqual(len([l for l in lines if l.endswith(" " + steady)]), 1, (i, lines))
+            flooded += len([l for l in lines if " Flood flood " in l])
+            p = h.run([h.binary(), "elements"], env=env, timeout=60)
+            self.assertEqual(p.returncode, 0, (i, p.stderr))
+            te.parse(p.stdout)
+            p = h.run([h.binary(), "elements", "--all-windows", "--json"], env=env, timeout=60)
+            self.assertEqual(p.returncode, 0, (i, p.stderr))
+            j = json.loads(p.stdout)
+            if app is not None:
+                self.assertIn("Approve", names_of(j, app.pid), (i, j))
+        self.assertIsNone(churn.poll(), "the flood ended before the runs")
+        stop()
+        print("# %d runs: %d flood windows listed in all" % (self.RUNS, flooded), file=sys.stderr)
+        left = children() - before - ({app.pid} if app else set())
+        self.assertEqual([comm(p) for p in left], [])
+
+    def test_under_a_window_manager(self):
+        app = App("Fine window", "Approve", "Reject")
+        self.addCleanup(app.stop)
+        self.assertTrue(h.wait_for(lambda: names_of(read_json("--all-windows"), app.pid),
+                                   timeout=30, step=0.2))
+        # As fast as it goes, openbox never lists a flood window: 2 ms apart,
+        # it lists them, and they vanish while deskhand reads the list.
+        self.check_runs(te.ENV, "Fine window", app, pause_us=2000)
+
+    def test_without_a_window_manager(self):
+        with h.Xvfb(640, 480) as x2:
+            env = dict(te.ENV, DISPLAY=x2.display)
+            steady = subprocess.Popen([os.path.join(h.build_dir(), "tests", "os",
+                                                    "capture-xclient"), "window", "--utf8-name",
+                                       "steady"], env=env, stdin=subprocess.PIPE,
+                                      stdout=subprocess.PIPE, start_new_session=True)
+            try:
+                self.assertTrue(steady.stdout.readline().startswith(b"0x"))
+                self.check_runs(env, "steady")
+            finally:
+                steady.stdin.close()
+                steady.wait(10)
+                steady.stdout.close()
 
 
 if __name__ == "__main__":
