@@ -47,8 +47,10 @@
 #define VISION_A11Y_MAX_CHILDREN 1024
 #define VISION_A11Y_MAX_NODES 2000
 #define VISION_A11Y_TIMEOUT_MS 1000
-/* The least patience for one call, whatever the number of applications. */
-#define VISION_A11Y_PATIENCE_MIN_MS 100
+/* The least patience for one call, whatever the number of applications: a
+ * busy but healthy application (a compositor drawing, a big toolkit cache:
+ * gtk3-widget-factory's whole read takes 40 ms) answers within it. */
+#define VISION_A11Y_PATIENCE_MIN_MS 250
 /* A container with more children than this is entered at its visible part. */
 #define VISION_A11Y_BIG 64
 
