@@ -86,7 +86,9 @@ class App:
                                   + list(buttons), env=te.ENV, stdout=subprocess.PIPE,
                                   stderr=subprocess.DEVNULL, start_new_session=True)
         self.pid = self.p.pid
-        assert self.p.stdout.readline() == b"ready\n"
+        if self.p.stdout.readline() != b"ready\n":
+            self.stop()
+            raise RuntimeError("hangform.py did not start")
 
     def block(self):
         """Blocks the app's main loop, for good."""
@@ -121,19 +123,17 @@ class HungApplication(unittest.TestCase):
         # Registered first, so read first: where a hang used to cost the
         # whole read.
         self.hung = App("Frozen window", "Frozen", "Stuck")
+        self.addCleanup(self.hung.stop)
         h.wait_for(lambda: names_of(read_json("--all-windows"), self.hung.pid), timeout=30,
                    step=0.2)
         self.fine = App("Fine window", "Approve", "Reject")
+        self.addCleanup(self.fine.stop)
         self.assertTrue(h.wait_for(lambda: names_of(read_json("--all-windows"), self.fine.pid),
                                    timeout=30, step=0.2))
         j = read_json("--all-windows")
         self.assertEqual(j["elements"][0]["pid"], self.hung.pid, j)
         self.assertFalse(j["partial"], j)
         self.known = {self.hung.pid, self.fine.pid}
-
-    def tearDown(self):
-        self.hung.stop()
-        self.fine.stop()
 
     def assertNothingLeft(self):
         self.assertEqual([comm(p) for p in children() - self.before - self.known], [])
