@@ -34,6 +34,7 @@
 	X(p, dbus_connection_set_exit_on_disconnect) X(p, dbus_connection_unref) \
 	X(p, dbus_error_free) X(p, dbus_error_init) X(p, dbus_free) \
 	X(p, dbus_message_append_args) X(p, dbus_message_get_args) X(p, dbus_message_get_type) \
+	X(p, dbus_message_is_error) \
 	X(p, dbus_message_iter_get_arg_type) X(p, dbus_message_iter_get_basic) \
 	X(p, dbus_message_iter_get_signature) X(p, dbus_message_iter_init) \
 	X(p, dbus_message_iter_next) X(p, dbus_message_iter_recurse) \
@@ -93,6 +94,7 @@ bool a11y_libs_load(const char **why);
 #define dbus_message_append_args (*vision_dl_dbus_message_append_args)
 #define dbus_message_get_args (*vision_dl_dbus_message_get_args)
 #define dbus_message_get_type (*vision_dl_dbus_message_get_type)
+#define dbus_message_is_error (*vision_dl_dbus_message_is_error)
 #define dbus_message_iter_get_arg_type (*vision_dl_dbus_message_iter_get_arg_type)
 #define dbus_message_iter_get_basic (*vision_dl_dbus_message_iter_get_basic)
 #define dbus_message_iter_get_signature (*vision_dl_dbus_message_iter_get_signature)

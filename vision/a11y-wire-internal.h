@@ -41,6 +41,8 @@ enum { WIRE_HAS_COMP = 1, WIRE_HAS_TEXT = 2, WIRE_HAS_VALUE = 4, WIRE_IFACES_KNO
 typedef struct a11y_wcall {
 	DBusPendingCall *pending;
 	DBusMessage *reply;
+	a11y_wire *w;   /* the read that sent it */
+	bool patient;   /* sent to wait all of the read's patience */
 } a11y_wcall;
 
 typedef struct a11y_wnode {
@@ -68,6 +70,8 @@ struct a11y_wire {
 	DBusConnection *bus_conn; /* the accessibility bus, for nodes of other applications */
 	char *bus;                /* the application's unique name */
 	int64_t deadline;         /* base_now_ns */
+	int patience_ms;          /* the longest one call waits */
+	bool hung;                /* a call waited all of it: ask nothing more */
 	a11y_wnode *nodes;
 	int count, cap;
 	GHashTable *index;        /* key -> node number + 1 */
@@ -81,9 +85,11 @@ struct a11y_wire {
 DBusMessage *a11y_wire_msg_new(const a11y_wnode *nd, const char *iface, const char *member);
 /* A property's Get; NULL when out of memory. */
 DBusMessage *a11y_wire_msg_get(const a11y_wnode *nd, const char *iface, const char *prop);
-/* Sends m (consumed) to nd; NULL when past the deadline or out of memory. */
+/* Sends m (consumed) to nd; NULL when past the deadline, the application
+ * hung (a11y_wire_hung) or out of memory. */
 a11y_wcall *a11y_wire_send(a11y_wire *w, const a11y_wnode *nd, DBusMessage *m);
-/* c's answer (c consumed; NULL: none); NULL for none, an error or a time-out. */
+/* c's answer (c consumed; NULL: none); NULL for none, an error or a
+ * time-out (and at once, without waiting, once the application hung). */
 DBusMessage *a11y_wire_answer(a11y_wcall *c);
 /* The first argument of r (unreffed) as a basic value of `type`, through a
  * variant; a string is strdup'ed into *(char **)out. False: not that. */

@@ -98,13 +98,18 @@ DBusMessage *a11y_wire_msg_get(const a11y_wnode *nd, const char *iface, const ch
 a11y_wcall *a11y_wire_send(a11y_wire *w, const a11y_wnode *nd, DBusMessage *m)
 {
 	a11y_wcall *call = m != NULL ? calloc(1, sizeof(*call)) : NULL;
+	if (call != NULL)
+		call->w = w;
 	if (call != NULL && w->answer_fn != NULL) {
 		dbus_message_set_serial(m, (dbus_uint32_t)w->calls + 1); /* as sending would */
 		call->reply = w->answer_fn(w->answer_ctx, m);
 	} else if (call != NULL) {
 		long left = base_ms_until(w->deadline);
+		long wait = left < w->patience_ms ? left : w->patience_ms;
 		DBusConnection *c = strcmp(nd->bus, w->bus) == 0 ? w->app_conn : w->bus_conn;
-		if (left <= 0 || !dbus_connection_send_with_reply(c, m, &call->pending, (int)left))
+		call->patient = wait == w->patience_ms;
+		if (w->hung || wait <= 0 ||
+		    !dbus_connection_send_with_reply(c, m, &call->pending, (int)wait))
 			call->pending = NULL;
 		if (call->pending == NULL) {
 			free(call);
@@ -124,10 +129,16 @@ DBusMessage *a11y_wire_answer(a11y_wcall *c)
 	if (c == NULL)
 		return NULL;
 	DBusMessage *r = c->reply;
-	if (c->pending != NULL) {
+	if (c->pending != NULL && c->w->hung) {
+		dbus_pending_call_cancel(c->pending); /* it would wait its patience again */
+		dbus_pending_call_unref(c->pending);
+	} else if (c->pending != NULL) {
 		dbus_pending_call_block(c->pending);
 		r = dbus_pending_call_steal_reply(c->pending);
 		dbus_pending_call_unref(c->pending);
+		/* libdbus's own answer to a call whose time ran out */
+		if (r != NULL && c->patient && dbus_message_is_error(r, DBUS_ERROR_NO_REPLY))
+			c->w->hung = true;
 	}
 	free(c);
 	if (r != NULL && dbus_message_get_type(r) != DBUS_MESSAGE_TYPE_METHOD_RETURN) {
@@ -344,7 +355,7 @@ static a11y_wire *wire_start(a11y_wire *w, const char *bus, bool cache)
 	return w;
 }
 
-a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, bool cache)
+a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, int patience_ms, bool cache)
 {
 	a11y_wire *w = calloc(1, sizeof(*w));
 	if (w == NULL)
@@ -353,6 +364,7 @@ a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, bool cache)
 	w->bus_conn = dbus_connection_ref(atspi_get_a11y_bus());
 	w->app_conn = dbus_connection_ref(a != NULL && a->bus != NULL ? a->bus : w->bus_conn);
 	w->deadline = deadline;
+	w->patience_ms = patience_ms > 0 ? patience_ms : 1;
 	return wire_start(w, a != NULL && a->bus_name != NULL ? a->bus_name : "", cache);
 }
 
@@ -397,6 +409,11 @@ int a11y_wire_root(const a11y_wire *w)
 {
 	(void)w;
 	return 0;
+}
+
+bool a11y_wire_hung(const a11y_wire *w)
+{
+	return w->hung;
 }
 
 int a11y_wire_calls(const a11y_wire *w)

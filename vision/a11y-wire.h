@@ -20,9 +20,15 @@
  * Nothing outlives a11y_wire_destroy: the next read asks again, so a
  * re-read at action time sees the application as it is now.
  *
- * Every call waits at most until the deadline given to a11y_wire_new; a
- * call that fails or times out reads as absent (the caller watches the
- * deadline and says why the list is partial). Names and texts are the
+ * Every call waits at most until the deadline given to a11y_wire_new, and
+ * at most `patience_ms`; a call that fails or times out reads as absent
+ * (the caller watches the deadline and says why the list is partial). A
+ * call left unanswered for all of its patience means the application's
+ * main loop does not run (stopped, blocked, or busy for that long): the
+ * read sends nothing more and waits for nothing more it sent, every later
+ * question reading as absent at once, and a11y_wire_hung says so; without
+ * that, each wave of calls to a hung application would cost the patience
+ * again. Names and texts are the
  * application's: hostile, passed on as they came (valid UTF-8, which
  * libdbus checks).
  * Owns: the nodes of one read. Borrows the connections (libatspi's).
@@ -42,12 +48,14 @@ typedef struct a11y_wire a11y_wire;
 
 /*
  * A read of the application whose root is `app` (a child of libatspi's
- * desktop), every call ending by `deadline` (base_now_ns's clock). Asks the
- * toolkit's cache once when `cache` (false for a toolkit whose cache is
- * known not to be its tree). NULL when out of memory (or libatspi's bus
- * name for it is not one).
+ * desktop), every call ending by `deadline` (base_now_ns's clock) and
+ * waiting at most `patience_ms` (see above). Asks the toolkit's cache once
+ * when `cache` (false for a toolkit whose cache is known not to be its
+ * tree). NULL when out of memory (or libatspi's bus name for it is not one).
  */
-a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, bool cache);
+a11y_wire *a11y_wire_new(AtspiAccessible *app, int64_t deadline, int patience_ms, bool cache);
+/* Whether a call went unanswered for all of its patience (see above). */
+bool a11y_wire_hung(const a11y_wire *w);
 void a11y_wire_destroy(a11y_wire *w); /* NULL: no-op */
 
 /*

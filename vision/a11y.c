@@ -85,6 +85,9 @@ typedef struct walk {
 	int64_t deadline;   /* base_now_ns */
 	int max_nodes;
 	int pid;
+	int patience_ms;    /* the longest one call to the application being read waits */
+	char hung[128];     /* "zenity (pid 12), ...": applications that did not answer */
+	int hung_count, hung_ms;
 	a11y_wire *net; /* the application being read: its nodes are ints */
 	/* GTK 4 (its own AT-SPI code, no atk-bridge): VISIBLE stands for
 	 * SHOWING, and boxes are relative to the window, moved by (dx, dy). */
@@ -128,21 +131,10 @@ static bool shown(const walk *w, int n)
 	return has(w, n, ATSPI_STATE_SHOWING) || (w->gtk4 && has(w, n, ATSPI_STATE_VISIBLE));
 }
 
-/* GTK 4.8 names an unnamed widget by its class ("GtkToggleButton"): no name. */
-static bool gtk_class_name(const char *name)
-{
-	if (strncmp(name, "Gtk", 3) != 0 || name[3] < 'A' || name[3] > 'Z')
-		return false;
-	for (const char *c = name + 3; *c; c++)
-		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z')))
-			return false;
-	return true;
-}
-
 static const char *name_of(const walk *w, int n)
 {
 	const char *name = a11y_wire_name(w->net, n);
-	return w->gtk4 && gtk_class_name(name) ? "" : name;
+	return w->gtk4 && vision_a11y_gtk_class_name(name) ? "" : name;
 }
 
 /* n's box on the screen (GTK 4's moved from its window's corner). */
@@ -153,42 +145,6 @@ static bool box_of(const walk *w, int n, os_rect *out)
 	out->x += w->dx;
 	out->y += w->dy;
 	return true;
-}
-
-/* The allowlist: what a person acts on, and text that says something. */
-static bool role_interactive(AtspiRole r)
-{
-	switch (r) {
-	case ATSPI_ROLE_PUSH_BUTTON: case ATSPI_ROLE_TOGGLE_BUTTON:
-	case ATSPI_ROLE_CHECK_BOX: case ATSPI_ROLE_RADIO_BUTTON:
-	case ATSPI_ROLE_COMBO_BOX: case ATSPI_ROLE_MENU: case ATSPI_ROLE_MENU_ITEM:
-	case ATSPI_ROLE_CHECK_MENU_ITEM: case ATSPI_ROLE_RADIO_MENU_ITEM:
-	case ATSPI_ROLE_PAGE_TAB: case ATSPI_ROLE_LINK: case ATSPI_ROLE_ENTRY:
-	case ATSPI_ROLE_PASSWORD_TEXT: case ATSPI_ROLE_SPIN_BUTTON:
-	case ATSPI_ROLE_SLIDER: case ATSPI_ROLE_SCROLL_BAR: case ATSPI_ROLE_LIST_ITEM:
-	case ATSPI_ROLE_TABLE_CELL: case ATSPI_ROLE_TREE_ITEM: case ATSPI_ROLE_ICON:
-	case ATSPI_ROLE_TERMINAL:
-	case ATSPI_ROLE_PUSH_BUTTON_MENU: case ATSPI_ROLE_COLOR_CHOOSER:
-	case ATSPI_ROLE_DATE_EDITOR: case ATSPI_ROLE_TABLE_COLUMN_HEADER:
-	case ATSPI_ROLE_TABLE_ROW_HEADER:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static bool role_texty(AtspiRole r)
-{
-	switch (r) {
-	case ATSPI_ROLE_LABEL: case ATSPI_ROLE_TEXT: case ATSPI_ROLE_HEADING:
-	case ATSPI_ROLE_PARAGRAPH: case ATSPI_ROLE_STATIC: case ATSPI_ROLE_IMAGE:
-	case ATSPI_ROLE_CAPTION: case ATSPI_ROLE_STATUS_BAR: case ATSPI_ROLE_ALERT:
-	case ATSPI_ROLE_SECTION: case ATSPI_ROLE_DOCUMENT_WEB: case ATSPI_ROLE_NOTIFICATION:
-	case ATSPI_ROLE_TOOL_TIP: case ATSPI_ROLE_PROGRESS_BAR: case ATSPI_ROLE_LEVEL_BAR:
-		return true;
-	default:
-		return false;
-	}
 }
 
 /* The states a model acts on, by name; "" for none. */
@@ -222,12 +178,12 @@ static char *states_text(const walk *w, int n)
 
 static bool keep(const walk *w, int n, AtspiRole role, const char *name, const char *text)
 {
-	if (role_interactive(role))
+	if (vision_a11y_role_interactive(role))
 		return true;
 	bool named = name[0] != '\0' || text[0] != '\0';
 	if (role == ATSPI_ROLE_TEXT && has(w, n, ATSPI_STATE_EDITABLE))
 		return true;
-	return named && (role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE));
+	return named && (vision_a11y_role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE));
 }
 
 static bool add(walk *w, int n, AtspiRole role, const char *name, const char *text,
@@ -294,8 +250,8 @@ static int first_visible(walk *w, int n, os_rect vis)
 /* Whether the allowlist may keep a node with this role, name and states. */
 static bool candidate(const walk *w, int n, AtspiRole role, const char *name)
 {
-	return role_interactive(role) || role_texty(role) || name[0] != '\0' ||
-	       role == ATSPI_ROLE_TEXT || has(w, n, ATSPI_STATE_FOCUSABLE);
+	return vision_a11y_role_interactive(role) || vision_a11y_role_texty(role) ||
+	       name[0] != '\0' || role == ATSPI_ROLE_TEXT || has(w, n, ATSPI_STATE_FOCUSABLE);
 }
 
 /*
@@ -411,9 +367,11 @@ static char *text_for(walk *w, int n, AtspiRole role, const char *name)
 	             role == ATSPI_ROLE_PASSWORD_TEXT;
 	if (role == ATSPI_ROLE_PASSWORD_TEXT)
 		return strdup(""); /* never read */
-	if (field || (name[0] == '\0' && (role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE))))
+	bool unnamed_text = name[0] == '\0' &&
+	                    (vision_a11y_role_texty(role) || has(w, n, ATSPI_STATE_FOCUSABLE));
+	if (field || unnamed_text)
 		return a11y_wire_short_text(w->net, n, A11Y_TEXT_MAX);
-	if (role_interactive(role) || name[0] != '\0')
+	if (vision_a11y_role_interactive(role) || name[0] != '\0')
 		return strdup("");
 	return NULL;
 }
@@ -525,14 +483,23 @@ static bool active_window(os_display *d, os_rect *win, int *pid, vision_elements
 /*
  * GTK 4 speaks AT-SPI itself (no atk-bridge) and gives every box relative
  * to its window, whatever coordinate type is asked (it cannot know the
- * screen under Wayland); GTK 3 and Qt answer in screen coordinates.
+ * screen under Wayland); GTK 3 and Qt answer in screen coordinates. The
+ * first question to the application: *hung when it waited all of the
+ * application's patience unanswered (libatspi then sets no error: a
+ * time-out tells itself only by the time it took).
  */
-static bool toolkit_gtk4(AtspiAccessible *app)
+static bool toolkit_gtk4(walk *w, AtspiAccessible *app, bool *hung)
 {
+	long left = base_ms_until(w->deadline);
+	long wait = left < w->patience_ms ? left : w->patience_ms;
+	atspi_set_timeout((gint)wait, (gint)wait);
 	GError *err = NULL;
+	int64_t asked = base_now_ns();
 	gchar *name = atspi_accessible_get_toolkit_name(app, &err);
 	gerr(&err);
-	gchar *version = atspi_accessible_get_toolkit_version(app, &err);
+	*hung = name == NULL && wait == w->patience_ms &&
+	        base_now_ns() - asked >= wait * BASE_NS_PER_MS * 9 / 10;
+	gchar *version = *hung ? NULL : atspi_accessible_get_toolkit_version(app, &err);
 	gerr(&err);
 	bool yes = name != NULL && version != NULL && strcmp(name, "GTK") == 0 &&
 	           strncmp(version, "4.", 2) == 0;
@@ -628,13 +595,49 @@ static int relative_frame(walk *w, os_rect win)
 	return found;
 }
 
+/* Names the application being read as one that did not answer: its read
+ * stopped there (what it said before stays listed) and the walk goes on. */
+static void hung_add(walk *w)
+{
+	char comm[32];
+	base_proc_comm(w->pid, comm, sizeof(comm));
+	for (char *c = comm; *c != '\0'; c++)
+		if (*c < 0x20 || *c > 0x7e)
+			*c = '?'; /* the process names itself: hostile text in a note */
+	size_t at = strlen(w->hung);
+	if (w->hung_count < 4)
+		snprintf(w->hung + at, sizeof(w->hung) - at, "%s%s (pid %d)", at ? ", " : "",
+		         comm[0] ? comm : "?", w->pid);
+	if (w->hung_count++ == 0)
+		w->hung_ms = w->patience_ms;
+	w->e->partial = true;
+}
+
+/*
+ * What one call to an application may wait: what is left of the cap shared
+ * by the `apps` still to read (at least VISION_A11Y_PATIENCE_MIN_MS, or all
+ * that is left), so that one that hangs leaves the others their share.
+ */
+static int patience(const walk *w, int apps)
+{
+	long left = base_ms_until(w->deadline);
+	long share = left / (apps > 0 ? apps : 1);
+	long least = left < VISION_A11Y_PATIENCE_MIN_MS ? left : VISION_A11Y_PATIENCE_MIN_MS;
+	return (int)(share > least ? share : least);
+}
+
 /* Walks the app's frame over `win` (or every frame of it when all). */
 static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 {
-	w->gtk4 = toolkit_gtk4(app);
+	bool hung;
+	w->gtk4 = toolkit_gtk4(w, app, &hung);
+	if (hung) {
+		hung_add(w);
+		return STEP_OK;
+	}
 	w->dx = w->dy = 0;
 	/* GTK 4.8's own cache is not the tree (its root lists no windows). */
-	w->net = a11y_wire_new(app, w->deadline, !w->gtk4);
+	w->net = a11y_wire_new(app, w->deadline, w->patience_ms, !w->gtk4);
 	if (w->net == NULL) {
 		vision_fail("out of memory");
 		return STEP_FAIL;
@@ -662,10 +665,25 @@ static enum step walk_app(walk *w, AtspiAccessible *app, os_rect win, bool all)
 			break;
 	}
 out:
+	if (a11y_wire_hung(w->net))
+		hung_add(w);
 	w->e->calls += a11y_wire_calls(w->net);
 	a11y_wire_destroy(w->net);
 	w->net = NULL;
 	return s;
+}
+
+/* The applications that did not answer, named first in the note. */
+static void note_hung(walk *w)
+{
+	vision_elements *e = w->e;
+	char rest[sizeof(e->note)];
+	snprintf(rest, sizeof(rest), "%s", e->note);
+	e->note[0] = '\0';
+	note(e, "partial: %s%s did not answer within %d ms (a stopped, blocked or busy main "
+	        "loop): %s elements are missing or incomplete%s%s", w->hung,
+	     w->hung_count > 4 ? " and others" : "", w->hung_ms, w->hung_count > 1 ? "their" : "its",
+	     rest[0] ? "; " : "", rest);
 }
 
 static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
@@ -692,6 +710,7 @@ static bool walk_desktop(walk *w, os_rect win, int pid, bool all)
 		if (all || (pid > 0 && app_pid == pid)) {
 			matched = true;
 			w->pid = app_pid;
+			w->patience_ms = patience(w, all ? n - i : 1);
 			enum step s = walk_app(w, app, win, all);
 			ok = s != STEP_FAIL;
 			if (s == STEP_STOP)
@@ -740,6 +759,8 @@ vision_elements *vision_elements_read(os_display *d, const vision_a11y_options *
 		return e;
 	if (!walk_desktop(&w, win, pid, all))
 		goto fail;
+	if (w.hung_count > 0)
+		note_hung(&w);
 	if (only_active)
 		note(e, "only the active window is listed: applications here give their boxes "
 		        "relative to their windows, placed by the active one's place");

@@ -14,8 +14,15 @@
  * interactive roles and text that has a name (an allowlist, see a11y.c).
  *
  * The walk is capped: depth, children per node, total nodes and wall time
- * (each D-Bus call waits at most what is left of it), so an app that hangs
- * its main loop costs at most the time cap. A capped walk returns what it has, marked partial, with the reason.
+ * (the time cap: each D-Bus call waits at most what is left of it). One
+ * call to an application waits at most its patience: what is left of the
+ * cap shared by the applications still to read (VISION_A11Y_PATIENCE_MIN_MS
+ * at least, all of it for the active window's alone). An application that
+ * lets a call wait that long (its main loop stopped, blocked or busy) is
+ * asked nothing more; what it said is kept, the note names it, and the
+ * other applications are read in what is left. So a read never takes more
+ * than the time cap, hung applications or not. A capped walk returns what
+ * it has, marked partial, with the reason.
  * No bus, a build without libatspi, or a window whose application exposes
  * no tree (xterm) is not an error: an empty list with a note that says so.
  *
@@ -40,6 +47,10 @@
 #define VISION_A11Y_MAX_CHILDREN 1024
 #define VISION_A11Y_MAX_NODES 2000
 #define VISION_A11Y_TIMEOUT_MS 1000
+/* The least patience for one call, whatever the number of applications: a
+ * busy but healthy application (a compositor drawing, a big toolkit cache:
+ * gtk3-widget-factory's whole read takes 40 ms) answers within it. */
+#define VISION_A11Y_PATIENCE_MIN_MS 250
 /* A container with more children than this is entered at its visible part. */
 #define VISION_A11Y_BIG 64
 

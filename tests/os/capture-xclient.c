@@ -15,6 +15,13 @@
  *       10,20 inside it; prints "FRAME CLIENT" and waits like `window`.
  *   capture-xclient churn SECONDS
  *       creates, maps and destroys named top-level windows in a loop.
+ *   capture-xclient flood SECONDS [POOL [PAUSE_US]]
+ *       keeps POOL (default 32, at most 4096) named top-level windows
+ *       mapped, destroying the oldest and mapping a new one as fast as the
+ *       server takes them (or PAUSE_US microseconds apart: a window
+ *       manager then has the time to manage them, and lists them), so
+ *       that a listing finds windows and loses some of them while it reads
+ *       them; prints "ready" once the first POOL are mapped.
  */
 #include <X11/Xatom.h>
 #include <X11/Xlib.h>
@@ -198,11 +205,70 @@ static int cmd_churn(Display *dpy, int argc, char **argv)
 	return 0;
 }
 
+/* One flood window: named, with a pid, a class and some size, mapped. */
+static Window flood_window(Display *dpy, unsigned long n, Atom name, Atom utf8)
+{
+	Window w = XCreateSimpleWindow(dpy, DefaultRootWindow(dpy), (int)(n % 40) * 15,
+	                               (int)(n % 30) * 12, 60 + (unsigned)(n % 7) * 10, 40, 0, 0,
+	                               0xffffff);
+	char title[32];
+	int len = snprintf(title, sizeof(title), "flood %lu", n);
+	XStoreName(dpy, w, title);
+	XChangeProperty(dpy, w, name, utf8, 8, PropModeReplace, (const unsigned char *)title, len);
+	char res_name[] = "flood", res_class[] = "Flood";
+	XClassHint hint = {res_name, res_class};
+	XSetClassHint(dpy, w, &hint);
+	set_pid(dpy, w);
+	XMapWindow(dpy, w);
+	return w;
+}
+
+static int cmd_flood(Display *dpy, int argc, char **argv)
+{
+	if (argc < 3)
+		return 2;
+	double seconds = atof(argv[2]);
+	struct timespec t0, t;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	Atom name = XInternAtom(dpy, "_NET_WM_NAME", False);
+	Atom utf8 = XInternAtom(dpy, "UTF8_STRING", False);
+	unsigned long size = argc > 3 ? strtoul(argv[3], NULL, 10) : 32;
+	if (size < 1 || size > 4096)
+		return 2;
+	long pause_us = argc > 4 ? strtol(argv[4], NULL, 10) : 0;
+	if (pause_us < 0 || pause_us > 1000000)
+		return 2;
+	Window pool[4096];
+	unsigned long n = 0;
+	for (; n < size; n++)
+		pool[n] = flood_window(dpy, n, name, utf8);
+	XSync(dpy, False);
+	printf("ready\n");
+	fflush(stdout);
+	for (;; n++) {
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((double)(t.tv_sec - t0.tv_sec) + (double)(t.tv_nsec - t0.tv_nsec) / 1e9 > seconds)
+			break;
+		XDestroyWindow(dpy, pool[n % size]);
+		pool[n % size] = flood_window(dpy, n, name, utf8);
+		/* Now and then a round trip, so the flood goes at the server's
+		 * pace instead of piling requests up in the connection. */
+		if (n % 32 == 0 || pause_us > 0)
+			XSync(dpy, False);
+		else
+			XFlush(dpy);
+		if (pause_us > 0)
+			nanosleep(&(struct timespec){0, pause_us * 1000}, NULL);
+	}
+	printf("%lu\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	setlocale(LC_ALL, "");
 	if (argc < 2) {
-		fprintf(stderr, "usage: capture-xclient window|churn ...\n");
+		fprintf(stderr, "usage: capture-xclient window|framed|churn|flood ...\n");
 		return 2;
 	}
 	Display *dpy = XOpenDisplay(NULL);
@@ -218,6 +284,8 @@ int main(int argc, char **argv)
 		rc = cmd_framed(dpy, argc, argv);
 	else if (strcmp(argv[1], "churn") == 0)
 		rc = cmd_churn(dpy, argc, argv);
+	else if (strcmp(argv[1], "flood") == 0)
+		rc = cmd_flood(dpy, argc, argv);
 	XCloseDisplay(dpy);
 	return rc;
 }
