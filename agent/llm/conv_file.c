@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "agent/llm/conv-internal.h"
+#include "agent/llm/provider-internal.h"
 #include "agent/util/textutil.h"
 #include "base/base.h"
 
@@ -77,71 +78,88 @@ static const char *const block_names[] = {
 	[CONV_TOOL_RESULT] = "tool_result", [CONV_VENDOR] = "vendor",
 };
 
-static cJSON *image_json(const struct conv_image *img)
+/*
+ * The file's JSON is written as text straight into one buffer, not built
+ * as a cJSON tree first: a save came twice a step, and a tree of the whole
+ * conversation each time (millions of small allocations over a long run)
+ * fragmented the heap; resident memory grew ~4.7 KiB a step where the
+ * conversation itself grows ~1.2 (tests/session/test_soak.py).
+ */
+
+/* ,"key": before a value. */
+static void j_key(agent_buf *o, bool *first, const char *key)
 {
-	cJSON *o = cJSON_CreateObject();
-	if (!o || !cJSON_AddStringToObject(o, "path", img->path) ||
-	    !cJSON_AddNumberToObject(o, "width", img->width) ||
-	    !cJSON_AddNumberToObject(o, "height", img->height)) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	jb_sep(o, first);
+	jb_str(o, key);
+	agent_buf_append(o, ":", 1);
 }
 
-/* Adds key: s when s is set; true when it was added or had nothing to add. */
-static bool add_opt(cJSON *o, const char *key, const char *s)
+/* ,"key":"s" ("" for NULL). */
+static void j_str(agent_buf *o, bool *first, const char *key, const char *s)
 {
-	return s == NULL || cJSON_AddStringToObject(o, key, s) != NULL;
+	j_key(o, first, key);
+	jb_str(o, s);
 }
 
-static cJSON *block_json(const struct conv_block *b)
+/* ,"key":"s" when s is set; nothing otherwise. */
+static void j_opt(agent_buf *o, bool *first, const char *key, const char *s)
 {
-	cJSON *o = cJSON_CreateObject();
-	bool ok = o != NULL && cJSON_AddStringToObject(
-		o, "type", base_name_of(BASE_NAMES(block_names), (int)b->type, "?"));
+	if (s != NULL)
+		j_str(o, first, key, s);
+}
+
+/* ,"path":..,"width":..,"height":.. */
+static void j_image(agent_buf *o, bool *first, const struct conv_image *img)
+{
+	j_str(o, first, "path", img->path);
+	j_key(o, first, "width");
+	jb_long(o, img->width);
+	j_key(o, first, "height");
+	jb_long(o, img->height);
+}
+
+static void block_json(agent_buf *o, const struct conv_block *b)
+{
+	bool first = true;
+	agent_buf_append(o, "{", 1);
+	j_str(o, &first, "type", base_name_of(BASE_NAMES(block_names), (int)b->type, "?"));
 	switch (b->type) {
 	case CONV_TEXT:
-		ok = ok && cJSON_AddStringToObject(o, "text", b->text);
+		j_str(o, &first, "text", b->text);
 		break;
-	case CONV_IMAGE: {
-		cJSON *img = image_json(&b->image);
-		ok = ok && img;
-		if (ok) {
-			cJSON_AddItemToObject(o, "path", cJSON_DetachItemFromObject(img, "path"));
-			cJSON_AddItemToObject(o, "width", cJSON_DetachItemFromObject(img, "width"));
-			cJSON_AddItemToObject(o, "height", cJSON_DetachItemFromObject(img, "height"));
-		}
-		cJSON_Delete(img);
+	case CONV_IMAGE:
+		j_image(o, &first, &b->image);
 		break;
-	}
 	case CONV_TOOL_CALL:
-		ok = ok && cJSON_AddStringToObject(o, "id", b->id) &&
-		     cJSON_AddStringToObject(o, "name", b->name) &&
-		     cJSON_AddStringToObject(o, "arguments", b->arguments) &&
-		     add_opt(o, "toolset", b->dialect->name) && add_opt(o, "vendor", b->vendor) &&
-		     add_opt(o, "raw", b->raw) && add_opt(o, "checks", b->checks);
+		j_str(o, &first, "id", b->id);
+		j_str(o, &first, "name", b->name);
+		j_str(o, &first, "arguments", b->arguments);
+		j_opt(o, &first, "toolset", b->dialect->name);
+		j_opt(o, &first, "vendor", b->vendor);
+		j_opt(o, &first, "raw", b->raw);
+		j_opt(o, &first, "checks", b->checks);
 		break;
 	case CONV_VENDOR:
-		ok = ok && cJSON_AddStringToObject(o, "vendor", b->vendor) &&
-		     cJSON_AddStringToObject(o, "raw", b->raw) &&
-		     cJSON_AddStringToObject(o, "text", b->text);
+		j_str(o, &first, "vendor", b->vendor);
+		j_str(o, &first, "raw", b->raw);
+		j_str(o, &first, "text", b->text);
 		break;
 	case CONV_TOOL_RESULT:
-		ok = ok && cJSON_AddStringToObject(o, "call_id", b->call_id) &&
-		     cJSON_AddStringToObject(o, "text", b->text) &&
-		     cJSON_AddBoolToObject(o, "is_error", b->is_error) && add_opt(o, "ack", b->ack);
-		if (ok && b->image.path) {
-			cJSON *img = image_json(&b->image);
-			ok = img && cJSON_AddItemToObject(o, "image", img);
+		j_str(o, &first, "call_id", b->call_id);
+		j_str(o, &first, "text", b->text);
+		j_key(o, &first, "is_error");
+		agent_buf_puts(o, b->is_error ? "true" : "false");
+		j_opt(o, &first, "ack", b->ack);
+		if (b->image.path) {
+			bool inner = true;
+			j_key(o, &first, "image");
+			agent_buf_append(o, "{", 1);
+			j_image(o, &inner, &b->image);
+			agent_buf_append(o, "}", 1);
 		}
 		break;
 	}
-	if (!ok) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return o;
+	agent_buf_append(o, "}", 1);
 }
 
 /* Version 2 only when something needs it, so older deskhands read the rest. */
@@ -157,41 +175,46 @@ static int format_version(const struct conv *c)
 	return 1;
 }
 
+/* The file's text, NUL-terminated, malloc'ed for the caller; NULL when
+ * out of memory. */
 static char *conv_to_json(const struct conv *c)
 {
 	char created[32], updated[32];
 	format_time(c->created, created);
 	format_time(c->updated, updated);
-	cJSON *root = cJSON_CreateObject();
-	cJSON *msgs = NULL;
-	char *text = NULL;
-	if (!root || !cJSON_AddStringToObject(root, "format", "deskhand-conversation") ||
-	    !cJSON_AddNumberToObject(root, "version", format_version(c)) ||
-	    !cJSON_AddStringToObject(root, "created", created) ||
-	    !cJSON_AddStringToObject(root, "updated", updated) ||
-	    !(msgs = cJSON_AddArrayToObject(root, "messages")))
-		goto out;
+	agent_buf o;
+	agent_buf_init(&o);
+	bool first = true;
+	agent_buf_append(&o, "{", 1);
+	j_str(&o, &first, "format", "deskhand-conversation");
+	j_key(&o, &first, "version");
+	jb_long(&o, format_version(c));
+	j_str(&o, &first, "created", created);
+	j_str(&o, &first, "updated", updated);
+	j_key(&o, &first, "messages");
+	agent_buf_append(&o, "[", 1);
 	for (size_t i = 0; i < c->n_messages; i++) {
 		const struct conv_message *m = c->messages[i];
-		cJSON *mo = cJSON_CreateObject();
-		cJSON *content = NULL;
-		if (!mo || !cJSON_AddItemToArray(msgs, mo) ||
-		    !cJSON_AddStringToObject(mo, "role", base_name_of(BASE_NAMES(role_names),
-		                                                      (int)m->role, "tool")) ||
-		    !(content = cJSON_AddArrayToObject(mo, "content")))
-			goto out;
+		bool mfirst = true;
+		if (i > 0)
+			agent_buf_append(&o, ",", 1);
+		agent_buf_append(&o, "{", 1);
+		j_str(&o, &mfirst, "role", base_name_of(BASE_NAMES(role_names), (int)m->role, "tool"));
+		j_key(&o, &mfirst, "content");
+		agent_buf_append(&o, "[", 1);
 		for (size_t j = 0; j < m->n_blocks; j++) {
-			cJSON *bo = block_json(&m->blocks[j]);
-			if (!bo || !cJSON_AddItemToArray(content, bo)) {
-				cJSON_Delete(bo);
-				goto out;
-			}
+			if (j > 0)
+				agent_buf_append(&o, ",", 1);
+			block_json(&o, &m->blocks[j]);
 		}
+		agent_buf_append(&o, "]}", 2);
 	}
-	text = cJSON_PrintUnformatted(root);
-out:
-	cJSON_Delete(root);
-	return text;
+	agent_buf_append(&o, "]}", 2);
+	if (o.oom) {
+		agent_buf_finish(&o);
+		return NULL;
+	}
+	return agent_buf_steal(&o);
 }
 
 bool conv_save_witnessed(struct conv *c, conv_witness vouch, void *user)

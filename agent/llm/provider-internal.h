@@ -1,6 +1,7 @@
 /*
  * The model side's inner door, private to agent/provider*.c, turn.c, sse.c,
- * jbuf.c, anthropic_tools.c (and their tests): the JSON text builder, the server-sent-events
+ * jbuf.c, anthropic_tools.c, conv_file.c (the file is written with the text
+ * builder too) and their tests: the JSON text builder, the server-sent-events
  * parser, the per-turn state the wire formats fill (turn.c), the table of
  * functions a wire format implements (struct provider_format), and the
  * pieces the retry logic is made of. Dependencies run one way: provider.c
