@@ -78,6 +78,7 @@ class Soak(unittest.TestCase):
         #                          anonymous rss KiB, request bytes)
         self.pid = None
         self.max_images = 0
+        self.times = []         # when each sample was taken
 
     def tearDown(self):
         self.rec.stop()
@@ -94,6 +95,7 @@ class Soak(unittest.TestCase):
         rss, anon = proc_status(self.pid)
         sent = int(self.srv.requests[-1]["headers"].get("content-length", 0))
         self.samples.append((step, rss, fds, size, n, anon, sent))
+        self.times.append(time.monotonic())
 
     def turn(self, i):
         def answer(body, fmt):
@@ -144,6 +146,14 @@ class Soak(unittest.TestCase):
         first, last = steps[0], steps[-1]
         print("# %d OS steps in %.1f s (%.1f ms a step), screen 640x480, screenshot %d bytes"
               % (STEPS, took, took * 1000 / STEPS, png), flush=True)
+        k = max(1, len(self.samples) // 10)
+        ms = [(self.times[j + k] - self.times[j]) * 1000 / (self.samples[j + k][0] -
+                                                           self.samples[j][0])
+              for j in (0, len(self.samples) - 1 - k)]
+        print("# %.1f ms a step over steps %d-%d, %.1f ms over steps %d-%d (each save rewrites "
+              "the whole file, each request carries the whole history: %d bytes at the end)"
+              % (ms[0], self.samples[0][0], self.samples[k][0], ms[1],
+                 self.samples[-1 - k][0], STEPS, self.samples[-1][6]), flush=True)
         print("# VmRSS %d KiB at step %d, %d KiB at step %d; slope %.1f KiB per 100 steps "
               "(step 0: %d KiB)" % (first[1], first[0], last[1], last[0], rss_slope,
                                    self.samples[0][1]), flush=True)
