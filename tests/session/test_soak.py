@@ -119,7 +119,7 @@ class Soak(unittest.TestCase):
                                  stdout=out, stderr=err)
             self.pid = p.pid
             try:
-                rc = p.wait(1800)
+                rc = p.wait(1100)     # inside meson's 1200 s
             except subprocess.TimeoutExpired:
                 p.kill()
                 p.wait()
