@@ -11,6 +11,7 @@ screenshots. The figures are printed for the closing note."""
 import json
 import os
 import re
+import shutil
 import subprocess
 import time
 import unittest
@@ -83,6 +84,8 @@ class Soak(unittest.TestCase):
     def tearDown(self):
         self.rec.stop()
         self.X.stop()
+        # 2,000 screenshots are ~230 MB; the conversation and its log stay.
+        shutil.rmtree(self.r.conv[:-len(".json")] + ".images", ignore_errors=True)
 
     def sample(self, step, body):
         """When step's request arrives: steps 0..step-1 done and saved."""
