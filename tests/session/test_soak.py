@@ -169,6 +169,8 @@ class Soak(unittest.TestCase):
         for s in self.samples:
             print("#   step %5d  rss %6d KiB  fds %3d  conversation %8d bytes  images sent %d  "
                   "anonymous %6d KiB  request %7d bytes" % s, flush=True)
+        # The bound below is a screenshot's weight: it must weigh something.
+        self.assertGreater(png, 50000, "the noise square is not in the screenshots")
         # Descriptors: a count, not a timing. One more per step is a leak.
         self.assertEqual(len(fds), 1, "descriptors changed after the warm-up: %r" % fds)
         # Memory: what the steps hold (their text in the conversation) is a
