@@ -18,6 +18,10 @@
  *
  * Other modes:
  *   xrecord [--geometry WxH+X+Y]  record (default: the whole screen)
+ *   xrecord --noise N             record the whole screen, an NxN square of
+ *                                 pseudo-random pixels at its top left: a
+ *                                 screenshot that weighs what a real desktop's
+ *                                 does (a white one compresses to nothing)
  *   xrecord --state               print "keys-down K,K,..." (XQueryKeymap)
  *                                 and "state mods=0x.. locked=0x..
  *                                 buttons=0x..", then exit
@@ -111,7 +115,45 @@ static int ignore_errors(Display *d, XErrorEvent *e)
 	return 0;
 }
 
-static int record(int width, int height, int x, int y, unsigned long colour, bool coloured)
+/* The window's background: white, the noise square drawn on it (the
+ * server repaints a background itself, so no Expose handling). 0 if the
+ * server cannot make it. */
+static Pixmap noise_background(int width, int height, int n)
+{
+	int scr = DefaultScreen(dpy);
+	unsigned depth = (unsigned)DefaultDepth(dpy, scr);
+	Pixmap pm = XCreatePixmap(dpy, DefaultRootWindow(dpy), (unsigned)width,
+	                          (unsigned)height, depth);
+	GC gc = XCreateGC(dpy, pm, 0, NULL);
+	XSetForeground(dpy, gc, WhitePixel(dpy, scr));
+	XFillRectangle(dpy, pm, gc, 0, 0, (unsigned)width, (unsigned)height);
+	n = n < width ? n : width;
+	n = n < height ? n : height;
+	XImage *img = XCreateImage(dpy, DefaultVisual(dpy, scr), depth, ZPixmap, 0, NULL,
+	                           (unsigned)n, (unsigned)n, 32, 0);
+	if (img != NULL)
+		img->data = malloc((size_t)img->bytes_per_line * (size_t)n);
+	if (img == NULL || img->data == NULL) {
+		if (img != NULL)
+			XDestroyImage(img);
+		XFreeGC(dpy, gc);
+		XFreePixmap(dpy, pm);
+		return 0;
+	}
+	unsigned long seed = 12345;
+	for (int y = 0; y < n; y++)
+		for (int x = 0; x < n; x++) {
+			seed = seed * 6364136223846793005UL + 1442695040888963407UL;
+			XPutPixel(img, x, y, (seed >> 40) & 0xffffff);
+		}
+	XPutImage(dpy, pm, gc, img, 0, 0, 0, 0, (unsigned)n, (unsigned)n);
+	XDestroyImage(img);
+	XFreeGC(dpy, gc);
+	return pm;
+}
+
+static int record(int width, int height, int x, int y, unsigned long colour, bool coloured,
+                  int noise)
 {
 	int scr = DefaultScreen(dpy);
 	if (width <= 0) {
@@ -121,12 +163,16 @@ static int record(int width, int height, int x, int y, unsigned long colour, boo
 	XSetWindowAttributes wa;
 	/* A coloured window is a target the vision tests look for in screenshots. */
 	wa.background_pixel = coloured ? colour : WhitePixel(dpy, scr);
+	unsigned long mask = CWBackPixel | CWEventMask;
+	wa.background_pixmap = noise > 0 ? noise_background(width, height, noise) : 0;
+	if (wa.background_pixmap != 0)
+		mask = CWBackPixmap | CWEventMask;
 	wa.event_mask = ButtonPressMask | ButtonReleaseMask | KeyPressMask |
 	                KeyReleaseMask | PointerMotionMask | StructureNotifyMask |
 	                FocusChangeMask;
 	Window w = XCreateWindow(dpy, DefaultRootWindow(dpy), x, y, (unsigned)width,
 	                         (unsigned)height, 0, CopyFromParent, InputOutput,
-	                         CopyFromParent, CWBackPixel | CWEventMask, &wa);
+	                         CopyFromParent, mask, &wa);
 	XStoreName(dpy, w, "xrecord");
 	XMapRaised(dpy, w);
 	bool ready = false;
@@ -208,7 +254,7 @@ int main(int argc, char **argv)
 		return print_state();
 	if (argc == 3 && strcmp(argv[1], "--focus") == 0)
 		return focus_named(argv[2]);
-	int w = 0, h = 0, x = 0, y = 0;
+	int w = 0, h = 0, x = 0, y = 0, noise = 0;
 	unsigned long colour = 0;
 	bool coloured = false;
 	if (argc == 5 && strcmp(argv[3], "--color") == 0) {
@@ -230,11 +276,17 @@ int main(int argc, char **argv)
 		}
 		w = (int)uw;
 		h = (int)uh;
+	} else if (argc == 3 && strcmp(argv[1], "--noise") == 0) {
+		noise = atoi(argv[2]);
+		if (noise <= 0) {
+			fprintf(stderr, "xrecord: bad noise size '%s'\n", argv[2]);
+			return 2;
+		}
 	} else if (argc != 1) {
-		fprintf(stderr, "usage: xrecord [--geometry WxH+X+Y [--color RRGGBB]] | --state | "
-		        "--focus TITLE\n");
+		fprintf(stderr, "usage: xrecord [--geometry WxH+X+Y [--color RRGGBB]] | --noise N | "
+		        "--state | --focus TITLE\n");
 		return 2;
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	return record(w, h, x, y, colour, coloured);
+	return record(w, h, x, y, colour, coloured, noise);
 }

@@ -637,13 +637,17 @@ class Held:
 class FakeLLM:
     """The scripted server, run in a thread of the test process."""
 
-    def __init__(self, turns, log_path=None, host="127.0.0.1"):
+    def __init__(self, turns, log_path=None, host="127.0.0.1", keep_bodies=True):
         if isinstance(turns, dict):
             turns = turns.get("turns", [])
         # A turn may also be a function(body, fmt) -> turn, called when its
         # request arrives: a model that answers from what it was sent.
         self.turns = [t if callable(t) else dict(t) for t in turns]
         self.log_path = log_path
+        # A long run's bodies (each the whole history) would fill the test's
+        # memory: without keep_bodies a record holds all but the body, which
+        # a callable turn still gets.
+        self.keep_bodies = keep_bodies
         self.requests = []
         self.answered = []
         self.anthropic = anthropic_strict.State()
@@ -696,6 +700,8 @@ class FakeLLM:
     def _record(self, entry):
         with self._lock:
             entry["n"] = len(self.requests)
+            if not self.keep_bodies:
+                entry = dict(entry, body=None)
             self.requests.append(entry)
             if self.log_path:
                 with open(self.log_path, "a") as f:

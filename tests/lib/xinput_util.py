@@ -35,14 +35,15 @@ def parse(line):
 
 
 class Recorder:
-    """tests/xrecord on X, full screen, focused; events from `since` on."""
+    """tests/xrecord on X, full screen, focused; events from `since` on.
+    `args`: more of xrecord's (e.g. ["--noise", "192"])."""
 
-    def __init__(self, X):
+    def __init__(self, X, args=()):
         self.X = X
         self.dir = h.tmpdir()
         self.path = os.path.join(self.dir, "events")
         self.out = open(self.path, "w")
-        self.proc = h.Proc([h.binary("xrecord")], env=X.env(), stdout=self.out)
+        self.proc = h.Proc([h.binary("xrecord")] + list(args), env=X.env(), stdout=self.out)
         if not h.wait_for(lambda: "ready" in self.text(), 30):
             self.stop()
             raise RuntimeError("xrecord did not become ready")
