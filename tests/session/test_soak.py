@@ -177,6 +177,14 @@ class Soak(unittest.TestCase):
         # few KiB per 100 steps; a kept screenshot per step is `png` per step.
         self.assertLess(rss_slope, png * 100 / 4 / 1024,
                         "resident memory grows %.0f KiB per 100 steps" % rss_slope)
+        # And no more than a few times what the file gains: in memory a step
+        # is its text and that text parsed (~1.2 KiB for ~400 bytes of file).
+        # Saved through a cJSON tree of the whole conversation, twice a step,
+        # the heap's fragments made it ~12 times (460-544 KiB per 100 steps
+        # here); written as text, ~4 times (170).
+        self.assertLess(rss_slope, 8 * conv_slope * 100 / 1024,
+                        "resident memory grows %.0f KiB per 100 steps, the file %.0f bytes "
+                        "a step" % (rss_slope, conv_slope))
         # The file: the steps' text only, the same for each step (a byte
         # count, not a timing). A screenshot inlined is > 100 KB.
         self.assertLess(conv_slope, 2048, "the conversation grows %.0f bytes a step" % conv_slope)
