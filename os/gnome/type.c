@@ -79,8 +79,10 @@
 #define RD_SESSION "org.gnome.Mutter.RemoteDesktop.Session"
 #define MIME_UTF8 "text/plain;charset=utf-8"
 #define CALL_MS 5000
-/* The clipboard manager's fetch right after SetSelection. */
-#define MANAGER_WAIT_MS 300
+/* The clipboard manager's fetch right after SetSelection; the wait ends
+ * at the fetch. Handed back before it, the user's restored clipboard is
+ * lost (seen on a loaded machine with 300 ms: the clipboard read empty). */
+#define MANAGER_WAIT_MS 2000
 /* A paste's request for the clipboard after ctrl+v. Only a window that
  * does not paste with ctrl+v waits all of it; a loaded machine was seen to
  * make a GTK entry ask later than 1.5 s. */
