@@ -242,6 +242,25 @@ static int load_tasks(struct batch *b)
 	return -1;
 }
 
+/*
+ * The folder's lock. A batch killed a moment ago still holds it until its
+ * enclosures (which keep it, so that no task of that run still writes when
+ * another starts) have died of its death: a run started right after is let
+ * wait that moment, LOCK_WAIT_MS, not refused. A batch that is running
+ * holds it longer.
+ */
+enum { LOCK_WAIT_MS = 3000, LOCK_STEP_MS = 50 };
+static bool lock_out(int fd)
+{
+	for (int waited = 0;; waited += LOCK_STEP_MS) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return true;
+		if (errno != EWOULDBLOCK || waited >= LOCK_WAIT_MS)
+			return false;
+		base_sleep_ms(LOCK_STEP_MS, NULL);
+	}
+}
+
 /* The output folder (made, locked for this run) and the paths every task uses. */
 static int prepare(struct batch *b, const char *out)
 {
@@ -267,7 +286,7 @@ static int prepare(struct batch *b, const char *out)
 	char lock[PATH_MAX];
 	snprintf(lock, sizeof(lock), "%.*s/.batch.lock", PATH_MAX - 16, b->out);
 	int fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+	if (fd < 0 || !lock_out(fd)) {
 		fprintf(stderr, "deskhand batch: %s: %s\n", b->out,
 		        errno == EWOULDBLOCK ? "another deskhand batch is writing there"
 		                             : strerror(errno));

@@ -4,6 +4,7 @@ apps and checks; results.jsonl, the resume after a kill -9, the timeout
 that ends a task's whole tree, and the walls between tasks tried from
 inside a task (another task's folder, display, processes; the model's key
 in any process's environment)."""
+import fcntl
 import json
 import os
 import re
@@ -11,6 +12,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -351,7 +353,7 @@ class Batch(unittest.TestCase):
         ids = ["s%d" % i for i in range(5)]
         tasks = [{"id": t, "instruction": "x", "check": ["true"]} for t in ids]
         scripts = {t: script("Done.") for t in ids}
-        scripts["s1"] = script(("Waiting.", shell("sleep 3")), "Done.")
+        scripts["s1"] = script(("Waiting.", shell("sleep 8")), "Done.")   # > the lock's wait
         self.tasks(tasks, scripts)
         p = subprocess.Popen(self.argv("--index", "1", "--count", "2"), env=self.env,
                              cwd=self.dir, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
@@ -364,6 +366,20 @@ class Batch(unittest.TestCase):
         self.assertEqual(p.returncode, 0, o + e)
         self.assertEqual(sorted(r["id"] for r in self.results()), ["s1", "s3"])
         self.assertIn(b"2 tasks, 2 succeeded (100 %)", o)
+
+    def test_a_lock_let_go_a_moment_later_is_waited_for(self):
+        """As by the enclosures of a batch killed a moment ago, which die of
+        its death a little after it: the next run waits, it is not refused
+        (before, it was: 'another deskhand batch is writing there')."""
+        self.tasks([{"id": "one", "instruction": "x", "check": ["true"]}],
+                   {"one": script("Done.")})
+        os.makedirs(self.out, exist_ok=True)
+        held = open(os.path.join(self.out, ".batch.lock"), "a")
+        fcntl.flock(held, fcntl.LOCK_EX)
+        threading.Timer(0.5, held.close).start()
+        code, out, err = self.batch()
+        self.assertEqual(code, 0, err)
+        self.assertEqual([r["id"] for r in self.results()], ["one"])
 
     def test_a_failing_setup_is_the_error_and_the_agent_never_starts(self):
         self.tasks([{"id": "setup", "instruction": "x", "check": ["true"],
