@@ -205,6 +205,14 @@ void exec_forget_interpreter(exec_session *s);
  * waits there. Call only between frames. False when the pipe is closed.
  */
 bool exec_poke_driver(exec_session *s);
+/*
+ * How long to hold back the token after `pokes` that the driver read
+ * without going back to wait (code reading the blocks pipe itself): none
+ * for the first two, then 1, 2, 4 and at most EXEC_POKE_PAUSE_MAX_MS, so
+ * such a driver is not fed in a loop.
+ */
+#define EXEC_POKE_PAUSE_MAX_MS 5
+int exec_poke_pause_ms(int pokes);
 int exec_interp_idle(const exec_session *s);
 int exec_interp_threads(const exec_session *s);
 int exec_block_processes(const exec_session *s, unsigned long long since);

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/base.h"
@@ -231,8 +230,7 @@ static void find_interpreter(exec_session *s)
  * then), each time the interpreter is not idle yet. */
 static void await_first_read(exec_session *s, long long deadline)
 {
-	int pause_ms = 0;
-	while (exec_interp_idle(s) == 0) {
+	for (int pokes = 1; exec_interp_idle(s) == 0; pokes++) {
 		long long left = deadline - base_now_ms();
 		if (left <= 0 || !exec_poke_driver(s))
 			return;
@@ -240,13 +238,8 @@ static void await_first_read(exec_session *s, long long deadline)
 		if (poll(p, 2, (int)left) > 0 && (p[1].revents & POLLIN))
 			return;
 		/* Read, yet not waiting (between its read and the next):
-		 * each further token a little later, so that a driver that
-		 * reads and goes on is not fed in a loop. */
-		if (pause_ms > 0) {
-			struct timespec ts = {0, pause_ms * 1000L * 1000L};
-			nanosleep(&ts, NULL);
-		}
-		pause_ms = pause_ms == 0 ? 1 : pause_ms * 2 > 5 ? 5 : pause_ms * 2;
+		 * each further token a little later. */
+		base_sleep_ms(exec_poke_pause_ms(pokes), NULL);
 	}
 }
 

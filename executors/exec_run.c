@@ -26,7 +26,6 @@
 
 #define GRACE_MS 2000           /* after SIGINT, before killing everything */
 #define DRAIN_MS 1000           /* reading what a dead interpreter left */
-#define LOOK_PAUSE_MAX_MS 5     /* between tokens, for a driver that keeps reading */
 
 /* A write to the blocks pipe that cannot raise SIGPIPE in deskhand when
  * the interpreter has just died. */
@@ -56,6 +55,12 @@ bool exec_poke_driver(exec_session *s)
 	/* EAGAIN: the driver has not read what is there yet; that read is
 	 * the same event. */
 	return w == 1 || (w < 0 && errno == EAGAIN);
+}
+
+int exec_poke_pause_ms(int pokes)
+{
+	int pause = pokes < 2 ? 0 : 1 << (pokes < 5 ? pokes - 2 : 3);
+	return pause < EXEC_POKE_PAUSE_MAX_MS ? pause : EXEC_POKE_PAUSE_MAX_MS;
 }
 
 struct run_state {
@@ -326,7 +331,7 @@ static void wait_once(exec_session *s, struct run_state *rs, struct block *b)
  * block: code that forged it may still be running. Looked at on the
  * report, then each time the driver read a token: no timer while code
  * runs. A driver that reads tokens and still does not wait (code reading
- * the blocks pipe itself) gets them ever slower, up to LOOK_PAUSE_MAX_MS
+ * the blocks pipe itself) gets them ever slower (exec_poke_pause_ms)
  * apart. True when the block is done.
  */
 static bool look_idle(exec_session *s, struct block *b, long long now)
@@ -335,10 +340,8 @@ static bool look_idle(exec_session *s, struct block *b, long long now)
 		b->look = false;
 		if (exec_interp_idle(s) != 0)
 			return b->done = true;
-		int pause = b->looks < 2 ? 0 : 1 << (b->looks < 5 ? b->looks - 2 : 3);
-		b->looks++;
 		b->want_poke = true;
-		b->poke_due = now + (pause < LOOK_PAUSE_MAX_MS ? pause : LOOK_PAUSE_MAX_MS);
+		b->poke_due = now + exec_poke_pause_ms(b->looks++);
 	}
 	/* Only between frames: the driver skips a token where a header may
 	 * begin, not inside the code. */
