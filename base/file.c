@@ -4,6 +4,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -143,8 +144,25 @@ static void temp_suffix(char out[9], int attempt)
 	out[8] = '\0';
 }
 
-/* Opens a new file ".NAME.XXXXXXXX" next to path; -1 (base_error) when it cannot. */
-static int temp_open(const char *path, mode_t mode, char **tmp)
+/* Path's directory ("." for none) into dir; false when it is too long. */
+static bool dir_of(const char *path, char dir[PATH_MAX])
+{
+	size_t dirlen = dir_len(path);
+	if (dirlen >= PATH_MAX)
+		return false;
+	if (dirlen == 0)
+		dirlen = 1, path = ".";
+	memcpy(dir, path, dirlen);
+	dir[dirlen] = '\0';
+	return true;
+}
+
+/*
+ * The first free name ".NAME.XXXXXXXX" next to path that make(name, arg)
+ * takes (true), tried 64 times while a name exists already (EEXIST).
+ * Malloc'ed for the caller; NULL with errno (make's, or EEXIST).
+ */
+static char *temp_name(const char *path, bool (*make)(const char *t, void *arg), void *arg)
 {
 	size_t dirlen = dir_len(path);
 	const char *name = path + dirlen;
@@ -152,31 +170,51 @@ static int temp_open(const char *path, mode_t mode, char **tmp)
 	char *t = malloc(n);
 	if (t == NULL) {
 		errno = ENOMEM;
-		base_fail("out of memory");
-		return -1;
+		return NULL;
 	}
 	for (int attempt = 0; attempt < 64; attempt++) {
 		char suffix[9];
 		temp_suffix(suffix, attempt);
 		snprintf(t, n, "%.*s.%s.%s", (int)dirlen, path, name, suffix);
-		int fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-		if (fd >= 0) {
-			*tmp = t;
-			return fd;
-		}
-		if (errno != EEXIST) {
-			if (dirlen == 0)
-				base_fail("cannot create a file in the current directory: %s",
-				          strerror(errno));
-			else
-				base_fail("cannot create a file in %.*s: %s", (int)dirlen, path,
-				          strerror(errno));
-			free(t);
-			return -1;
-		}
+		if (make(t, arg))
+			return t;
+		if (errno != EEXIST)
+			break;
 	}
-	base_fail("no free temporary name");
+	int e = errno;
 	free(t);
+	errno = e;
+	return NULL;
+}
+
+struct temp_create {
+	mode_t mode;
+	int fd;
+};
+
+static bool temp_create(const char *t, void *arg)
+{
+	struct temp_create *c = arg;
+	c->fd = open(t, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, c->mode);
+	return c->fd >= 0;
+}
+
+/* Opens a new file ".NAME.XXXXXXXX" next to path; -1 (base_error) when it cannot. */
+static int temp_open(const char *path, mode_t mode, char **tmp)
+{
+	struct temp_create c = {mode, -1};
+	*tmp = temp_name(path, temp_create, &c);
+	if (*tmp != NULL)
+		return c.fd;
+	size_t dirlen = dir_len(path);
+	if (errno == ENOMEM)
+		base_fail("out of memory");
+	else if (errno == EEXIST)
+		base_fail("no free temporary name");
+	else if (dirlen == 0)
+		base_fail("cannot create a file in the current directory: %s", strerror(errno));
+	else
+		base_fail("cannot create a file in %.*s: %s", (int)dirlen, path, strerror(errno));
 	return -1;
 }
 
@@ -188,15 +226,15 @@ static int temp_open(const char *path, mode_t mode, char **tmp)
  */
 static int temp_open_unnamed(const char *path, mode_t mode)
 {
-	size_t dirlen = dir_len(path);
-	char dir[4096] = ".";
-	if (dirlen >= sizeof(dir) || access("/proc/self/fd", X_OK) != 0)
+	char dir[PATH_MAX];
+	if (!dir_of(path, dir) || access("/proc/self/fd", X_OK) != 0)
 		return -1;
-	if (dirlen > 0) {
-		memcpy(dir, path, dirlen);
-		dir[dirlen] = '\0';
-	}
 	return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+}
+
+static bool temp_link_to(const char *t, void *arg)
+{
+	return linkat(AT_FDCWD, arg, AT_FDCWD, t, AT_SYMLINK_FOLLOW) == 0;
 }
 
 /*
@@ -206,30 +244,13 @@ static int temp_open_unnamed(const char *path, mode_t mode)
  */
 static bool temp_link(base_atomic *a)
 {
-	size_t dirlen = dir_len(a->path);
-	const char *name = a->path + dirlen;
-	size_t n = dirlen + strlen(name) + 16;
 	char proc[64];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", a->fd);
-	char *t = malloc(n);
-	if (t == NULL) {
-		errno = ENOMEM;
-		return base_fail("out of memory");
-	}
-	for (int attempt = 0; attempt < 64; attempt++) {
-		char suffix[9];
-		temp_suffix(suffix, attempt);
-		snprintf(t, n, "%.*s.%s.%s", (int)dirlen, a->path, name, suffix);
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, t, AT_SYMLINK_FOLLOW) == 0) {
-			a->tmp = t;
-			return true;
-		}
-		if (errno != EEXIST)
-			break;
-	}
-	base_fail("cannot name it: %s", strerror(errno));
-	free(t);
-	return false;
+	a->tmp = temp_name(a->path, temp_link_to, proc);
+	if (a->tmp != NULL)
+		return true;
+	return errno == ENOMEM ? base_fail("out of memory")
+	                       : base_fail("cannot name it: %s", strerror(errno));
 }
 
 bool base_atomic_begin(base_atomic *a, const char *path, mode_t mode)
@@ -275,14 +296,9 @@ void base_atomic_abort(base_atomic *a)
  */
 static bool dir_sync(const char *path)
 {
-	size_t dirlen = dir_len(path);
-	char dir[4096] = ".";
-	if (dirlen >= sizeof(dir))
+	char dir[PATH_MAX];
+	if (!dir_of(path, dir))
 		return true;
-	if (dirlen > 0) {
-		memcpy(dir, path, dirlen);
-		dir[dirlen] = '\0';
-	}
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
 		return true;
