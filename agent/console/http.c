@@ -403,13 +403,12 @@ static enum MHD_Result finish_post(agent_console *c, struct MHD_Connection *conn
 
 /* ---- the handler ------------------------------------------------------- */
 
-/* This connection carries a session's request: no longer a stranger's. */
-static void known_client(agent_console *c, struct MHD_Connection *conn)
+/* The connection's entry in the table of strangers' connections (base_conns). */
+static base_conn *conn_entry(struct MHD_Connection *conn)
 {
 	const union MHD_ConnectionInfo *info =
 		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	if (info != NULL)
-		base_conns_known(c->conns, info->socket_context);
+	return info != NULL ? info->socket_context : NULL;
 }
 
 static enum MHD_Result first_call(agent_console *c, struct MHD_Connection *conn,
@@ -431,7 +430,8 @@ static enum MHD_Result first_call(agent_console *c, struct MHD_Connection *conn,
 	pthread_mutex_unlock(&c->lock);
 	if (role == ROLE_NONE)
 		return send_error(conn, 401, "open the link deskhand printed");
-	known_client(c, conn);
+	/* A session's request: the connection is no longer a stranger's. */
+	base_conns_known(c->conns, conn_entry(conn));
 	if (!is_state_path(url)) {
 		if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 			return send_error(conn, 405, "read-only path");
@@ -474,10 +474,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe)
 {
 	agent_console *c = cls;
-	const union MHD_ConnectionInfo *info =
-		MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
-	if (info != NULL)
-		base_conns_ended(c->conns, info->socket_context);
+	base_conns_ended(c->conns, conn_entry(conn));
 	request *rq = *con_cls;
 	if (rq != NULL) {
 		agent_buf_finish(&rq->body);
