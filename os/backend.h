@@ -81,6 +81,8 @@ struct os_backend_impl {
 
 	os_window *(*windows_list)(os_display *d, size_t *count);
 	bool (*window_activate)(os_display *d, uint32_t id);
+	/* A window manager has taken the screen; NULL: the compositor is one. */
+	bool (*wm_running)(os_display *d);
 	char *(*root_string)(os_display *d, const char *name);
 
 	size_t (*client_pids)(os_display *d, int *pids, size_t max);

@@ -267,6 +267,11 @@ bool os_window_activate(os_display *d, uint32_t id)
 	return CAN(d, window_activate, "activate windows") && d->impl->window_activate(d, id);
 }
 
+bool os_window_manager_running(os_display *d)
+{
+	return d->impl->wm_running == NULL || d->impl->wm_running(d);
+}
+
 bool os_display_boxes_window_relative(const os_display *d)
 {
 	return !d->impl->clients_know_position;

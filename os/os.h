@@ -459,6 +459,13 @@ typedef struct os_window {
  */
 os_window *os_windows_list(os_display *d, size_t *count);
 void os_windows_free(os_window *w, size_t count);
+/*
+ * Whether a window manager has taken the screen (X11: an EWMH manager's
+ * check window points back at itself; a compositor always has). A window
+ * mapped while the manager starts can be left unmanaged for good, so who
+ * starts one waits for this before starting apps.
+ */
+bool os_window_manager_running(os_display *d);
 /* Activates through _NET_ACTIVE_WINDOW; fails without an EWMH manager. */
 bool os_window_activate(os_display *d, uint32_t id);
 /*

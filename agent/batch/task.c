@@ -25,7 +25,7 @@
 #define TASK_RUNTIME "/tmp/xdg-runtime"
 #define TASK_NS_PER_S (1000 * BASE_NS_PER_MS)
 
-enum { TASK_VARS = 16, APPS_WINDOWS_MS = 30000, AGENT_GRACE_MS = 5000 };
+enum { TASK_VARS = 16, WM_READY_MS = 10000, APPS_WINDOWS_MS = 30000, AGENT_GRACE_MS = 5000 };
 
 struct life {
 	const batch_run *run;
@@ -207,7 +207,39 @@ static pid_t start(struct life *l, char *const *argv, int out_fd, int err_fd)
 	return pid;
 }
 
-/* The window manager, before the setup (which may open windows). */
+/*
+ * Polls ready(d, arg) on the task's display until it holds or ms pass (not
+ * past the task's deadline); false when it never held. The waits below
+ * are bounded and only logged: a task may start what never shows.
+ */
+static bool await_display(const struct life *l, int ms, bool (*ready)(os_display *, void *),
+                          void *arg)
+{
+	os_display *d = os_display_open(getenv("DISPLAY"));
+	if (d == NULL)
+		return false;
+	int64_t until = base_now_ns() + (int64_t)ms * BASE_NS_PER_MS;
+	if (until > l->deadline)
+		until = l->deadline;
+	bool ok;
+	while (!(ok = ready(d, arg)) && base_now_ns() < until)
+		base_sleep_ms(20, NULL);
+	os_display_close(d);
+	return ok;
+}
+
+static bool wm_ready(os_display *d, void *arg)
+{
+	(void)arg;
+	return os_window_manager_running(d);
+}
+
+/*
+ * The window manager, before the setup (which may open windows), and
+ * waited for: openbox leaves a window mapped while it starts unmanaged
+ * for good (2 runs in 10 of pcmanfm), off the client list the apps'
+ * wait and the agent's windows read.
+ */
 static bool start_wm(struct life *l)
 {
 	if (l->t->wm == NULL)
@@ -216,6 +248,9 @@ static bool start_wm(struct life *l)
 	if (pid < 0)
 		return false;
 	task_watch(&l->procs, pid, "the window manager");
+	if (!await_display(l, WM_READY_MS, wm_ready, NULL))
+		dprintf(l->log_fd, "--- the window manager (%s) shows no EWMH check window after "
+		        "%d s: the setup starts anyway\n", l->t->wm[0], WM_READY_MS / 1000);
 	return true;
 }
 
@@ -251,30 +286,25 @@ static bool run_setup(struct life *l)
 	return true;
 }
 
+static bool enough_windows(os_display *d, void *arg)
+{
+	size_t *want = arg, n = 0;
+	os_window *w = os_windows_list(d, &n);
+	os_windows_free(w, n);
+	if (n >= want[0])
+		return true;
+	want[1] = n;
+	return false;
+}
+
 /* Waits until the apps show as many top-level windows as there are apps
  * (bounded): an agent that looks too early sees an empty screen. */
 static void await_windows(struct life *l, size_t napps)
 {
-	os_display *d = os_display_open(getenv("DISPLAY"));
-	if (d == NULL)
-		return;
-	int64_t until = base_now_ns() + (int64_t)APPS_WINDOWS_MS * BASE_NS_PER_MS;
-	if (until > l->deadline)
-		until = l->deadline;
-	for (;;) {
-		size_t n = 0;
-		os_window *w = os_windows_list(d, &n);
-		os_windows_free(w, n);
-		if (n >= napps)
-			break;
-		if (base_now_ns() >= until) {
-			dprintf(l->log_fd, "--- the apps show %zu of %zu windows after %d s: the agent "
-			        "starts anyway\n", n, napps, APPS_WINDOWS_MS / 1000);
-			break;
-		}
-		base_sleep_ms(50, NULL);
-	}
-	os_display_close(d);
+	size_t want[2] = {napps, 0};   /* how many, how many seen last */
+	if (!await_display(l, APPS_WINDOWS_MS, enough_windows, want))
+		dprintf(l->log_fd, "--- the apps show %zu of %zu windows after %d s: the agent "
+		        "starts anyway\n", want[1], napps, APPS_WINDOWS_MS / 1000);
 }
 
 static bool start_apps(struct life *l)

@@ -54,6 +54,7 @@ static bool type(os_display *d, const char *s, size_t len, int delay_ms)
 
 static os_window *windows_list(os_display *d, size_t *n) { return os_x11_windows_list(X(d), n); }
 static bool window_activate(os_display *d, uint32_t id) { return os_x11_window_activate(X(d), id); }
+static bool wm_running(os_display *d) { return os_x11_wm_running(X(d)); }
 static char *root_string(os_display *d, const char *name) { return os_x11_root_string(X(d), name); }
 
 static size_t client_pids(os_display *d, int *pids, size_t max)
@@ -126,6 +127,7 @@ const struct os_backend_impl os_x11_impl = {
 	.type = type,
 	.windows_list = windows_list,
 	.window_activate = window_activate,
+	.wm_running = wm_running,
 	.root_string = root_string,
 	.client_pids = client_pids,
 	.point_owners = point_owners,

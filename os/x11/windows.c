@@ -25,6 +25,9 @@ enum {
 	A_WM_PID,
 	A_WM_STATE,
 	A_SUPPORTING_WM_CHECK,
+	A_SUPPORTED,
+	A_REQUEST_FRAME_EXTENTS,
+	A_FRAME_EXTENTS,
 	A_COUNT
 };
 
@@ -37,6 +40,9 @@ static const char *const atom_names[A_COUNT] = {
 	"_NET_WM_PID",
 	"WM_STATE",
 	"_NET_SUPPORTING_WM_CHECK",
+	"_NET_SUPPORTED",
+	"_NET_REQUEST_FRAME_EXTENTS",
+	"_NET_FRAME_EXTENTS",
 };
 
 static bool atoms_get(os_x11 *d, Atom *atoms)
@@ -98,6 +104,60 @@ static bool ewmh_running(os_x11 *d, const Atom *a)
 	Window back = check ? prop_window(d, check, a[A_SUPPORTING_WM_CHECK]) : 0;
 	int err = os_x_trap_end(d, "reading _NET_SUPPORTING_WM_CHECK");
 	return err == 0 && check != 0 && back == check;
+}
+
+/* Whether the manager lists `want` in _NET_SUPPORTED. */
+static bool ewmh_supports(os_x11 *d, const Atom *a, Atom want)
+{
+	unsigned long n = 0;
+	os_x_trap_begin(d);
+	unsigned char *data = prop_get(d, d->root, a[A_SUPPORTED], XA_ATOM, 32, &n);
+	os_x_trap_end(d, "reading _NET_SUPPORTED");
+	bool found = false;
+	for (unsigned long i = 0; data != NULL && i < n && !found; i++)
+		found = ((unsigned long *)data)[i] == want;
+	if (data != NULL)
+		XFree(data);
+	return found;
+}
+
+/*
+ * Whether the manager answers _NET_REQUEST_FRAME_EXTENTS for a fresh
+ * unmapped window within 200 ms: it does so from its event loop, which
+ * openbox enters well after it sets its check window; a window mapped in
+ * between is left unmanaged for good.
+ */
+static bool ewmh_answers(os_x11 *d, const Atom *a)
+{
+	os_x_trap_begin(d);
+	Window w = XCreateSimpleWindow(d->dpy, d->root, -10, -10, 1, 1, 0, 0, 0);
+	XEvent ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.xclient.type = ClientMessage;
+	ev.xclient.window = w;
+	ev.xclient.message_type = a[A_REQUEST_FRAME_EXTENTS];
+	ev.xclient.format = 32;
+	XSendEvent(d->dpy, d->root, False, SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+	bool answered = false;
+	for (int i = 0; i < 20 && !answered; i++) {
+		unsigned long n = 0;
+		unsigned char *data = prop_get(d, w, a[A_FRAME_EXTENTS], XA_CARDINAL, 32, &n);
+		answered = data != NULL;
+		if (data != NULL)
+			XFree(data);
+		else
+			base_sleep_ms(10, NULL);
+	}
+	XDestroyWindow(d->dpy, w);
+	return os_x_trap_end(d, "asking for _NET_FRAME_EXTENTS") == 0 && answered;
+}
+
+bool os_x11_wm_running(os_x11 *d)
+{
+	Atom a[A_COUNT];
+	if (!atoms_get(d, a) || !ewmh_running(d, a))
+		return false;
+	return !ewmh_supports(d, a, a[A_REQUEST_FRAME_EXTENTS]) || ewmh_answers(d, a);
 }
 
 /* ---- text ------------------------------------------------------------ */

@@ -85,6 +85,9 @@ bool os_x11_type(os_x11 *d, const char *utf8, size_t len, int delay_ms);
 
 os_window *os_x11_windows_list(os_x11 *d, size_t *count);
 bool os_x11_window_activate(os_x11 *d, uint32_t id);
+/* An EWMH window manager runs (its check window points back at itself)
+ * and answers requests: a window mapped now is managed. */
+bool os_x11_wm_running(os_x11 *d);
 char *os_x11_root_string(os_x11 *d, const char *name);
 
 size_t os_x11_client_pids(os_x11 *d, int *pids, size_t max);

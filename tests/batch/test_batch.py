@@ -393,6 +393,31 @@ class Batch(unittest.TestCase):
         self.assertIn("broken", self.read("setup", "setup.log"))
         self.assertFalse(os.path.exists(os.path.join(self.out, "setup", "conversation.json")))
 
+    def test_the_setup_and_apps_start_once_the_window_manager_runs(self):
+        """A window mapped while openbox starts can stay unmanaged for good
+        (off the client list, never seen by the agent): the task waits for
+        the manager's EWMH check window. This manager takes a second to
+        start; the setup, run at once before, finds it running."""
+        probe = "xprop -root _NET_SUPPORTING_WM_CHECK > wm.txt 2>&1"
+        self.tasks([{"id": "slow-wm", "instruction": "x", "check": ["true"],
+                     "wm": ["sh", "-c", "sleep 1; exec openbox --sm-disable"],
+                     "setup": [["sh", "-c", probe]]}],
+                   {"slow-wm": script("Done.")})
+        code, out, err = self.batch()
+        self.assertEqual(code, 0, err + self.read("slow-wm", "setup.log"))
+        seen = self.read("slow-wm", "workspace/wm.txt")
+        self.assertIn("window id #", seen)
+        self.assertNotIn("check window", self.read("slow-wm", "setup.log"))
+
+    def test_a_window_manager_that_never_shows_is_logged_and_the_task_goes_on(self):
+        self.tasks([{"id": "no-wm", "instruction": "x", "check": ["true"],
+                     "wm": ["sleep", "600"]}], {"no-wm": script("Done.")})
+        code, out, err = self.batch()
+        self.assertEqual(code, 0, err)
+        self.assertIn("--- the window manager (sleep) shows no EWMH check window after 10 s: "
+                      "the setup starts anyway", self.read("no-wm", "setup.log"))
+        self.assertIs(self.by_id()["no-wm"]["success"], True)
+
     def test_an_ordinary_user_runs_a_batch_too(self):
         """As an unprivileged uid (nobody, when the tests run as root) the
         enclosure, the agent's own sandbox inside it and an xterm work,
