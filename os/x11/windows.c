@@ -106,6 +106,21 @@ static bool ewmh_running(os_x11 *d, const Atom *a)
 	return err == 0 && check != 0 && back == check;
 }
 
+/* Sends the manager a ClientMessage about w, as EWMH asks (to the root,
+ * both substructure masks). Inside the caller's error trap. */
+static void ewmh_send(os_x11 *d, Window w, Atom type, long l0, long l1)
+{
+	XEvent ev;
+	memset(&ev, 0, sizeof(ev));
+	ev.xclient.type = ClientMessage;
+	ev.xclient.window = w;
+	ev.xclient.message_type = type;
+	ev.xclient.format = 32;
+	ev.xclient.data.l[0] = l0;
+	ev.xclient.data.l[1] = l1;
+	XSendEvent(d->dpy, d->root, False, SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+}
+
 /* Whether the manager lists `want` in _NET_SUPPORTED. */
 static bool ewmh_supports(os_x11 *d, const Atom *a, Atom want)
 {
@@ -131,13 +146,7 @@ static bool ewmh_answers(os_x11 *d, const Atom *a)
 {
 	os_x_trap_begin(d);
 	Window w = XCreateSimpleWindow(d->dpy, d->root, -10, -10, 1, 1, 0, 0, 0);
-	XEvent ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.xclient.type = ClientMessage;
-	ev.xclient.window = w;
-	ev.xclient.message_type = a[A_REQUEST_FRAME_EXTENTS];
-	ev.xclient.format = 32;
-	XSendEvent(d->dpy, d->root, False, SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+	ewmh_send(d, w, a[A_REQUEST_FRAME_EXTENTS], 0, 0);
 	bool answered = false;
 	for (int i = 0; i < 20 && !answered; i++) {
 		unsigned long n = 0;
@@ -484,18 +493,8 @@ bool os_x11_window_activate(os_x11 *d, uint32_t id)
 	if (!ewmh_manages(d, a, w))
 		return os_fail("cannot activate window 0x%x: the window manager does "
 		               "not manage such a window", id);
-	XEvent ev;
-	memset(&ev, 0, sizeof(ev));
-	ev.xclient.type = ClientMessage;
-	ev.xclient.window = w;
-	ev.xclient.message_type = a[A_ACTIVE_WINDOW];
-	ev.xclient.format = 32;
-	ev.xclient.data.l[0] = 2;
-	ev.xclient.data.l[1] = CurrentTime;
-	ev.xclient.data.l[2] = 0;
 	os_x_trap_begin(d);
-	XSendEvent(d->dpy, d->root, False,
-	           SubstructureRedirectMask | SubstructureNotifyMask, &ev);
+	ewmh_send(d, w, a[A_ACTIVE_WINDOW], 2, CurrentTime);   /* 2: a pager's request */
 	if (os_x_trap_end(d, "sending _NET_ACTIVE_WINDOW") != 0)
 		return false;
 	/* A busy machine's manager may take a while; one that never answers
