@@ -461,7 +461,8 @@ os_window *os_windows_list(os_display *d, size_t *count);
 void os_windows_free(os_window *w, size_t count);
 /*
  * Whether a window manager has taken the screen (X11: an EWMH manager's
- * check window points back at itself; a compositor always has). A window
+ * check window points back at itself and it answers requests from its
+ * event loop; a compositor always has). A window
  * mapped while the manager starts can be left unmanaged for good, so who
  * starts one waits for this before starting apps.
  */

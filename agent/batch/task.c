@@ -249,8 +249,8 @@ static bool start_wm(struct life *l)
 		return false;
 	task_watch(&l->procs, pid, "the window manager");
 	if (!await_display(l, WM_READY_MS, wm_ready, NULL))
-		dprintf(l->log_fd, "--- the window manager (%s) shows no EWMH check window after "
-		        "%d s: the setup starts anyway\n", l->t->wm[0], WM_READY_MS / 1000);
+		dprintf(l->log_fd, "--- the window manager (%s) does not answer as an EWMH manager "
+		        "after %d s: the setup starts anyway\n", l->t->wm[0], WM_READY_MS / 1000);
 	return true;
 }
 

@@ -407,15 +407,15 @@ class Batch(unittest.TestCase):
         self.assertEqual(code, 0, err + self.read("slow-wm", "setup.log"))
         seen = self.read("slow-wm", "workspace/wm.txt")
         self.assertIn("window id #", seen)
-        self.assertNotIn("check window", self.read("slow-wm", "setup.log"))
+        self.assertNotIn("EWMH manager", self.read("slow-wm", "setup.log"))
 
     def test_a_window_manager_that_never_shows_is_logged_and_the_task_goes_on(self):
         self.tasks([{"id": "no-wm", "instruction": "x", "check": ["true"],
                      "wm": ["sleep", "600"]}], {"no-wm": script("Done.")})
         code, out, err = self.batch()
         self.assertEqual(code, 0, err)
-        self.assertIn("--- the window manager (sleep) shows no EWMH check window after 10 s: "
-                      "the setup starts anyway", self.read("no-wm", "setup.log"))
+        self.assertIn("--- the window manager (sleep) does not answer as an EWMH manager "
+                      "after 10 s: the setup starts anyway", self.read("no-wm", "setup.log"))
         self.assertIs(self.by_id()["no-wm"]["success"], True)
 
     def test_an_ordinary_user_runs_a_batch_too(self):
